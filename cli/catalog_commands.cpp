@@ -1,0 +1,45 @@
+// `mlpwb presets` and `mlpwb info`: what can be chosen, and what this machine offers.
+#include <cstdio>
+
+#include "backend.h"
+#include "commands.h"
+#include "execution_settings.h"
+#include "exit_codes.h"
+
+namespace wb::cli {
+
+Command addPresetsCommand(CLI::App& app) {
+    app.add_subcommand("presets", "list the execution presets and their switches");
+    return [] {
+        for (const auto& p : presets()) {
+            std::printf("%s\n  %s\n ", p.name.c_str(), p.description.c_str());
+            for (const auto& s : describeSwitches(p.settings)) std::printf(" %s=%s", s.name.c_str(), s.value.c_str());
+            const auto refusal = p.settings.refusal();
+            std::printf("\n%s", refusal ? ("  refused: " + *refusal + "\n").c_str() : "");
+        }
+        std::printf("\nSwitches and their values:\n");
+        for (const auto& s : describeSwitches(ExecutionSettings{})) {
+            std::printf("  %-17s", s.name.c_str());
+            for (const auto& v : s.values) std::printf(" %s", v.c_str());
+            std::printf("\n");
+        }
+        return int{kOk};
+    };
+}
+
+Command addInfoCommand(CLI::App& app) {
+    app.add_subcommand("info", "list the backends and devices, and why one is unavailable");
+    return [] {
+        for (const auto& b : BackendRegistry::instance().list()) {
+            if (b.available) std::printf("%-5s available: %s\n", b.name.c_str(), b.device.c_str());
+            else std::printf("%-5s unavailable: %s\n", b.name.c_str(), b.reason.c_str());
+            for (const auto& [k, v] : b.details) std::printf("      %s: %s\n", k.c_str(), v.c_str());
+        }
+#ifndef WB_WITH_CUDA
+        std::printf("cuda  unavailable: this build has no CUDA backend (configure with a CUDA toolkit, WB_CUDA=ON)\n");
+#endif
+        return int{kOk};
+    };
+}
+
+}  // namespace wb::cli

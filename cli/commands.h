@@ -1,0 +1,17 @@
+// The subcommands of mlpwb. Each registers its flags and returns the callback that runs it;
+// the callback returns an exit code (exit_codes.h) or throws a wb::Error.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+namespace wb::cli {
+
+using Command = std::function<int()>;
+
+Command addTrainCommand(CLI::App& app);
+Command addPresetsCommand(CLI::App& app);
+Command addInfoCommand(CLI::App& app);
+
+}  // namespace wb::cli

@@ -1,0 +1,18 @@
+// mlpwb's exit codes (documented in README.md). Scripts rely on them: never renumber.
+#pragma once
+
+namespace wb::cli {
+
+enum ExitCode : int {
+    kOk = 0,            // the command did what it was asked; a run completed
+    kUsage = 2,         // a bad flag or flag value
+    kDataError = 3,     // a bad input file (the message names file, line, column and text)
+    kConfigError = 4,   // settings that cannot run together, or weights that do not fit the model
+    kDeviceError = 5,   // the backend is unavailable or the device failed
+    kIoError = 6,       // an output file could not be written
+    kDiverged = 7,      // the loss became non-finite (the run file says `diverged`)
+    kRunFailed = 8,     // the run failed while training (the run file says `failed`)
+    kCancelled = 130,   // interrupted (Ctrl+C); the run file says `cancelled`
+};
+
+}  // namespace wb::cli

@@ -1,0 +1,57 @@
+// mlpwb: the command-line front end of MLP Workbench. Every failure ends in one line on stderr and
+// a documented exit code (exit_codes.h).
+#include <cstdio>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "errors.h"
+#include "exit_codes.h"
+
+using namespace wb::cli;
+
+int main(int argc, char** argv) {
+    CLI::App app{"MLP Workbench: train small MLPs and measure why one way of executing them is faster"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", "mlpwb 0.1.0");
+    const std::vector<std::pair<std::string, Command>> commands = {
+        {"train", addTrainCommand(app)}, {"presets", addPresetsCommand(app)}, {"info", addInfoCommand(app)}};
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::fprintf(stderr, "mlpwb: %s (see mlpwb --help)\n", e.what());
+        return kUsage;
+    }
+    try {
+        for (const auto& [name, run] : commands)
+            if (app.got_subcommand(name)) return run();
+    } catch (const wb::DataError& e) {
+        std::fprintf(stderr, "mlpwb: data error: %s\n", e.what());
+        return kDataError;
+    } catch (const wb::ConfigError& e) {
+        std::fprintf(stderr, "mlpwb: %s\n", e.what());
+        return kConfigError;
+    } catch (const wb::DeviceError& e) {
+        std::fprintf(stderr, "mlpwb: %s\n", e.what());
+        return kDeviceError;
+    } catch (const wb::IoError& e) {
+        std::fprintf(stderr, "mlpwb: %s\n", e.what());
+        return kIoError;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "mlpwb: out of memory\n");
+        return kRunFailed;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "mlpwb: %s\n", e.what());
+        return kRunFailed;
+    }
+    return kUsage;
+}

@@ -1,0 +1,58 @@
+#include "progress_printer.h"
+
+#include <string>
+
+#include <unistd.h>
+
+namespace wb::cli {
+
+namespace {
+constexpr int kBarWidth = 28;
+
+std::string formatDuration(double ms) {
+    const long s = static_cast<long>(ms / 1000.0 + 0.5);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+    return buf;
+}
+}  // namespace
+
+ProgressPrinter::ProgressPrinter(std::FILE* out, int totalEpochs, bool quiet)
+    : out_(out), total_(totalEpochs), quiet_(quiet), terminal_(isatty(fileno(out)) != 0) {}
+
+void ProgressPrinter::epoch(const EpochMetrics& m) {
+    if (quiet_) return;
+    const double meanMs = m.elapsedMs / m.epoch;
+    const double etaMs = meanMs * (total_ - m.epoch);
+    if (!terminal_) {
+        std::fprintf(out_, "epoch %d/%d loss %.6f acc %.4f", m.epoch, total_, m.trainLoss, m.trainAccuracy);
+        if (m.valLoss) std::fprintf(out_, " val_loss %.6f val_acc %.4f", *m.valLoss, *m.valAccuracy);
+        std::fprintf(out_, " %.2f ms%s\n", m.wallMs, m.warmup ? " (warm-up)" : "");
+        std::fflush(out_);  // a pipe is fully buffered: let readers (tee, the GUI, tests) see each epoch now
+        return;
+    }
+    const int filled = total_ > 0 ? kBarWidth * m.epoch / total_ : kBarWidth;
+    std::string bar(static_cast<std::size_t>(filled), '#');
+    bar.resize(kBarWidth, '.');
+    std::fprintf(out_, "\r[%s] %d/%d loss %.4f acc %.3f %.2f ms/epoch ETA %s ", bar.c_str(), m.epoch, total_,
+                 m.trainLoss, m.trainAccuracy, m.wallMs, formatDuration(etaMs).c_str());
+    std::fflush(out_);
+    barOpen_ = true;
+}
+
+void ProgressPrinter::finish(const RunRecord& record) {
+    if (barOpen_) std::fputc('\n', out_);
+    const RunSummary s = record.summary();
+    std::fprintf(out_, "%s: %s", record.name.c_str(), toString(record.status).c_str());
+    if (!record.message.empty()) std::fprintf(out_, " (%s)", record.message.c_str());
+    std::fprintf(out_, ", %zu epochs in %.1f ms", record.epochs.size(), s.totalMs);
+    if (s.medianEpochMs) std::fprintf(out_, ", median %.3f ms/epoch", *s.medianEpochMs);
+    if (s.final) {
+        std::fprintf(out_, ", final loss %.6f acc %.4f", s.final->trainLoss, s.final->trainAccuracy);
+        if (s.final->valLoss) std::fprintf(out_, " val_loss %.6f val_acc %.4f", *s.final->valLoss, *s.final->valAccuracy);
+    }
+    std::fputc('\n', out_);
+    std::fflush(out_);
+}
+
+}  // namespace wb::cli

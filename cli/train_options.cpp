@@ -1,0 +1,155 @@
+#include "train_options.h"
+
+#include <charconv>
+
+#include "errors.h"
+
+namespace wb::cli {
+
+namespace {
+std::vector<std::string> splitList(const std::string& s) {
+    std::vector<std::string> items;
+    std::size_t start = 0;
+    while (start <= s.size() && !s.empty()) {
+        const auto comma = s.find(',', start);
+        const auto end = comma == std::string::npos ? s.size() : comma;
+        if (end > start) items.push_back(s.substr(start, end - start));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+    }
+    return items;
+}
+
+std::vector<int> parseLayers(const std::string& s) {
+    std::vector<int> widths;
+    for (const auto& item : splitList(s)) {
+        int w = 0;
+        const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), w);
+        if (ec != std::errc{} || end != item.data() + item.size())
+            throw ConfigError("--layers expects comma-separated widths like 20,10; got '" + s + "'");
+        widths.push_back(w);
+    }
+    return widths;
+}
+
+bool given(const CLI::App& app, const char* flag) { return app.count(flag) > 0; }
+
+std::string extensionOf(const std::string& path) {
+    const auto dot = path.rfind('.');
+    return dot == std::string::npos ? "" : path.substr(dot);
+}
+}  // namespace
+
+void TrainOptions::bind(CLI::App& app) {
+    auto* d = app.add_option_group("Data");
+    d->add_option("--data", data, "CSV or .npy file (features, or features + label column)");
+    d->add_option("--labels", labels, ".npy labels (rows) to go with a .npy --data");
+    d->add_flag("--builtin", builtin, "train on the built-in seed-like data set (the default without --data)");
+    d->add_option("--rows", rows, "rows of the built-in data set")->check(CLI::Range(1, 100000000));
+    d->add_option("--data-seed", dataSeed, "seed of the built-in data set");
+    d->add_option("--label", label, "label column: name or 0-based index (default: the last column)");
+    d->add_option("--header", header, "auto|yes|no");
+    d->add_option("--delimiter", delimiter, "auto|,|;|tab");
+    d->add_option("--ignore", ignore, "columns to leave out: COL,COL (names or indices)");
+    d->add_option("--skip-lines", skipLines, "lines to skip before the header or first row");
+    d->add_option("--missing", missing, "missing cells: error|drop|mean");
+    d->add_option("--val-split", valSplit, "fraction held out for validation (stratified)")->check(CLI::Range(0.0, 0.99));
+    d->add_flag("--no-standardize", noStandardize, "do not standardise the features");
+
+    auto* m = app.add_option_group("Model and optimizer");
+    m->add_option("--layers", layers, "hidden widths, e.g. 20,10");
+    m->add_option("--activation", activation, "tanh|relu|sigmoid|gelu|identity");
+    m->add_option("--init", init, "torch (nn.Linear default) | glorot (Keras)");
+    m->add_option("--optimizer", optimizer, "adam|adamw|sgd|rmsprop");
+    m->add_option("--lr", lr, "learning rate (default: PyTorch's for the optimizer)");
+    m->add_option("--beta1", beta1, "Adam beta1");
+    m->add_option("--beta2", beta2, "Adam beta2");
+    m->add_option("--eps", eps, "epsilon");
+    m->add_option("--weight-decay", weightDecay, "weight decay");
+    m->add_option("--momentum", momentum, "SGD/RMSprop momentum");
+    m->add_option("--dampening", dampening, "SGD dampening");
+    m->add_flag("--nesterov", nesterov, "SGD Nesterov momentum");
+    m->add_option("--alpha", alpha, "RMSprop smoothing constant");
+    m->add_flag("--centered", centered, "centred RMSprop");
+
+    auto* t = app.add_option_group("Training");
+    t->add_option("--epochs", epochs, "epochs")->check(CLI::Range(1, 1000000));
+    t->add_option("--batch-size", batchSize, "batch size")->check(CLI::Range(1, 10000000));
+    t->add_flag("--shuffle", shuffle, "reshuffle the rows every epoch (off, as in the founding loop)");
+    t->add_option("--seed", seed, "seed of the initial weights, the split and the shuffling");
+
+    auto* x = app.add_option_group("Execution");
+    x->add_option("--backend", backend, "cpu|cuda");
+    x->add_option("--device", device, "CUDA device index");
+    x->add_option("--preset", preset, "an execution preset (see `mlpwb presets`)");
+    x->add_option("--data-path", dataPath, "per_sample_gather|pageable_copy|pinned_async|device_resident");
+    x->add_option("--launch", launch, "eager_sync|eager|graph_step|fused");
+    x->add_option("--loss", loss, "sigmoid_bce|bce_with_logits");
+    x->add_option("--zero-grad", zeroGrad, "twice|once|none");
+    x->add_option("--optimizer-kernel", optimizerKernel, "per_tensor|multi_tensor");
+    x->add_option("--precision", precision, "fp32|tf32|bf16|fp16");
+    x->add_option("--gemm", gemm, "cublas|custom");
+
+    auto* o = app.add_option_group("Output");
+    o->add_option("--name", name, "name of the run (default: the preset's, or 'custom')");
+    o->add_option("--out", out, "RunRecord JSON, rewritten after every epoch");
+    o->add_option("--csv", csv, "per-epoch metrics as CSV");
+    o->add_option("--init-weights", initWeights, "start from these weights (safetensors)");
+    o->add_option("--save-weights", saveWeights, "save the final weights (safetensors)");
+    o->add_flag("--quiet", quiet, "print only the summary");
+}
+
+RunConfig TrainOptions::toRunConfig(const CLI::App& app) const {
+    RunConfig c;
+    if (!data.empty()) {
+        c.data.path = data;
+        c.data.labelsPath = labels;
+        c.data.kind = extensionOf(data) == ".npy" ? DataSpec::Kind::Npy : DataSpec::Kind::Csv;
+        if (builtin) throw ConfigError("--builtin and --data exclude each other");
+    } else if (!labels.empty()) {
+        throw ConfigError("--labels needs --data");
+    }
+    c.data.rows = rows;
+    c.data.seed = dataSeed;
+    c.data.csv.label = label;
+    c.data.csv.header = headerModeFromString(header);
+    c.data.csv.delimiter = delimiterFromString(delimiter);
+    c.data.csv.ignore = splitList(ignore);
+    c.data.csv.skipLines = skipLines;
+    c.data.csv.missing = missingPolicyFromString(missing);
+    c.prepare = {valSplit, !noStandardize, seed};
+
+    c.model.hidden = parseLayers(layers);
+    c.model.activation = activationFromString(activation);
+    c.model.init = initKindFromString(init);
+
+    c.optimizer = OptimizerSpec::defaults(optimizerKindFromString(optimizer));
+    if (given(app, "--lr")) c.optimizer.lr = lr;
+    if (given(app, "--beta1")) c.optimizer.beta1 = beta1;
+    if (given(app, "--beta2")) c.optimizer.beta2 = beta2;
+    if (given(app, "--eps")) c.optimizer.eps = eps;
+    if (given(app, "--weight-decay")) c.optimizer.weightDecay = weightDecay;
+    if (given(app, "--momentum")) c.optimizer.momentum = momentum;
+    if (given(app, "--dampening")) c.optimizer.dampening = dampening;
+    if (given(app, "--alpha")) c.optimizer.alpha = alpha;
+    c.optimizer.nesterov = nesterov;
+    c.optimizer.centered = centered;
+
+    c.train = {epochs, batchSize, shuffle, seed};
+
+    if (!preset.empty()) c.execution = presetByName(preset).settings;
+    const std::pair<const char*, const std::string*> switches[] = {
+        {"data_path", &dataPath}, {"launch", &launch},       {"loss", &loss},         {"zero_grad", &zeroGrad},
+        {"optimizer_kernel", &optimizerKernel}, {"precision", &precision}, {"gemm", &gemm}};
+    for (const auto& [switchName, value] : switches)
+        if (!value->empty()) setSwitch(c.execution, switchName, *value);
+
+    c.backend = backend;
+    c.device = device;
+    c.initWeights = initWeights;
+    c.name = !name.empty() ? name : matchingPreset(c.execution).value_or("custom");
+    c.validate();
+    return c;
+}
+
+}  // namespace wb::cli

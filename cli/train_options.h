@@ -1,0 +1,43 @@
+// The flags of `mlpwb train`, bound to CLI11, and their translation into a RunConfig.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "run_config.h"
+
+namespace wb::cli {
+
+struct TrainOptions {
+    // Data
+    std::string data, labels;
+    bool builtin = false;
+    std::size_t rows = 100000;
+    std::uint64_t dataSeed = 1;
+    std::string label, header = "auto", delimiter = "auto", ignore, missing = "error";
+    std::size_t skipLines = 0;
+    double valSplit = 0.0;
+    bool noStandardize = false;
+    // Model and optimizer
+    std::string layers = "20,10", activation = "tanh", init = "torch", optimizer = "adam";
+    double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weightDecay = 0, momentum = 0, dampening = 0, alpha = 0;
+    bool nesterov = false, centered = false;
+    // Training
+    int epochs = 200, batchSize = 2048;
+    bool shuffle = false;
+    std::uint64_t seed = 1;
+    // Execution
+    std::string backend = "cpu", preset;
+    int device = 0;
+    std::string dataPath, launch, loss, zeroGrad, optimizerKernel, precision, gemm;
+    // Outputs
+    std::string name, out, csv, initWeights, saveWeights;
+    bool quiet = false;
+
+    void bind(CLI::App& app);
+    // Throws ConfigError for values that do not parse.
+    RunConfig toRunConfig(const CLI::App& app) const;
+};
+
+}  // namespace wb::cli

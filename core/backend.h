@@ -1,0 +1,93 @@
+// The interface every execution backend implements (CPU here; CUDA in kernels/), and the
+// registry front ends ask which backends exist.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "epoch_metrics.h"
+#include "execution_settings.h"
+#include "model.h"
+#include "optimizer.h"
+#include "prepare.h"
+
+namespace wb {
+
+// Set by another thread (GUI stop button, Ctrl+C) and checked between steps.
+using CancelFlag = std::atomic<bool>;
+
+// What a backend needs to train: the prepared data, the model, the optimizer and the switches.
+struct TrainingProblem {
+    const PreparedData* data = nullptr;  // outlives the run
+    ModelSpec model;
+    OptimizerSpec optimizer;
+    ExecutionSettings execution;
+    int batchSize = 2048;
+    MlpParams initialParams;
+};
+
+// The result of one pass over the training rows.
+struct EpochResult {
+    double lossSum = 0;                 // sum of per-sample losses
+    std::size_t correct = 0;            // samples classified correctly (p >= 0.5 vs label)
+    std::size_t samples = 0;            // samples processed (fewer when cancelled)
+    bool cancelled = false;
+    std::optional<int> nonFiniteStep;   // 1-based step whose loss was not finite
+    std::optional<PhaseTimes> phases;   // null where not separable
+    std::optional<double> deviceMs;
+};
+
+struct EvalResult {
+    double lossSum = 0;
+    std::size_t correct = 0;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;        // "cpu", "cuda"
+    virtual std::string deviceName() const = 0;  // CPU model or GPU name
+    // Allocates everything the run needs (no allocation per step afterwards).
+    virtual void setup(const TrainingProblem& problem) = 0;
+    // One epoch over the training rows in `order` (a permutation of row indices), or in file order
+    // when `order` is null. Checks `cancel` between steps.
+    virtual EpochResult trainEpoch(const std::vector<std::uint32_t>* order, const CancelFlag& cancel) = 0;
+    // Loss and accuracy on (rows, cols) features without updating anything.
+    virtual EvalResult evaluate(const float* x, const float* y, std::size_t rows) = 0;
+    virtual MlpParams parameters() const = 0;
+    // The switches this backend ignores, each with the reason ("launch: no kernels on a CPU").
+    virtual std::vector<std::string> notApplicable(const ExecutionSettings& s) const = 0;
+    // Extra facts for the RunRecord environment (threads, driver versions, ...).
+    virtual std::vector<std::pair<std::string, std::string>> environment() const = 0;
+};
+
+struct BackendInfo {
+    std::string name;                  // "cpu", "cuda"
+    bool available = false;
+    std::string device;                // device name when available
+    std::string reason;                // why not, when unavailable
+    std::vector<std::pair<std::string, std::string>> details;  // compute capability, driver, ...
+};
+
+// Front ends ask the registry; the CUDA backend adds itself when compiled in.
+class BackendRegistry {
+public:
+    using Factory = std::function<std::unique_ptr<Backend>(int device)>;
+    using Probe = std::function<BackendInfo()>;
+    static BackendRegistry& instance();
+    void add(std::string name, Probe probe, Factory factory);
+    std::vector<BackendInfo> list() const;
+    // Throws ConfigError for an unknown name, DeviceError when the backend is unavailable.
+    std::unique_ptr<Backend> create(const std::string& name, int device = 0) const;
+
+private:
+    BackendRegistry();
+    struct Entry { std::string name; Probe probe; Factory factory; };
+    std::vector<Entry> entries_;
+};
+
+}  // namespace wb

@@ -1,0 +1,204 @@
+#include "cpu_backend.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include <Eigen/Core>
+
+#include "cpu_mlp.h"
+#include "errors.h"
+#include "math_ops.h"
+
+namespace wb {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point& mark) {
+    const auto now = Clock::now();
+    const double ms = std::chrono::duration<double, std::milli>(now - mark).count();
+    mark = now;
+    return ms;
+}
+
+class CpuBackend final : public Backend {
+public:
+    std::string name() const override { return "cpu"; }
+    std::string deviceName() const override { return cpuModelName(); }
+
+    void setup(const TrainingProblem& problem) override {
+        if (!problem.data || problem.data->trainRows() == 0) throw ConfigError("no training rows");
+        problem_ = problem;
+        const auto batch = static_cast<std::size_t>(problem.batchSize);
+        const std::size_t cols = problem.data->cols;
+        mlp_ = std::make_unique<CpuMlp>(problem.initialParams, problem.model.activation, batch);
+        optimizer_ = makeOptimizer(problem.optimizer, problem.initialParams.count());
+        batchX_.assign(batch * cols, 0.0f);  // (B, cols) gathered rows
+        batchY_.assign(batch, 0.0f);         // (B)
+        dlogits_.assign(batch, 0.0f);        // (B)
+        shuffledX_.clear();
+        shuffledY_.clear();
+    }
+
+    EpochResult trainEpoch(const std::vector<std::uint32_t>* order, const CancelFlag& cancel) override {
+        const PreparedData& d = *problem_.data;
+        const std::size_t rows = d.trainRows(), batch = static_cast<std::size_t>(problem_.batchSize);
+        const bool gather = problem_.execution.dataPath == DataPath::PerSampleGather;
+        EpochResult result;
+        PhaseTimes phases;
+        auto mark = Clock::now();
+        if (order && !gather) permuteOnce(*order);  // one bulk shuffle, then contiguous views
+        phases.data += msSince(mark);
+        const float* xs = (order && !gather) ? shuffledX_.data() : d.trainX.data();
+        const float* ys = (order && !gather) ? shuffledY_.data() : d.trainY.data();
+
+        int step = 0;
+        for (std::size_t start = 0; start < rows; start += batch) {
+            if (cancel.load(std::memory_order_relaxed)) {
+                result.cancelled = true;
+                break;
+            }
+            ++step;
+            const std::size_t n = std::min(batch, rows - start);
+            const float* x = xs + start * d.cols;
+            const float* y = ys + start;
+            if (gather) {
+                gatherRows(order, start, n);
+                x = batchX_.data();
+                y = batchY_.data();
+            }
+            phases.data += msSince(mark);
+
+            const double loss = trainStep(x, y, n, phases, mark, result.correct);
+            result.lossSum += loss;
+            result.samples += n;
+            if (!std::isfinite(loss)) {
+                result.nonFiniteStep = step;
+                break;
+            }
+        }
+        phases.other += msSince(mark);
+        result.phases = phases;
+        return result;
+    }
+
+    EvalResult evaluate(const float* x, const float* y, std::size_t rows) override {
+        EvalResult r;
+        const auto batch = static_cast<std::size_t>(problem_.batchSize);
+        const std::size_t cols = problem_.data->cols;
+        for (std::size_t start = 0; start < rows; start += batch) {
+            const std::size_t n = std::min(batch, rows - start);
+            const float* logits = mlp_->forward(x + start * cols, n);
+            std::size_t correct = 0;
+            r.lossSum += lossAndGrad(problem_.execution.loss, logits, y + start, n, nullptr, &correct);
+            r.correct += correct;
+        }
+        return r;
+    }
+
+    MlpParams parameters() const override { return mlp_->params(); }
+
+    std::vector<std::string> notApplicable(const ExecutionSettings& s) const override {
+        std::vector<std::string> out;
+        if (s.dataPath == DataPath::PageableCopy || s.dataPath == DataPath::PinnedAsync)
+            out.push_back("data_path=" + toString(s.dataPath) +
+                          ": no host-to-device copy on a CPU; batches are contiguous views of the data");
+        out.push_back("launch=" + toString(s.launch) + ": the CPU backend launches no kernels");
+        if (s.precision != Precision::Fp32)
+            out.push_back("precision=" + toString(s.precision) + ": the CPU backend computes in fp32");
+        out.push_back("gemm=" + toString(s.gemm) + ": the CPU backend's matrix products are Eigen's");
+        return out;
+    }
+
+    std::vector<std::pair<std::string, std::string>> environment() const override {
+        return {{"threads", std::to_string(Eigen::nbThreads())},
+                {"simd", Eigen::SimdInstructionSetsInUse()},
+                {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
+                              std::to_string(EIGEN_MINOR_VERSION)}};
+    }
+
+private:
+    // One optimisation step on (n) rows; returns the summed loss. Adds to the phase times.
+    double trainStep(const float* x, const float* y, std::size_t n, PhaseTimes& phases, Clock::time_point& mark,
+                     std::size_t& correct) {
+        const ZeroGrad zg = problem_.execution.zeroGrad;
+        const int zeroings = zg == ZeroGrad::Twice ? 2 : zg == ZeroGrad::Once ? 1 : 0;
+        for (int i = 0; i < zeroings; ++i) mlp_->zeroGrads();  // model.zero_grad(); optimizer.zero_grad()
+        phases.other += msSince(mark);
+
+        const float* logits = mlp_->forward(x, n);
+        std::size_t right = 0;
+        const double loss = lossAndGrad(problem_.execution.loss, logits, y, n, dlogits_.data(), &right);
+        correct += right;
+        phases.forward += msSince(mark);
+
+        mlp_->backward(x, dlogits_.data(), n, /*accumulate=*/zeroings > 0);
+        phases.backward += msSince(mark);
+
+        applyOptimizer();
+        phases.optimizer += msSince(mark);
+        return loss;
+    }
+
+    void applyOptimizer() {
+        MlpParams& p = mlp_->params();
+        const float* g = mlp_->grads().data();
+        optimizer_->beginStep();
+        if (problem_.execution.optimizerKernel == OptimizerKernel::MultiTensor) {
+            optimizer_->update(p.values.data(), g, 0, p.count());  // one pass over every parameter
+            return;
+        }
+        for (const LayerSlice& l : p.layers) {  // one pass per tensor, as a for-each over .parameters()
+            optimizer_->update(p.values.data(), g, l.weightOffset, static_cast<std::size_t>(l.in) * l.out);
+            optimizer_->update(p.values.data(), g, l.biasOffset, static_cast<std::size_t>(l.out));
+        }
+    }
+
+    // The DataLoader pattern: fetch each sample on its own and collate into the batch buffer.
+    void gatherRows(const std::vector<std::uint32_t>* order, std::size_t start, std::size_t n) {
+        const PreparedData& d = *problem_.data;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t row = order ? (*order)[start + i] : start + i;
+            std::memcpy(batchX_.data() + i * d.cols, d.trainX.data() + row * d.cols, d.cols * sizeof(float));
+            batchY_[i] = d.trainY[row];
+        }
+    }
+
+    void permuteOnce(const std::vector<std::uint32_t>& order) {
+        const PreparedData& d = *problem_.data;
+        shuffledX_.resize(d.trainX.size());  // (rows, cols), allocated on the first shuffled epoch only
+        shuffledY_.resize(d.trainY.size());
+        for (std::size_t i = 0; i < order.size(); ++i) {
+            std::memcpy(shuffledX_.data() + i * d.cols, d.trainX.data() + order[i] * d.cols, d.cols * sizeof(float));
+            shuffledY_[i] = d.trainY[order[i]];
+        }
+    }
+
+    TrainingProblem problem_;
+    std::unique_ptr<CpuMlp> mlp_;
+    std::unique_ptr<Optimizer> optimizer_;
+    std::vector<float> batchX_, batchY_, dlogits_;
+    std::vector<float> shuffledX_, shuffledY_;
+};
+}  // namespace
+
+std::string cpuModelName() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
+        }
+    return "unknown CPU";
+}
+
+std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+BackendInfo probeCpuBackend() {
+    return {"cpu", true, cpuModelName(), "", {{"threads", std::to_string(Eigen::nbThreads())}}};
+}
+
+}  // namespace wb

@@ -1,0 +1,15 @@
+// The CPU backend: Eigen, one batch at a time, no allocation per step. It is also the numerical
+// reference the CUDA backend is tested against.
+#pragma once
+
+#include <memory>
+
+#include "backend.h"
+
+namespace wb {
+
+std::unique_ptr<Backend> makeCpuBackend();
+BackendInfo probeCpuBackend();
+std::string cpuModelName();
+
+}  // namespace wb

@@ -1,0 +1,13 @@
+// CSV reader: header and delimiter detection, quoted fields, CRLF, UTF-8 BOM, string labels.
+#pragma once
+
+#include <string>
+
+#include "data_source.h"
+
+namespace wb {
+
+// Loads `path` as a data set. Throws DataError naming file, line, column and text on bad input.
+Dataset readCsv(const std::string& path, const CsvOptions& options);
+
+}  // namespace wb

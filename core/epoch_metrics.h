@@ -1,0 +1,32 @@
+// What one epoch measured. Optional fields are null where the path cannot measure them honestly.
+#pragma once
+
+#include <optional>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace wb {
+
+struct PhaseTimes {
+    double data = 0, forward = 0, backward = 0, optimizer = 0, other = 0;  // milliseconds
+    double total() const { return data + forward + backward + optimizer + other; }
+};
+
+struct EpochMetrics {
+    int epoch = 0;                       // 1-based
+    bool warmup = false;                 // the first epoch: excluded from summaries
+    double trainLoss = 0;                // mean over the epoch's samples
+    double trainAccuracy = 0;
+    std::optional<double> valLoss;       // null without a validation split
+    std::optional<double> valAccuracy;
+    double wallMs = 0;                   // host steady clock, the whole epoch incl. validation
+    std::optional<double> deviceMs;      // CUDA events, when on a device
+    double samplesPerSecond = 0;         // training samples / wall time
+    std::optional<PhaseTimes> phases;    // null where the phases are not separable
+    double elapsedMs = 0;                // since the run started, at the end of this epoch
+};
+
+void to_json(nlohmann::json& j, const EpochMetrics& m);
+void from_json(const nlohmann::json& j, EpochMetrics& m);
+
+}  // namespace wb

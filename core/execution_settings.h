@@ -1,0 +1,70 @@
+// The execution switches: each one is a suspected cause of the founding Keras-vs-PyTorch gap.
+// See DESIGN.md "Execution settings" for what each value reproduces.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "math_ops.h"
+
+namespace wb {
+
+enum class DataPath { PerSampleGather, PageableCopy, PinnedAsync, DeviceResident };
+enum class Launch { EagerSync, Eager, GraphStep, Fused };
+enum class ZeroGrad { Twice, Once, None };
+enum class OptimizerKernel { PerTensor, MultiTensor };
+enum class Precision { Fp32, Tf32, Bf16, Fp16 };
+enum class Gemm { Cublas, Custom };
+
+struct ExecutionSettings {
+    DataPath dataPath = DataPath::DeviceResident;
+    Launch launch = Launch::Eager;
+    LossKind loss = LossKind::BceWithLogits;
+    ZeroGrad zeroGrad = ZeroGrad::Once;
+    OptimizerKernel optimizerKernel = OptimizerKernel::PerTensor;
+    Precision precision = Precision::Fp32;
+    Gemm gemm = Gemm::Cublas;
+
+    // Why this combination cannot run, in a sentence; nullopt when it can.
+    std::optional<std::string> refusal() const;
+    // Throws ConfigError with refusal() when there is one.
+    void validate() const;
+    bool operator==(const ExecutionSettings&) const = default;
+};
+
+// One switch as the user sees it: its name, its current value, and every value it can take.
+struct SwitchDescription {
+    std::string name;                 // "data_path"
+    std::string value;                // "per_sample_gather"
+    std::vector<std::string> values;  // all values, in the order of the enum
+};
+std::vector<SwitchDescription> describeSwitches(const ExecutionSettings& s);
+// Sets switch `name` to `value` (both as in describeSwitches); throws ConfigError for unknown ones.
+void setSwitch(ExecutionSettings& s, const std::string& name, const std::string& value);
+
+struct Preset {
+    std::string name;         // the user's vocabulary, e.g. "Seed PyTorch loop"
+    std::string description;  // one line
+    ExecutionSettings settings;
+};
+const std::vector<Preset>& presets();
+const Preset& presetByName(const std::string& name);  // case-insensitive; throws ConfigError
+// The preset whose settings equal `s`, or nullopt ("custom").
+std::optional<std::string> matchingPreset(const ExecutionSettings& s);
+
+std::string toString(DataPath v);
+std::string toString(Launch v);
+std::string toString(LossKind v);
+std::string toString(ZeroGrad v);
+std::string toString(OptimizerKernel v);
+std::string toString(Precision v);
+std::string toString(Gemm v);
+LossKind lossKindFromString(const std::string& s);  // throws ConfigError
+
+void to_json(nlohmann::json& j, const ExecutionSettings& s);
+void from_json(const nlohmann::json& j, ExecutionSettings& s);
+
+}  // namespace wb

@@ -1,0 +1,103 @@
+#include "model.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "enum_names.h"
+#include "errors.h"
+#include "random.h"
+
+namespace wb {
+
+namespace {
+constexpr int kMaxWidth = 1024;
+
+const EnumNames<Activation> kActivationNames = {{Activation::Tanh, "tanh"},
+                                              {Activation::Relu, "relu"},
+                                              {Activation::Sigmoid, "sigmoid"},
+                                              {Activation::Gelu, "gelu"},
+                                              {Activation::Identity, "identity"}};
+const EnumNames<InitKind> kInitNames = {{InitKind::Torch, "torch"}, {InitKind::Glorot, "glorot"}};
+}  // namespace
+
+void ModelSpec::validate() const {
+    for (std::size_t i = 0; i < hidden.size(); ++i)
+        if (hidden[i] < 1 || hidden[i] > kMaxWidth)
+            throw ConfigError("hidden layer " + std::to_string(i + 1) + " has width " + std::to_string(hidden[i]) +
+                              "; widths must be between 1 and " + std::to_string(kMaxWidth));
+}
+
+std::vector<int> ModelSpec::widths(std::size_t inputs) const {
+    std::vector<int> w{static_cast<int>(inputs)};
+    w.insert(w.end(), hidden.begin(), hidden.end());
+    w.push_back(1);
+    return w;
+}
+
+MlpParams MlpParams::zeros(const std::vector<int>& widths) {
+    MlpParams p;
+    std::size_t offset = 0;
+    for (std::size_t i = 0; i + 1 < widths.size(); ++i) {
+        LayerSlice s{widths[i], widths[i + 1], offset, 0};
+        offset += static_cast<std::size_t>(s.in) * s.out;
+        s.biasOffset = offset;
+        offset += s.out;
+        p.layers.push_back(s);
+    }
+    p.values.assign(offset, 0.0f);
+    return p;
+}
+
+std::vector<int> MlpParams::widths() const {
+    std::vector<int> w;
+    if (layers.empty()) return w;
+    w.push_back(layers.front().in);
+    for (const auto& l : layers) w.push_back(l.out);
+    return w;
+}
+
+MlpParams initParams(const ModelSpec& spec, std::size_t inputs, std::uint64_t seed) {
+    spec.validate();
+    MlpParams p = MlpParams::zeros(spec.widths(inputs));
+    Rng rng(seed);
+    for (std::size_t i = 0; i < p.layers.size(); ++i) {
+        const LayerSlice& l = p.layers[i];
+        const std::size_t nWeights = static_cast<std::size_t>(l.in) * l.out;
+        if (spec.init == InitKind::Torch) {
+            // kaiming_uniform_(a=sqrt(5)) gives bound sqrt(6 / ((1 + 5) fan_in)) = 1/sqrt(fan_in);
+            // the bias uses the same bound.
+            const float bound = 1.0f / std::sqrt(static_cast<float>(l.in));
+            for (std::size_t k = 0; k < nWeights; ++k) p.weight(i)[k] = rng.uniform(-bound, bound);
+            for (int k = 0; k < l.out; ++k) p.bias(i)[k] = rng.uniform(-bound, bound);
+        } else {
+            const float bound = std::sqrt(6.0f / static_cast<float>(l.in + l.out));
+            for (std::size_t k = 0; k < nWeights; ++k) p.weight(i)[k] = rng.uniform(-bound, bound);
+        }
+    }
+    return p;
+}
+
+std::size_t parameterCount(const ModelSpec& spec, std::size_t inputs) {
+    const auto w = spec.widths(inputs);
+    std::size_t n = 0;
+    for (std::size_t i = 0; i + 1 < w.size(); ++i) n += static_cast<std::size_t>(w[i] + 1) * w[i + 1];
+    return n;
+}
+
+std::string toString(Activation a) { return enumName(kActivationNames, a); }
+std::string toString(InitKind k) { return enumName(kInitNames, k); }
+Activation activationFromString(const std::string& s) { return enumFromName(kActivationNames, s, "activation"); }
+InitKind initKindFromString(const std::string& s) { return enumFromName(kInitNames, s, "initialization"); }
+
+void to_json(nlohmann::json& j, const ModelSpec& s) {
+    j = {{"hidden", s.hidden}, {"activation", toString(s.activation)}, {"init", toString(s.init)}};
+}
+
+void from_json(const nlohmann::json& j, ModelSpec& s) {
+    s.hidden = j.at("hidden").get<std::vector<int>>();
+    s.activation = activationFromString(j.at("activation").get<std::string>());
+    s.init = initKindFromString(j.value("init", std::string("torch")));
+}
+
+}  // namespace wb

@@ -1,0 +1,47 @@
+// Everything that defines a run; round-trips through JSON (the "config" of a RunRecord).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "data_source.h"
+#include "execution_settings.h"
+#include "model.h"
+#include "optimizer.h"
+#include "prepare.h"
+
+namespace wb {
+
+struct TrainSpec {
+    int epochs = 200;
+    int batchSize = 2048;
+    bool shuffle = false;     // off, as in the founding loop
+    std::uint64_t seed = 1;   // initial weights and shuffling
+    void validate() const;    // throws ConfigError
+};
+
+struct RunConfig {
+    std::string name;                 // shown in tables and legends
+    DataSpec data;
+    PrepareSpec prepare;
+    ModelSpec model;
+    OptimizerSpec optimizer;
+    TrainSpec train;
+    ExecutionSettings execution;
+    std::string backend = "cpu";      // "cpu" | "cuda"
+    int device = 0;                   // CUDA device index
+    std::string initWeights;          // safetensors to start from; empty = initialise from seed
+    void validate() const;            // throws ConfigError
+};
+
+void to_json(nlohmann::json& j, const TrainSpec& s);
+void from_json(const nlohmann::json& j, TrainSpec& s);
+void to_json(nlohmann::json& j, const PrepareSpec& s);
+void from_json(const nlohmann::json& j, PrepareSpec& s);
+void to_json(nlohmann::json& j, const RunConfig& c);
+void from_json(const nlohmann::json& j, RunConfig& c);
+
+}  // namespace wb

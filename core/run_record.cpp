@@ -1,0 +1,165 @@
+#include "run_record.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "enum_names.h"
+#include "errors.h"
+
+namespace wb {
+
+namespace {
+const EnumNames<RunStatus> kStatusNames = {{RunStatus::Running, "running"},
+                                           {RunStatus::Completed, "completed"},
+                                           {RunStatus::Cancelled, "cancelled"},
+                                           {RunStatus::Diverged, "diverged"},
+                                           {RunStatus::Failed, "failed"}};
+
+// Peers write null where they have nothing; read such keys as the default.
+template <typename T>
+T valueOrDefault(const nlohmann::json& j, const char* key, T fallback) {
+    if (!j.is_object() || !j.contains(key) || j.at(key).is_null()) return fallback;
+    return j.at(key).get<T>();
+}
+
+nlohmann::json datasetToJson(const DatasetDescription& d) {
+    return {{"source", d.source},       {"rows", d.rows},          {"features", d.features},
+            {"label", d.label},         {"label_mapping", d.labelMapping}, {"hash", d.hash},
+            {"train_rows", d.trainRows}, {"val_rows", d.valRows}};
+}
+
+DatasetDescription datasetFromJson(const nlohmann::json& j) {
+    DatasetDescription d;
+    d.source = valueOrDefault<std::string>(j, "source", "");
+    d.rows = valueOrDefault<std::size_t>(j, "rows", 0);
+    d.features = valueOrDefault<std::size_t>(j, "features", 0);
+    d.label = valueOrDefault<std::string>(j, "label", "");
+    d.labelMapping = valueOrDefault<std::map<std::string, int>>(j, "label_mapping", {});
+    d.hash = valueOrDefault<std::string>(j, "hash", "");
+    d.trainRows = valueOrDefault<std::size_t>(j, "train_rows", d.rows);
+    d.valRows = valueOrDefault<std::size_t>(j, "val_rows", 0);
+    return d;
+}
+
+nlohmann::json summaryToJson(const RunSummary& s) {
+    auto orNull = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+    nlohmann::json final = nullptr;
+    if (s.final)
+        final = {{"train_loss", s.final->trainLoss},
+                 {"train_accuracy", s.final->trainAccuracy},
+                 {"val_loss", orNull(s.final->valLoss)},
+                 {"val_accuracy", orNull(s.final->valAccuracy)}};
+    return {{"median_epoch_ms", orNull(s.medianEpochMs)},
+            {"min_epoch_ms", orNull(s.minEpochMs)},
+            {"total_ms", s.totalMs},
+            {"final", final}};
+}
+}  // namespace
+
+std::optional<double> median(std::vector<double> values) {
+    if (values.empty()) return std::nullopt;
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+RunSummary RunRecord::summary() const {
+    RunSummary s;
+    std::vector<double> times;
+    for (const auto& e : epochs) {
+        s.totalMs += e.wallMs;
+        if (!e.warmup) times.push_back(e.wallMs);
+    }
+    if (times.empty())  // only the warm-up epoch: better than nothing, and it is marked as such
+        for (const auto& e : epochs) times.push_back(e.wallMs);
+    s.medianEpochMs = median(times);
+    if (!times.empty()) s.minEpochMs = *std::min_element(times.begin(), times.end());
+    if (!epochs.empty()) s.final = epochs.back();
+    return s;
+}
+
+nlohmann::json RunRecord::toJson() const {
+    return {{"schema", kSchema},
+            {"name", name},
+            {"status", toString(status)},
+            {"message", message},
+            {"config", config},
+            {"dataset", datasetToJson(dataset)},
+            {"environment", environment},
+            {"not_applicable", notApplicable},
+            {"epochs", epochs},
+            {"summary", summaryToJson(summary())}};
+}
+
+RunRecord RunRecord::fromJson(const nlohmann::json& j) {
+    if (!j.is_object() || j.value("schema", std::string{}) != kSchema)
+        throw DataError("", "not a run record (expected schema '" + std::string(kSchema) + "')");
+    RunRecord r;
+    r.name = valueOrDefault<std::string>(j, "name", "");
+    r.status = runStatusFromString(valueOrDefault<std::string>(j, "status", "completed"));
+    r.message = valueOrDefault<std::string>(j, "message", "");
+    r.config = j.value("config", nlohmann::json::object());
+    if (j.contains("dataset")) r.dataset = datasetFromJson(j.at("dataset"));
+    const nlohmann::json environment = j.value("environment", nlohmann::json::object());
+    for (const auto& [k, v] : environment.items())
+        r.environment[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    r.notApplicable = valueOrDefault<std::vector<std::string>>(j, "not_applicable", {});
+    r.epochs = valueOrDefault<std::vector<EpochMetrics>>(j, "epochs", {});
+    return r;
+}
+
+void RunRecord::save(const std::string& path) const {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out) throw IoError("cannot write run record '" + tmp + "'");
+        out << toJson().dump(1) << '\n';
+        if (!out.flush()) throw IoError("cannot write run record '" + tmp + "' (disk full?)");
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);  // atomic on POSIX: readers see the old or the new file
+    if (ec) throw IoError("cannot replace run record '" + path + "': " + ec.message());
+}
+
+RunRecord RunRecord::load(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw DataError(path, "cannot open run record");
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(in);
+        return fromJson(j);
+    } catch (const DataError& e) {
+        throw DataError(path, e.reason());
+    } catch (const nlohmann::json::exception& e) {
+        throw DataError(path, std::string("invalid run record: ") + e.what());
+    } catch (const ConfigError& e) {
+        throw DataError(path, std::string("invalid run record: ") + e.what());
+    }
+}
+
+void RunRecord::saveEpochCsv(const std::string& path) const {
+    std::ofstream out(path, std::ios::trunc);
+    if (!out) throw IoError("cannot write '" + path + "'");
+    auto opt = [](const std::optional<double>& v) { return v ? std::to_string(*v) : std::string(); };
+    out << "epoch,warmup,train_loss,train_accuracy,val_loss,val_accuracy,wall_ms,device_ms,samples_per_s,"
+           "data_ms,forward_ms,backward_ms,optimizer_ms,other_ms,elapsed_ms\n";
+    out.precision(9);
+    for (const auto& e : epochs) {
+        out << e.epoch << ',' << (e.warmup ? 1 : 0) << ',' << e.trainLoss << ',' << e.trainAccuracy << ','
+            << opt(e.valLoss) << ',' << opt(e.valAccuracy) << ',' << e.wallMs << ',' << opt(e.deviceMs) << ','
+            << e.samplesPerSecond;
+        if (e.phases)
+            out << ',' << e.phases->data << ',' << e.phases->forward << ',' << e.phases->backward << ','
+                << e.phases->optimizer << ',' << e.phases->other;
+        else
+            out << ",,,,,";
+        out << ',' << e.elapsedMs << '\n';
+    }
+    if (!out.flush()) throw IoError("cannot write '" + path + "'");
+}
+
+std::string toString(RunStatus s) { return enumName(kStatusNames, s); }
+RunStatus runStatusFromString(const std::string& s) { return enumFromName(kStatusNames, s, "run status"); }
+
+}  // namespace wb

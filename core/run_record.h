@@ -1,0 +1,64 @@
+// A RunRecord: one JSON file per run (schema "mlpwb.run/1", see DESIGN.md). The CLI, the GUI,
+// the peers in bench/ and scripts all read and write it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "epoch_metrics.h"
+
+namespace wb {
+
+enum class RunStatus { Running, Completed, Cancelled, Diverged, Failed };
+
+struct DatasetDescription {
+    std::string source;
+    std::size_t rows = 0;
+    std::size_t features = 0;
+    std::string label;
+    std::map<std::string, int> labelMapping;
+    std::string hash;
+    std::size_t trainRows = 0;
+    std::size_t valRows = 0;
+};
+
+struct RunSummary {
+    std::optional<double> medianEpochMs;  // excluding the warm-up epoch (unless it is the only one)
+    std::optional<double> minEpochMs;
+    double totalMs = 0;
+    std::optional<EpochMetrics> final;    // the last epoch
+};
+
+struct RunRecord {
+    static constexpr const char* kSchema = "mlpwb.run/1";
+    std::string name;
+    RunStatus status = RunStatus::Running;
+    std::string message;
+    nlohmann::json config;       // RunConfig as JSON (peers write what they have)
+    DatasetDescription dataset;
+    std::map<std::string, std::string> environment;
+    std::vector<EpochMetrics> epochs;
+    std::vector<std::string> notApplicable;  // switches the backend ignored, with reasons
+
+    RunSummary summary() const;
+    nlohmann::json toJson() const;
+    static RunRecord fromJson(const nlohmann::json& j);  // throws DataError on a wrong schema
+
+    // Atomic: writes `path`.tmp then renames it over `path`. Throws IoError.
+    void save(const std::string& path) const;
+    static RunRecord load(const std::string& path);  // throws DataError
+    // Per-epoch metrics as CSV (one header line, one line per epoch). Throws IoError.
+    void saveEpochCsv(const std::string& path) const;
+};
+
+std::string toString(RunStatus s);
+RunStatus runStatusFromString(const std::string& s);
+
+// The median of `values` (mean of the two middle ones for an even count); nullopt when empty.
+std::optional<double> median(std::vector<double> values);
+
+}  // namespace wb

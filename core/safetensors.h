@@ -1,0 +1,17 @@
+// Weights as safetensors, named and shaped like a PyTorch stack of nn.Linear layers:
+// "layers.{i}.weight" [out, in] and "layers.{i}.bias" [out], float32.
+#pragma once
+
+#include <string>
+
+#include "model.h"
+
+namespace wb {
+
+void saveSafetensors(const std::string& path, const MlpParams& params);  // throws IoError
+// Reads the layers in index order; every tensor must be float32 and the shapes must chain.
+MlpParams loadSafetensors(const std::string& path);  // throws DataError
+// Checks that `params` fits `spec` for `inputs` features; throws ConfigError naming the mismatch.
+void checkParamsMatch(const MlpParams& params, const ModelSpec& spec, std::size_t inputs);
+
+}  // namespace wb

@@ -1,0 +1,120 @@
+#include "trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <new>
+#include <thread>
+
+#include "cpu_backend.h"
+#include "errors.h"
+#include "random.h"
+#include "safetensors.h"
+
+namespace wb {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double msBetween(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+DatasetDescription describeDataset(const Dataset& ds, const PreparedData& data) {
+    return {ds.source, ds.rows, ds.cols, ds.labelName, ds.labelMapping, ds.hash, data.trainRows(), data.valRows()};
+}
+
+// Seed for the shuffling stream, distinct from the weight-initialisation stream of the same seed.
+constexpr std::uint64_t kShuffleStream = 0x9E3779B97F4A7C15ull;
+}  // namespace
+
+std::map<std::string, std::string> describeEnvironment(const Backend& backend) {
+    std::map<std::string, std::string> env = {
+        {"backend", backend.name()},
+        {"device", backend.deviceName()},
+        {"cpu", cpuModelName()},
+        {"hardware_threads", std::to_string(std::thread::hardware_concurrency())},
+        {"compiler", WB_COMPILER},
+        {"build_type", WB_BUILD_TYPE},
+    };
+    for (const auto& [k, v] : backend.environment()) env[k] = v;
+    return env;
+}
+
+Trainer::Trainer(RunConfig config, const Dataset& dataset, const PreparedData& data, Backend& backend,
+                 std::string recordPath)
+    : config_(std::move(config)), dataset_(dataset), data_(data), backend_(backend), recordPath_(std::move(recordPath)) {}
+
+RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbacks) {
+    config_.validate();
+    MlpParams initial;
+    if (config_.initWeights.empty()) {
+        initial = initParams(config_.model, data_.cols, config_.train.seed);
+    } else {
+        initial = loadSafetensors(config_.initWeights);
+        checkParamsMatch(initial, config_.model, data_.cols);
+    }
+    backend_.setup({&data_, config_.model, config_.optimizer, config_.execution, config_.train.batchSize, initial});
+
+    RunRecord record;
+    record.name = config_.name;
+    record.config = config_;
+    record.dataset = describeDataset(dataset_, data_);
+    record.environment = describeEnvironment(backend_);
+    record.notApplicable = backend_.notApplicable(config_.execution);
+    auto save = [&] {
+        if (!recordPath_.empty()) record.save(recordPath_);
+    };
+
+    const auto runStart = Clock::now();
+    Rng shuffleRng(config_.train.seed ^ kShuffleStream);
+    try {
+        for (int epoch = 1; epoch <= config_.train.epochs; ++epoch) {
+            const auto start = Clock::now();
+            std::vector<std::uint32_t> order;
+            if (config_.train.shuffle) order = permutation(static_cast<std::uint32_t>(data_.trainRows()), shuffleRng);
+            const EpochResult r = backend_.trainEpoch(config_.train.shuffle ? &order : nullptr, cancel);
+            if (r.cancelled) {
+                record.status = RunStatus::Cancelled;
+                record.message = "cancelled during epoch " + std::to_string(epoch);
+                break;
+            }
+            if (r.nonFiniteStep) {
+                record.status = RunStatus::Diverged;
+                record.message = "loss became non-finite at epoch " + std::to_string(epoch) + ", step " +
+                                 std::to_string(*r.nonFiniteStep);
+                break;
+            }
+            EpochMetrics m;
+            m.epoch = epoch;
+            m.warmup = epoch == 1;
+            m.trainLoss = r.lossSum / static_cast<double>(r.samples);
+            m.trainAccuracy = static_cast<double>(r.correct) / static_cast<double>(r.samples);
+            if (data_.valRows() > 0) {
+                const EvalResult v = backend_.evaluate(data_.valX.data(), data_.valY.data(), data_.valRows());
+                m.valLoss = v.lossSum / static_cast<double>(data_.valRows());
+                m.valAccuracy = static_cast<double>(v.correct) / static_cast<double>(data_.valRows());
+            }
+            const auto end = Clock::now();
+            m.wallMs = msBetween(start, end);
+            m.deviceMs = r.deviceMs;
+            m.samplesPerSecond = static_cast<double>(r.samples) / (m.wallMs / 1000.0);
+            m.phases = r.phases;
+            m.elapsedMs = msBetween(runStart, end);
+            record.epochs.push_back(m);
+            if (epoch == config_.train.epochs) record.status = RunStatus::Completed;
+            save();
+            if (callbacks.onEpoch) callbacks.onEpoch(m, record);
+        }
+    } catch (const std::bad_alloc&) {
+        record.status = RunStatus::Failed;
+        record.message = "out of memory";
+    } catch (const std::exception& e) {
+        record.status = RunStatus::Failed;
+        record.message = e.what();
+    }
+    finalParams_ = backend_.parameters();
+    save();
+    return record;
+}
+
+}  // namespace wb

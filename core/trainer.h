@@ -1,0 +1,44 @@
+// Drives a Backend epoch by epoch: shuffling, validation, metrics, divergence, cancellation,
+// and the RunRecord written after every epoch.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "backend.h"
+#include "run_config.h"
+#include "run_record.h"
+
+namespace wb {
+
+struct TrainerCallbacks {
+    // After every epoch (on the training thread).
+    std::function<void(const EpochMetrics&, const RunRecord&)> onEpoch;
+};
+
+class Trainer {
+public:
+    // `data` must outlive the trainer. `recordPath` empty = do not write a file.
+    Trainer(RunConfig config, const Dataset& dataset, const PreparedData& data, Backend& backend,
+            std::string recordPath = {});
+
+    // Runs to the end, to a cancel, to divergence or to an error; never throws for a failure
+    // of the run itself (the record says `failed` with the message) — only for bad configs
+    // found before the first step (ConfigError).
+    RunRecord run(const CancelFlag& cancel, const TrainerCallbacks& callbacks = {});
+
+    const MlpParams& finalParams() const { return finalParams_; }
+
+private:
+    RunConfig config_;
+    const Dataset& dataset_;
+    const PreparedData& data_;
+    Backend& backend_;
+    std::string recordPath_;
+    MlpParams finalParams_;
+};
+
+// Fills the environment of a record: backend, device, CPU model, threads, compiler, build type.
+std::map<std::string, std::string> describeEnvironment(const Backend& backend);
+
+}  // namespace wb

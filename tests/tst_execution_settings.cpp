@@ -1,0 +1,88 @@
+// The execution switches: presets, refusals with reasons, names, JSON round trips.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.h"
+#include "execution_settings.h"
+#include "test_support.h"
+
+using namespace wb;
+
+class TestExecutionSettings : public QObject {
+    Q_OBJECT
+
+private slots:
+    void presetsAreValidAndRoundTrip() {
+        QVERIFY(presets().size() >= 4);
+        for (const auto& p : presets()) {
+            QVERIFY2(!p.settings.refusal(), qPrintable(QString::fromStdString(p.name)));
+            const nlohmann::json j = p.settings;
+            QVERIFY(j.get<ExecutionSettings>() == p.settings);
+            QCOMPARE(QString::fromStdString(matchingPreset(p.settings).value_or("")), QString::fromStdString(p.name));
+        }
+    }
+
+    void seedPresetIsTheFoundingLoop() {
+        const ExecutionSettings s = presetByName("seed pytorch loop").settings;  // case-insensitive
+        WB_COMPARE_NAME(s.dataPath, "per_sample_gather");
+        WB_COMPARE_NAME(s.launch, "eager_sync");
+        WB_COMPARE_NAME(s.loss, "sigmoid_bce");
+        WB_COMPARE_NAME(s.zeroGrad, "twice");
+        WB_COMPARE_NAME(s.optimizerKernel, "per_tensor");
+        WB_COMPARE_NAME(s.precision, "fp32");
+    }
+
+    void changedSwitchIsCustom() {
+        ExecutionSettings s = presetByName("Fastest").settings;
+        setSwitch(s, "zero_grad", "twice");
+        QVERIFY(!matchingPreset(s));
+    }
+
+    void refusals_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("reasonMentions");
+        QTest::newRow("fused with cublas") << "launch" << "fused" << "cuBLAS";
+        QTest::newRow("tf32 with custom gemm") << "precision" << "tf32" << "TF32";
+        QTest::newRow("fp16 with sigmoid_bce") << "precision" << "fp16" << "bce_with_logits";
+    }
+
+    void refusals() {
+        QFETCH(QString, name);
+        QFETCH(QString, value);
+        QFETCH(QString, reasonMentions);
+        ExecutionSettings s;
+        if (name == "precision" && value == "tf32") s.gemm = Gemm::Custom;
+        if (value == "fp16") s.loss = LossKind::SigmoidBce;
+        setSwitch(s, name.toStdString(), value.toStdString());
+        const auto why = s.refusal();
+        QVERIFY(why.has_value());
+        QVERIFY2(QString::fromStdString(*why).contains(reasonMentions), why->c_str());
+        QVERIFY_THROWS_EXCEPTION(ConfigError, s.validate());
+    }
+
+    void unknownNamesAreRefused() {
+        ExecutionSettings s;
+        QVERIFY_THROWS_EXCEPTION(ConfigError, setSwitch(s, "launch", "warp_speed"));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, setSwitch(s, "turbo", "on"));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, presetByName("nope"));
+        try {
+            setSwitch(s, "launch", "warp_speed");
+        } catch (const ConfigError& e) {
+            QVERIFY(QString(e.what()).contains("graph_step"));  // lists the valid values
+        }
+    }
+
+    void describeListsEverySwitch() {
+        const auto d = describeSwitches(ExecutionSettings{});
+        QCOMPARE(d.size(), std::size_t{7});
+        for (const auto& sw : d) {
+            QVERIFY(!sw.values.empty());
+            QVERIFY(std::find(sw.values.begin(), sw.values.end(), sw.value) != sw.values.end());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestExecutionSettings)
+#include "tst_execution_settings.moc"

@@ -1,0 +1,146 @@
+// The Trainer driving the CPU backend: learning, determinism, cancellation, divergence, the record
+// written after every epoch, and that each execution switch keeps the maths of the step.
+#include <QtTest>
+
+#include <atomic>
+
+#include "builtin_data.h"
+#include "cpu_backend.h"
+#include "prepare.h"
+#include "test_support.h"
+#include "trainer.h"
+
+using namespace wb;
+
+class TestTrainer : public QObject {
+    Q_OBJECT
+
+private:
+    Dataset dataset_ = generateSeedLike(4000, 5);
+
+    RunConfig smallConfig(int epochs) const {
+        RunConfig c;
+        c.name = "test";
+        c.train.epochs = epochs;
+        c.train.batchSize = 256;
+        return c;
+    }
+
+    RunRecord train(const RunConfig& c, const std::string& path = {}) {
+        const PreparedData data = prepare(dataset_, c.prepare);
+        auto backend = makeCpuBackend();
+        Trainer trainer(c, dataset_, data, *backend, path);
+        CancelFlag cancel{false};
+        return trainer.run(cancel);
+    }
+
+    static std::vector<double> losses(const RunRecord& r) {
+        std::vector<double> out;
+        for (const auto& e : r.epochs) out.push_back(e.trainLoss);
+        return out;
+    }
+
+private slots:
+    void fiveEpochsLowerTheLoss() {
+        const RunRecord r = train(smallConfig(5));
+        WB_COMPARE_NAME(r.status, "completed");
+        QCOMPARE(r.epochs.size(), std::size_t{5});
+        QVERIFY(r.epochs.back().trainLoss < r.epochs.front().trainLoss);
+        QVERIFY(r.epochs.front().warmup);
+        QVERIFY(!r.epochs.back().warmup);
+        QVERIFY(r.epochs.back().phases.has_value());
+        QVERIFY(r.summary().medianEpochMs.value() > 0);
+    }
+
+    void sameSeedGivesBitIdenticalCurves() {
+        RunConfig c = smallConfig(3);
+        c.train.shuffle = true;
+        c.prepare.valSplit = 0.2;
+        const RunRecord a = train(c), b = train(c);
+        QCOMPARE(losses(a), losses(b));
+        QCOMPARE(a.epochs.back().valLoss, b.epochs.back().valLoss);
+        c.train.seed = 2;
+        QVERIFY(losses(train(c)) != losses(a));
+    }
+
+    void validationMetricsWhenSplit() {
+        RunConfig c = smallConfig(2);
+        c.prepare.valSplit = 0.25;
+        const RunRecord r = train(c);
+        QVERIFY(r.epochs.back().valLoss.has_value());
+        QCOMPARE(r.dataset.valRows + r.dataset.trainRows, std::size_t{4000});
+        QVERIFY(!train(smallConfig(1)).epochs.back().valLoss.has_value());
+    }
+
+    // Switches that change how, not what: the loss curve must not change.
+    void switchesKeepTheMaths_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("value");
+        QTest::newRow("per-sample gather") << "data_path" << "per_sample_gather";
+        QTest::newRow("zero_grad twice") << "zero_grad" << "twice";
+        QTest::newRow("zero_grad none") << "zero_grad" << "none";
+        QTest::newRow("multi-tensor optimizer") << "optimizer_kernel" << "multi_tensor";
+    }
+
+    void switchesKeepTheMaths() {
+        QFETCH(QString, name);
+        QFETCH(QString, value);
+        RunConfig c = smallConfig(2);
+        c.train.shuffle = true;
+        const auto base = losses(train(c));
+        setSwitch(c.execution, name.toStdString(), value.toStdString());
+        QCOMPARE(losses(train(c)), base);
+    }
+
+    void sigmoidBceChangesLittleButRuns() {
+        RunConfig c = smallConfig(2);
+        c.execution.loss = LossKind::SigmoidBce;
+        const auto l = losses(train(c));
+        const auto base = losses(train(smallConfig(2)));
+        QVERIFY(std::abs(l.back() - base.back()) < 1e-4);
+    }
+
+    void cancelStopsAndMarksTheRun() {
+        const RunConfig c = smallConfig(50);
+        const PreparedData data = prepare(dataset_, c.prepare);
+        auto backend = makeCpuBackend();
+        Trainer trainer(c, dataset_, data, *backend);
+        CancelFlag cancel{false};
+        const RunRecord r = trainer.run(cancel, {[&](const EpochMetrics& m, const RunRecord&) {
+                                            if (m.epoch == 2) cancel.store(true);
+                                        }});
+        WB_COMPARE_NAME(r.status, "cancelled");
+        QCOMPARE(r.epochs.size(), std::size_t{2});
+    }
+
+    void divergenceNamesEpochAndStep() {
+        RunConfig c = smallConfig(5);
+        c.optimizer = OptimizerSpec::defaults(OptimizerKind::Sgd);
+        c.optimizer.lr = 1e30;
+        c.model.activation = Activation::Identity;  // unbounded, so the logits overflow to inf
+        const RunRecord r = train(c);
+        WB_COMPARE_NAME(r.status, "diverged");
+        QVERIFY2(QString::fromStdString(r.message).contains("epoch"), r.message.c_str());
+        QVERIFY2(QString::fromStdString(r.message).contains("step"), r.message.c_str());
+    }
+
+    void recordWrittenAfterEveryEpoch() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.json").toStdString();
+        const RunConfig c = smallConfig(3);
+        const PreparedData data = prepare(dataset_, c.prepare);
+        auto backend = makeCpuBackend();
+        Trainer trainer(c, dataset_, data, *backend, path);
+        CancelFlag cancel{false};
+        std::vector<std::size_t> seen;
+        trainer.run(cancel, {[&](const EpochMetrics&, const RunRecord&) { seen.push_back(RunRecord::load(path).epochs.size()); }});
+        QCOMPARE(seen, (std::vector<std::size_t>{1, 2, 3}));
+        const RunRecord final = RunRecord::load(path);
+        WB_COMPARE_NAME(final.status, "completed");
+        QCOMPARE(QString::fromStdString(final.environment.at("backend")), QString("cpu"));
+        QVERIFY(final.config.at("model").at("hidden") == nlohmann::json({20, 10}));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTrainer)
+#include "tst_trainer.moc"
