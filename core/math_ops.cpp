@@ -45,16 +45,20 @@ void activationBackward(Activation a, const float* z, const float* y, float* dy,
     }
 }
 
-double sampleLoss(LossKind kind, float logit, float label) {
-    if (kind == LossKind::BceWithLogits) {
-        // max(z,0) - z y + log(1 + exp(-|z|)): finite for any finite z.
-        const double z = logit;
-        return std::max(z, 0.0) - z * label + std::log1p(std::exp(-std::abs(z)));
-    }
-    const float p = sigmoid(logit);
+namespace {
+// Per-sample loss in float, as PyTorch computes it; `p` = sigmoid(z) is passed in because the
+// caller needs it anyway.
+inline float lossOf(LossKind kind, float z, float y, float p) {
+    if (kind == LossKind::BceWithLogits)  // max(z,0) - z y + log(1 + exp(-|z|)): finite for any finite z
+        return std::max(z, 0.0f) - z * y + std::log1p(std::exp(-std::abs(z)));
     const float logP = std::max(std::log(p), -100.0f);  // BCELoss clamps each log at -100
     const float log1mP = std::max(std::log(1.0f - p), -100.0f);
-    return -(static_cast<double>(label) * logP + (1.0 - label) * log1mP);
+    return -(y * logP + (1.0f - y) * log1mP);
+}
+}  // namespace
+
+double sampleLoss(LossKind kind, float logit, float label) {
+    return lossOf(kind, logit, label, sigmoid(logit));
 }
 
 double lossAndGrad(LossKind kind, const float* logits, const float* labels, std::size_t n, float* dlogits,
@@ -66,7 +70,7 @@ double lossAndGrad(LossKind kind, const float* logits, const float* labels, std:
         const float z = logits[i];
         const float y = labels[i];
         const float p = sigmoid(z);
-        sum += sampleLoss(kind, z, y);
+        sum += lossOf(kind, z, y, p);
         right += ((p >= 0.5f) == (y >= 0.5f)) ? 1 : 0;
         if (!dlogits) continue;
         if (kind == LossKind::BceWithLogits) {

@@ -25,7 +25,7 @@ void activationBackward(Activation a, const float* z, const float* y, float* dy,
 double lossAndGrad(LossKind kind, const float* logits, const float* labels, std::size_t n,
                    float* dlogits, std::size_t* correct);
 
-// Per-sample loss, double precision, for tests.
+// Per-sample loss, computed in float as in lossAndGrad (for tests and tools).
 double sampleLoss(LossKind kind, float logit, float label);
 
 }  // namespace wb
