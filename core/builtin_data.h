@@ -11,6 +11,7 @@ namespace wb {
 
 constexpr std::size_t kSeedFeatures = 61;
 
+// Throws ConfigError for zero rows or features. A smaller set is a prefix of a larger one.
 Dataset generateSeedLike(std::size_t rows, std::uint64_t seed, std::size_t features = kSeedFeatures);
 
 }  // namespace wb

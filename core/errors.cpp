@@ -6,15 +6,15 @@ namespace {
 std::string describe(const std::string& file, long line, long column, const std::string& text,
                      const std::string& reason) {
     std::string out = file;
-    if (line > 0) out += ":" + std::to_string(line);
-    if (column > 0) out += ":" + std::to_string(column);
-    out += ": " + reason;
+    if (line > 0) out.append(":").append(std::to_string(line));
+    if (column > 0) out.append(":").append(std::to_string(column));
+    out.append(": ").append(reason);
     if (!text.empty()) {
         // Keep the message on one line and short, whatever the bad text was.
         std::string shown = text.substr(0, 60);
         for (char& c : shown)
             if (c == '\n' || c == '\r' || static_cast<unsigned char>(c) < 0x20) c = '?';
-        out += " ('" + shown + (text.size() > 60 ? "...'" : "'") + ")";
+        out.append(" ('").append(shown).append(text.size() > 60 ? "...')" : "')");
     }
     return out;
 }

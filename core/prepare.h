@@ -28,7 +28,8 @@ struct PreparedData {
 };
 
 // Without a validation split the training rows keep their file order (as the founding loop does).
-// Throws ConfigError for a split that leaves no training rows.
+// Throws ConfigError for a split that leaves no training rows (or, above 0, no validation rows) and
+// for empty or inconsistent data.
 PreparedData prepare(const Dataset& data, const PrepareSpec& spec);
 
 }  // namespace wb

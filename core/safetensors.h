@@ -10,6 +10,7 @@ namespace wb {
 
 void saveSafetensors(const std::string& path, const MlpParams& params);  // throws IoError
 // Reads the layers in index order; every tensor must be float32 and the shapes must chain.
+// Tensors with other names are ignored (the error for a missing layer lists the names found).
 MlpParams loadSafetensors(const std::string& path);  // throws DataError
 // Checks that `params` fits `spec` for `inputs` features; throws ConfigError naming the mismatch.
 void checkParamsMatch(const MlpParams& params, const ModelSpec& spec, std::size_t inputs);
