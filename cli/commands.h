@@ -13,5 +13,6 @@ using Command = std::function<int()>;
 Command addTrainCommand(CLI::App& app);
 Command addPresetsCommand(CLI::App& app);
 Command addInfoCommand(CLI::App& app);
+Command addDatasetCommand(CLI::App& app);
 
 }  // namespace wb::cli

@@ -18,7 +18,10 @@ int main(int argc, char** argv) {
     app.require_subcommand(1);
     app.set_version_flag("--version", "mlpwb 0.1.0");
     const std::vector<std::pair<std::string, Command>> commands = {
-        {"train", addTrainCommand(app)}, {"presets", addPresetsCommand(app)}, {"info", addInfoCommand(app)}};
+        {"train", addTrainCommand(app)},
+        {"dataset", addDatasetCommand(app)},
+        {"presets", addPresetsCommand(app)},
+        {"info", addInfoCommand(app)}};
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -40,19 +40,44 @@ std::string extensionOf(const std::string& path) {
 }
 }  // namespace
 
+void DataOptions::bind(CLI::Option_group& group) {
+    group.add_option("--data", data, "CSV or .npy file (features, or features + label column)");
+    group.add_option("--labels", labels, ".npy labels (rows) to go with a .npy --data");
+    group.add_flag("--builtin", builtin, "train on the built-in seed-like data set (the default without --data)");
+    group.add_option("--rows", rows, "rows of the built-in data set")->check(CLI::Range(1, 100000000));
+    group.add_option("--data-seed", dataSeed, "seed of the built-in data set");
+    group.add_option("--label", label, "label column: name or 0-based index (default: the last column)");
+    group.add_option("--header", header, "auto|yes|no");
+    group.add_option("--delimiter", delimiter, "auto|,|;|tab");
+    group.add_option("--ignore", ignore, "columns to leave out: COL,COL (names or indices)");
+    group.add_option("--skip-lines", skipLines, "lines to skip before the header or first row");
+    group.add_option("--missing", missing, "missing cells: error|drop|mean");
+}
+
+DataSpec DataOptions::toDataSpec() const {
+    DataSpec spec;
+    if (!data.empty()) {
+        if (builtin) throw ConfigError("--builtin and --data exclude each other");
+        spec.path = data;
+        spec.labelsPath = labels;
+        spec.kind = extensionOf(data) == ".npy" ? DataSpec::Kind::Npy : DataSpec::Kind::Csv;
+    } else if (!labels.empty()) {
+        throw ConfigError("--labels needs --data");
+    }
+    spec.rows = rows;
+    spec.seed = dataSeed;
+    spec.csv.label = label;
+    spec.csv.header = headerModeFromString(header);
+    spec.csv.delimiter = delimiterFromString(delimiter);
+    spec.csv.ignore = splitList(ignore);
+    spec.csv.skipLines = skipLines;
+    spec.csv.missing = missingPolicyFromString(missing);
+    return spec;
+}
+
 void TrainOptions::bind(CLI::App& app) {
     auto* d = app.add_option_group("Data");
-    d->add_option("--data", data, "CSV or .npy file (features, or features + label column)");
-    d->add_option("--labels", labels, ".npy labels (rows) to go with a .npy --data");
-    d->add_flag("--builtin", builtin, "train on the built-in seed-like data set (the default without --data)");
-    d->add_option("--rows", rows, "rows of the built-in data set")->check(CLI::Range(1, 100000000));
-    d->add_option("--data-seed", dataSeed, "seed of the built-in data set");
-    d->add_option("--label", label, "label column: name or 0-based index (default: the last column)");
-    d->add_option("--header", header, "auto|yes|no");
-    d->add_option("--delimiter", delimiter, "auto|,|;|tab");
-    d->add_option("--ignore", ignore, "columns to leave out: COL,COL (names or indices)");
-    d->add_option("--skip-lines", skipLines, "lines to skip before the header or first row");
-    d->add_option("--missing", missing, "missing cells: error|drop|mean");
+    source.bind(*d);
     d->add_option("--val-split", valSplit, "fraction held out for validation (stratified)")->check(CLI::Range(0.0, 0.99));
     d->add_flag("--no-standardize", noStandardize, "do not standardise the features");
 
@@ -101,22 +126,7 @@ void TrainOptions::bind(CLI::App& app) {
 
 RunConfig TrainOptions::toRunConfig(const CLI::App& app) const {
     RunConfig c;
-    if (!data.empty()) {
-        c.data.path = data;
-        c.data.labelsPath = labels;
-        c.data.kind = extensionOf(data) == ".npy" ? DataSpec::Kind::Npy : DataSpec::Kind::Csv;
-        if (builtin) throw ConfigError("--builtin and --data exclude each other");
-    } else if (!labels.empty()) {
-        throw ConfigError("--labels needs --data");
-    }
-    c.data.rows = rows;
-    c.data.seed = dataSeed;
-    c.data.csv.label = label;
-    c.data.csv.header = headerModeFromString(header);
-    c.data.csv.delimiter = delimiterFromString(delimiter);
-    c.data.csv.ignore = splitList(ignore);
-    c.data.csv.skipLines = skipLines;
-    c.data.csv.missing = missingPolicyFromString(missing);
+    c.data = source.toDataSpec();
     c.prepare = {valSplit, !noStandardize, seed};
 
     c.model.hidden = parseLayers(layers);

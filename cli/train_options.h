@@ -9,14 +9,21 @@
 
 namespace wb::cli {
 
-struct TrainOptions {
-    // Data
+// Where the data comes from: shared by `train` and `dataset`.
+struct DataOptions {
     std::string data, labels;
     bool builtin = false;
     std::size_t rows = 100000;
     std::uint64_t dataSeed = 1;
     std::string label, header = "auto", delimiter = "auto", ignore, missing = "error";
     std::size_t skipLines = 0;
+
+    void bind(CLI::Option_group& group);
+    DataSpec toDataSpec() const;  // throws ConfigError
+};
+
+struct TrainOptions {
+    DataOptions source;
     double valSplit = 0.0;
     bool noStandardize = false;
     // Model and optimizer

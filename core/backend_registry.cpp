@@ -28,11 +28,11 @@ std::unique_ptr<Backend> BackendRegistry::create(const std::string& name, int de
     for (const auto& e : entries_) {
         if (e.name != name) continue;
         const BackendInfo info = e.probe();
-        if (!info.available) throw DeviceError("unavailable", name + " backend unavailable: " + info.reason);
+        if (!info.available) throw DeviceError("", name + " backend unavailable: " + info.reason);
         return e.factory(device);
     }
     if (name == "cuda")
-        throw DeviceError("unavailable", "cuda backend unavailable: this build has no CUDA backend (WB_CUDA=OFF)");
+        throw DeviceError("", "cuda backend unavailable: this build has no CUDA backend (WB_CUDA=OFF)");
     throw ConfigError("unknown backend '" + name + "'");
 }
 

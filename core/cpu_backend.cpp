@@ -35,6 +35,7 @@ public:
         const std::size_t cols = problem.data->cols;
         mlp_ = std::make_unique<CpuMlp>(problem.initialParams, problem.model.activation, batch);
         optimizer_ = makeOptimizer(problem.optimizer, problem.initialParams.count());
+        trainX_.assign(problem.data->trainX.begin(), problem.data->trainX.end());
         batchX_.assign(batch * cols, 0.0f);  // (B, cols) gathered rows
         batchY_.assign(batch, 0.0f);         // (B)
         dlogits_.assign(batch, 0.0f);        // (B)
@@ -51,7 +52,7 @@ public:
         auto mark = Clock::now();
         if (order && !gather) permuteOnce(*order);  // one bulk shuffle, then contiguous views
         phases.data += msSince(mark);
-        const float* xs = (order && !gather) ? shuffledX_.data() : d.trainX.data();
+        const float* xs = (order && !gather) ? shuffledX_.data() : trainX_.data();
         const float* ys = (order && !gather) ? shuffledY_.data() : d.trainY.data();
 
         int step = 0;
@@ -90,7 +91,9 @@ public:
         const std::size_t cols = problem_.data->cols;
         for (std::size_t start = 0; start < rows; start += batch) {
             const std::size_t n = std::min(batch, rows - start);
-            const float* logits = mlp_->forward(x + start * cols, n);
+            // Through the aligned batch buffer, so results do not depend on where `x` lies.
+            std::memcpy(batchX_.data(), x + start * cols, n * cols * sizeof(float));
+            const float* logits = mlp_->forward(batchX_.data(), n);
             std::size_t correct = 0;
             r.lossSum += lossAndGrad(problem_.execution.loss, logits, y + start, n, nullptr, &correct);
             r.correct += correct;
@@ -143,16 +146,16 @@ private:
     }
 
     void applyOptimizer() {
-        MlpParams& p = mlp_->params();
+        float* p = mlp_->values();
         const float* g = mlp_->grads().data();
         optimizer_->beginStep();
         if (problem_.execution.optimizerKernel == OptimizerKernel::MultiTensor) {
-            optimizer_->update(p.values.data(), g, 0, p.count());  // one pass over every parameter
+            optimizer_->update(p, g, 0, mlp_->count());  // one pass over every parameter
             return;
         }
-        for (const LayerSlice& l : p.layers) {  // one pass per tensor, as a for-each over .parameters()
-            optimizer_->update(p.values.data(), g, l.weightOffset, static_cast<std::size_t>(l.in) * l.out);
-            optimizer_->update(p.values.data(), g, l.biasOffset, static_cast<std::size_t>(l.out));
+        for (const LayerSlice& l : mlp_->layers()) {  // one pass per tensor, as a for-each over .parameters()
+            optimizer_->update(p, g, l.weightOffset, static_cast<std::size_t>(l.in) * l.out);
+            optimizer_->update(p, g, l.biasOffset, static_cast<std::size_t>(l.out));
         }
     }
 
@@ -179,8 +182,9 @@ private:
     TrainingProblem problem_;
     std::unique_ptr<CpuMlp> mlp_;
     std::unique_ptr<Optimizer> optimizer_;
-    std::vector<float> batchX_, batchY_, dlogits_;
-    std::vector<float> shuffledX_, shuffledY_;
+    AlignedVector<float> trainX_;              // (rows, cols) aligned copy of the training rows
+    AlignedVector<float> batchX_, batchY_, dlogits_;
+    AlignedVector<float> shuffledX_, shuffledY_;
 };
 }  // namespace
 

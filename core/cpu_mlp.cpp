@@ -19,9 +19,13 @@ using Index = Eigen::Index;
 }  // namespace
 
 CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batchCapacity)
-    : params_(initial), grads_(initial.count(), 0.0f), activation_(activation), capacity_(batchCapacity) {
+    : layers_(initial.layers),
+      values_(initial.values.begin(), initial.values.end()),
+      grads_(initial.count(), 0.0f),
+      activation_(activation),
+      capacity_(batchCapacity) {
     int maxWidth = 1;
-    for (const auto& l : params_.layers) {
+    for (const auto& l : layers_) {
         pre_.emplace_back(batchCapacity * static_cast<std::size_t>(l.out));
         post_.emplace_back(batchCapacity * static_cast<std::size_t>(l.out));
         maxWidth = std::max({maxWidth, l.in, l.out});
@@ -30,16 +34,23 @@ CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batc
     deltaPrev_.resize(delta_.size());
 }
 
+MlpParams CpuMlp::params() const {
+    MlpParams p;
+    p.layers = layers_;
+    p.values.assign(values_.begin(), values_.end());
+    return p;
+}
+
 const float* CpuMlp::forward(const float* x, std::size_t n) {
     if (n > capacity_) throw ConfigError("batch of " + std::to_string(n) + " rows exceeds the buffers' capacity");
     const auto rows = static_cast<Index>(n);
     const float* input = x;
-    const std::size_t last = params_.layers.size() - 1;
+    const std::size_t last = layers_.size() - 1;
     for (std::size_t l = 0; l <= last; ++l) {
-        const LayerSlice& s = params_.layers[l];
+        const LayerSlice& s = layers_[l];
         ConstMat in(input, rows, s.in);                   // (n, in)
-        ConstMat w(params_.weight(l), s.out, s.in);       // (out, in)
-        ConstRowVec b(params_.bias(l), s.out);            // (out)
+        ConstMat w(values_.data() + s.weightOffset, s.out, s.in);       // (out, in)
+        ConstRowVec b(values_.data() + s.biasOffset, s.out);            // (out)
         Mat z(pre_[l].data(), rows, s.out);               // (n, out)
         z.noalias() = in * w.transpose();
         z.rowwise() += b;
@@ -54,8 +65,8 @@ const float* CpuMlp::forward(const float* x, std::size_t n) {
 void CpuMlp::backward(const float* x, const float* dlogits, std::size_t n, bool accumulate) {
     const auto rows = static_cast<Index>(n);
     std::copy_n(dlogits, n, delta_.data());  // (n, 1)
-    for (std::size_t l = params_.layers.size(); l-- > 0;) {
-        const LayerSlice& s = params_.layers[l];
+    for (std::size_t l = layers_.size(); l-- > 0;) {
+        const LayerSlice& s = layers_[l];
         const float* input = l == 0 ? x : post_[l - 1].data();
         ConstMat in(input, rows, s.in);                       // (n, in)
         ConstMat dz(delta_.data(), rows, s.out);              // (n, out)
@@ -70,7 +81,7 @@ void CpuMlp::backward(const float* x, const float* dlogits, std::size_t n, bool 
         }
         if (l == 0) break;  // no gradient needed for the input
         Mat dPrev(deltaPrev_.data(), rows, s.in);              // (n, in)
-        dPrev.noalias() = dz * ConstMat(params_.weight(l), s.out, s.in);
+        dPrev.noalias() = dz * ConstMat(values_.data() + s.weightOffset, s.out, s.in);
         activationBackward(activation_, pre_[l - 1].data(), post_[l - 1].data(), deltaPrev_.data(),
                            n * static_cast<std::size_t>(s.in));
         std::swap(delta_, deltaPrev_);

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "aligned_vector.h"
 #include "execution_settings.h"
 #include "model.h"
 
@@ -21,19 +22,24 @@ public:
     void backward(const float* x, const float* dlogits, std::size_t n, bool accumulate);
     void zeroGrads();
 
-    MlpParams& params() { return params_; }
-    const MlpParams& params() const { return params_; }
-    std::vector<float>& grads() { return grads_; }  // (paramCount) same layout as params().values
+    // The parameters, in MlpParams' layout but in aligned storage (see aligned_vector.h).
+    float* values() { return values_.data(); }
+    const float* values() const { return values_.data(); }
+    std::size_t count() const { return values_.size(); }
+    const std::vector<LayerSlice>& layers() const { return layers_; }
+    MlpParams params() const;
+    AlignedVector<float>& grads() { return grads_; }  // (paramCount) same layout as the values
 
 private:
-    MlpParams params_;
-    std::vector<float> grads_;
+    std::vector<LayerSlice> layers_;
+    AlignedVector<float> values_;  // (paramCount) weights and biases, MlpParams' layout
+    AlignedVector<float> grads_;   // (paramCount)
     Activation activation_;
     std::size_t capacity_;
-    std::vector<std::vector<float>> pre_;   // per layer (B, w[l+1]) pre-activation z
-    std::vector<std::vector<float>> post_;  // per hidden layer (B, w[l+1]) activation f(z)
-    std::vector<float> delta_;              // (B, max width) gradient w.r.t. the current layer's z
-    std::vector<float> deltaPrev_;          // (B, max width) gradient w.r.t. the previous layer's z
+    std::vector<AlignedVector<float>> pre_;  // per layer (B, w[l+1]) pre-activation z
+    std::vector<AlignedVector<float>> post_;  // per hidden layer (B, w[l+1]) activation f(z)
+    AlignedVector<float> delta_;            // (B, max width) gradient w.r.t. the current layer's z
+    AlignedVector<float> deltaPrev_;        // (B, max width) gradient w.r.t. the previous layer's z
 };
 
 }  // namespace wb

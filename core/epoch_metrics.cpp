@@ -10,6 +10,7 @@ nlohmann::json orNull(const std::optional<T>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
+// Peers write null for what they cannot measure: null and absent both mean "not measured".
 std::optional<double> optionalNumber(const nlohmann::json& j, const char* key) {
     if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
     return j.at(key).get<double>();
@@ -38,15 +39,15 @@ void to_json(nlohmann::json& j, const EpochMetrics& m) {
 void from_json(const nlohmann::json& j, EpochMetrics& m) {
     m = EpochMetrics{};
     m.epoch = j.at("epoch").get<int>();
-    m.warmup = j.value("warmup", false);
+    m.warmup = j.contains("warmup") && j.at("warmup").is_boolean() && j.at("warmup").get<bool>();
     m.trainLoss = j.at("train_loss").get<double>();
-    m.trainAccuracy = j.value("train_accuracy", 0.0);
+    m.trainAccuracy = optionalNumber(j, "train_accuracy").value_or(0.0);
     m.valLoss = optionalNumber(j, "val_loss");
     m.valAccuracy = optionalNumber(j, "val_accuracy");
     m.wallMs = j.at("wall_ms").get<double>();
     m.deviceMs = optionalNumber(j, "device_ms");
-    m.samplesPerSecond = j.value("samples_per_s", 0.0);
-    m.elapsedMs = j.value("elapsed_ms", 0.0);
+    m.samplesPerSecond = optionalNumber(j, "samples_per_s").value_or(0.0);
+    m.elapsedMs = optionalNumber(j, "elapsed_ms").value_or(0.0);
     if (j.contains("phases_ms") && j.at("phases_ms").is_object()) {
         const auto& p = j.at("phases_ms");
         m.phases = PhaseTimes{p.value("data", 0.0), p.value("forward", 0.0), p.value("backward", 0.0),

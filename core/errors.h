@@ -45,7 +45,7 @@ public:
 class DeviceError : public Error {
 public:
     DeviceError(std::string code, const std::string& message)
-        : Error(message + " (" + code + ")"), code_(std::move(code)) {}
+        : Error(code.empty() ? message : message + " (" + code + ")"), code_(std::move(code)) {}
     const std::string& code() const { return code_; }
 
 private:

@@ -93,8 +93,18 @@ nlohmann::json RunRecord::toJson() const {
 }
 
 RunRecord RunRecord::fromJson(const nlohmann::json& j) {
-    if (!j.is_object() || j.value("schema", std::string{}) != kSchema)
+    if (!j.is_object() || !j.contains("schema") || j.at("schema") != kSchema)
         throw DataError("", "not a run record (expected schema '" + std::string(kSchema) + "')");
+    try {
+        return fromCheckedJson(j);
+    } catch (const nlohmann::json::exception& e) {
+        throw DataError("", std::string("invalid run record: ") + e.what());
+    } catch (const ConfigError& e) {
+        throw DataError("", std::string("invalid run record: ") + e.what());
+    }
+}
+
+RunRecord RunRecord::fromCheckedJson(const nlohmann::json& j) {
     RunRecord r;
     r.name = valueOrDefault<std::string>(j, "name", "");
     r.status = runStatusFromString(valueOrDefault<std::string>(j, "status", "completed"));
@@ -119,7 +129,10 @@ void RunRecord::save(const std::string& path) const {
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);  // atomic on POSIX: readers see the old or the new file
-    if (ec) throw IoError("cannot replace run record '" + path + "': " + ec.message());
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        throw IoError("cannot replace run record '" + path + "': " + ec.message());
+    }
 }
 
 RunRecord RunRecord::load(const std::string& path) {
@@ -128,27 +141,29 @@ RunRecord RunRecord::load(const std::string& path) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+        throw DataError(path, std::string("invalid run record: ") + e.what());
+    }
+    try {
         return fromJson(j);
     } catch (const DataError& e) {
         throw DataError(path, e.reason());
-    } catch (const nlohmann::json::exception& e) {
-        throw DataError(path, std::string("invalid run record: ") + e.what());
-    } catch (const ConfigError& e) {
-        throw DataError(path, std::string("invalid run record: ") + e.what());
     }
 }
 
 void RunRecord::saveEpochCsv(const std::string& path) const {
     std::ofstream out(path, std::ios::trunc);
     if (!out) throw IoError("cannot write '" + path + "'");
-    auto opt = [](const std::optional<double>& v) { return v ? std::to_string(*v) : std::string(); };
+    out.precision(9);
+    // Optional values are written with the stream's precision; null is an empty cell.
+    auto opt = [&out](const std::optional<double>& v) -> std::ostream& { return v ? out << *v : out; };
     out << "epoch,warmup,train_loss,train_accuracy,val_loss,val_accuracy,wall_ms,device_ms,samples_per_s,"
            "data_ms,forward_ms,backward_ms,optimizer_ms,other_ms,elapsed_ms\n";
-    out.precision(9);
     for (const auto& e : epochs) {
-        out << e.epoch << ',' << (e.warmup ? 1 : 0) << ',' << e.trainLoss << ',' << e.trainAccuracy << ','
-            << opt(e.valLoss) << ',' << opt(e.valAccuracy) << ',' << e.wallMs << ',' << opt(e.deviceMs) << ','
-            << e.samplesPerSecond;
+        out << e.epoch << ',' << (e.warmup ? 1 : 0) << ',' << e.trainLoss << ',' << e.trainAccuracy << ',';
+        opt(e.valLoss) << ',';
+        opt(e.valAccuracy) << ',' << e.wallMs << ',';
+        opt(e.deviceMs) << ',' << e.samplesPerSecond;
         if (e.phases)
             out << ',' << e.phases->data << ',' << e.phases->forward << ',' << e.phases->backward << ','
                 << e.phases->optimizer << ',' << e.phases->other;

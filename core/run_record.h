@@ -46,13 +46,16 @@ struct RunRecord {
 
     RunSummary summary() const;
     nlohmann::json toJson() const;
-    static RunRecord fromJson(const nlohmann::json& j);  // throws DataError on a wrong schema
+    static RunRecord fromJson(const nlohmann::json& j);  // throws DataError on a wrong schema or content
 
     // Atomic: writes `path`.tmp then renames it over `path`. Throws IoError.
     void save(const std::string& path) const;
     static RunRecord load(const std::string& path);  // throws DataError
     // Per-epoch metrics as CSV (one header line, one line per epoch). Throws IoError.
     void saveEpochCsv(const std::string& path) const;
+
+private:
+    static RunRecord fromCheckedJson(const nlohmann::json& j);  // the schema is known to be right
 };
 
 std::string toString(RunStatus s);

@@ -86,9 +86,9 @@ private slots:
         std::vector<float> dlogits(kRows);
         lossAndGrad(loss, logits, y.data(), kRows, dlogits.data(), nullptr);
         mlp.backward(x.data(), dlogits.data(), kRows, /*accumulate=*/false);
-        const std::vector<float> analytic = mlp.grads();
+        const auto analytic = mlp.grads();
 
-        const MlpParams& p = mlp.params();
+        const MlpParams p = mlp.params();
         std::vector<double> values(p.values.begin(), p.values.end());
         const double h = 1e-6;
         for (std::size_t k = 0; k < values.size(); ++k) {
@@ -111,7 +111,7 @@ private slots:
         std::vector<float> x(kRows * kInputs, 0.5f), dlogits(kRows, 0.1f);
         mlp.forward(x.data(), kRows);
         mlp.backward(x.data(), dlogits.data(), kRows, false);
-        const std::vector<float> once = mlp.grads();
+        const auto once = mlp.grads();
         mlp.backward(x.data(), dlogits.data(), kRows, true);
         for (std::size_t k = 0; k < once.size(); ++k) QCOMPARE(mlp.grads()[k], 2.0f * once[k]);
         mlp.zeroGrads();
