@@ -1,0 +1,91 @@
+// Parity with PyTorch: from the same initial weights and the same batches, 3 epochs of the CPU
+// backend match PyTorch's loss curve and final weights. The fixture (tests/data/parity) is made by
+// `/usr/bin/python3 bench/make_parity_fixture.py` with Debian's PyTorch.
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cpu_backend.h"
+#include "npy_io.h"
+#include "prepare.h"
+#include "safetensors.h"
+#include "test_support.h"
+#include "trainer.h"
+
+using namespace wb;
+
+namespace {
+const std::string kDir = WB_TEST_DATA_DIR "/parity/";
+
+nlohmann::json expected() {
+    std::ifstream in(kDir + "expected.json");
+    return nlohmann::json::parse(in);
+}
+
+// The fixture's optimizer block, in our JSON's words ("kind" is called "type" there).
+OptimizerSpec optimizerOf(const nlohmann::json& block) {
+    nlohmann::json j = block;
+    j["type"] = j.at("kind");
+    return j.get<OptimizerSpec>();
+}
+}  // namespace
+
+class TestParity : public QObject {
+    Q_OBJECT
+
+private slots:
+    void matchesPyTorch_data() {
+        QTest::addColumn<QString>("name");
+        const nlohmann::json fixture = expected();
+        for (const auto& [name, c] : fixture.at("cases").items())
+            QTest::newRow(name.c_str()) << QString::fromStdString(name);
+    }
+
+    void matchesPyTorch() {
+        QFETCH(QString, name);
+        const nlohmann::json fixture = expected();
+        const nlohmann::json& c = fixture.at("cases").at(name.toStdString());
+        const Dataset ds = loadNpyDataset(kDir + "x.npy", kDir + "y.npy");
+
+        RunConfig config;
+        config.name = name.toStdString();
+        config.prepare.standardize = false;  // the same rows PyTorch saw, in file order
+        config.optimizer = optimizerOf(c.at("optimizer"));
+        config.execution.loss = lossKindFromString(c.at("loss").get<std::string>());
+        config.train.epochs = fixture.at("train").at("epochs").get<int>();
+        config.train.batchSize = fixture.at("train").at("batch_size").get<int>();
+        config.initWeights = kDir + "init.safetensors";
+        const PreparedData data = prepare(ds, config.prepare);
+        auto backend = makeCpuBackend();
+        Trainer trainer(config, ds, data, *backend);
+        CancelFlag cancel{false};
+        const RunRecord record = trainer.run(cancel);
+        WB_COMPARE_NAME(record.status, "completed");
+
+        const auto losses = c.at("epoch_train_loss").get<std::vector<double>>();
+        QCOMPARE(record.epochs.size(), losses.size());
+        for (std::size_t e = 0; e < losses.size(); ++e)
+            QVERIFY2(std::abs(record.epochs[e].trainLoss - losses[e]) <= 1e-4 * std::abs(losses[e]),
+                     qPrintable(QString("epoch %1: ours %2, PyTorch %3")
+                                    .arg(e + 1)
+                                    .arg(record.epochs[e].trainLoss, 0, 'g', 10)
+                                    .arg(losses[e], 0, 'g', 10)));
+        const auto accuracies = c.at("epoch_train_accuracy").get<std::vector<double>>();
+        QVERIFY(std::abs(record.epochs.back().trainAccuracy - accuracies.back()) <= 2e-3);  // a row or two
+
+        const MlpParams torch = loadSafetensors(kDir + c.at("final_weights").get<std::string>());
+        const MlpParams& ours = trainer.finalParams();
+        QCOMPARE(ours.count(), torch.count());
+        for (std::size_t k = 0; k < ours.count(); ++k) {
+            const double want = torch.values[k], got = ours.values[k];
+            QVERIFY2(std::abs(got - want) <= 1e-3 * std::abs(want) + 1e-5,
+                     qPrintable(QString("parameter %1: ours %2, PyTorch %3").arg(k).arg(got, 0, 'g', 9).arg(want, 0, 'g', 9)));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestParity)
+#include "tst_parity.moc"
