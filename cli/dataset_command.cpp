@@ -1,5 +1,6 @@
 // `mlpwb dataset`: load a data set as `train` would, describe it, and optionally export it as .npy
 // (so peers in bench/ train on exactly the same rows).
+#include <chrono>
 #include <cstdio>
 #include <memory>
 
@@ -18,12 +19,15 @@ struct DatasetOptions {
 };
 
 int describeDataset(const DatasetOptions& opt) {
+    const auto start = std::chrono::steady_clock::now();
     const Dataset ds = loadDataset(opt.source.toDataSpec());
+    const double loadMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::printf("source:   %s\nrows:     %zu\nfeatures: %zu\nlabel:    %s\n", ds.source.c_str(), ds.rows, ds.cols,
                 ds.labelName.c_str());
     std::printf("balance:  %.2f %% positive\n", 100.0 * ds.positiveFraction());
     for (const auto& [text, value] : ds.labelMapping) std::printf("mapping:  %s -> %d\n", text.c_str(), value);
     std::printf("hash:     %s\n", ds.hash.c_str());
+    std::printf("loaded:   %.1f ms (parse, checks and hash)\n", loadMs);
     for (const auto& note : ds.notes) std::printf("note:     %s\n", note.c_str());
     if (!opt.npyOut.empty()) {
         writeNpy(opt.npyOut + "_x.npy", ds.features.data(), {ds.rows, ds.cols});
