@@ -31,6 +31,9 @@ void ProgressPrinter::epoch(const EpochMetrics& m) {
         std::fflush(out_);  // a pipe is fully buffered: let readers (tee, the GUI, tests) see each epoch now
         return;
     }
+    // Redraw at most ~10 times a second: a fast run must not spend its time in the terminal.
+    if (m.epoch != total_ && barOpen_ && m.elapsedMs - lastDrawMs_ < 100.0) return;
+    lastDrawMs_ = m.elapsedMs;
     const int filled = total_ > 0 ? kBarWidth * m.epoch / total_ : kBarWidth;
     std::string bar(static_cast<std::size_t>(filled), '#');
     bar.resize(kBarWidth, '.');

@@ -22,6 +22,7 @@ private:
     bool quiet_;
     bool terminal_;
     bool barOpen_ = false;
+    double lastDrawMs_ = 0;  // elapsed time of the run at the last redraw
 };
 
 }  // namespace wb::cli
