@@ -1,9 +1,24 @@
 // Small helpers shared by the test suites.
 #pragma once
 
+#include <optional>
+
 #include <QString>
 #include <QtTest>
+
+#include "errors.h"
 
 // Compares an enum of the core by its name (QCOMPARE cannot print enum classes), e.g.
 // WB_COMPARE_NAME(record.status, "completed").
 #define WB_COMPARE_NAME(value, expected) QCOMPARE(QString::fromStdString(wb::toString(value)), QString(expected))
+
+// The DataError that `load` throws, or nullopt when it throws none (other exceptions propagate).
+template <typename F>
+std::optional<wb::DataError> dataErrorOf(F&& load) {
+    try {
+        load();
+    } catch (const wb::DataError& e) {
+        return e;
+    }
+    return std::nullopt;
+}

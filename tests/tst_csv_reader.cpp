@@ -9,6 +9,7 @@
 #include "csv_reader.h"
 #include "data_source.h"
 #include "errors.h"
+#include "test_support.h"
 
 namespace {
 
@@ -21,15 +22,6 @@ wb::CsvOptions makeOptions(const QString& label, const QStringList& ignore, cons
     return o;
 }
 
-template <typename F>
-std::optional<wb::DataError> dataErrorOf(F&& load) {
-    try {
-        load();
-    } catch (const wb::DataError& e) {
-        return e;
-    }
-    return std::nullopt;
-}
 
 QList<float> toList(const std::vector<float>& v) { return QList<float>(v.begin(), v.end()); }
 

@@ -8,6 +8,7 @@
 
 #include "errors.h"
 #include "npy_io.h"
+#include "test_support.h"
 
 namespace {
 
@@ -35,15 +36,6 @@ QByteArray bytesOf(const std::vector<T>& values) {
     return QByteArray(reinterpret_cast<const char*>(values.data()), qsizetype(values.size() * sizeof(T)));
 }
 
-template <typename F>
-std::optional<wb::DataError> dataErrorOf(F&& load) {
-    try {
-        load();
-    } catch (const wb::DataError& e) {
-        return e;
-    }
-    return std::nullopt;
-}
 
 }  // namespace
 

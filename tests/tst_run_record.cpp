@@ -11,6 +11,7 @@
 
 #include "errors.h"
 #include "run_record.h"
+#include "test_support.h"
 
 namespace {
 
@@ -66,15 +67,6 @@ void writeFile(const QString& path, const QByteArray& content) {
     f.write(content);
 }
 
-template <typename F>
-std::optional<wb::DataError> dataErrorOf(F&& f) {
-    try {
-        f();
-    } catch (const wb::DataError& e) {
-        return e;
-    }
-    return std::nullopt;
-}
 
 // Epoch lists written as "wall[w]" items, e.g. "50w 10 30": 'w' marks the warm-up epoch.
 std::vector<wb::EpochMetrics> parseEpochs(const QString& spec) {
