@@ -434,6 +434,15 @@ def check_args(parser, args):
         parser.error("--threads must be at least 1")
 
 
+def parse_peer_args(doc, default_name, argv=None):
+    """Parses and checks a peer's command line. Returns (args, reason): reason is why the peer
+    must skip (no torch, no GPU), or None."""
+    parser = build_arg_parser(doc.splitlines()[0], default_name)
+    args = parser.parse_args(argv)
+    check_args(parser, args)
+    return args, unavailable_reason(args.device)
+
+
 def prepare(args, output_sigmoid):
     """Thread count, data (on the host) and the initial model (on args.device).
 

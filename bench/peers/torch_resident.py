@@ -70,10 +70,7 @@ def make_epoch_runner(model, x, y, batch_size, lr):
 
 
 def main(argv=None):
-    parser = common.build_arg_parser(__doc__.splitlines()[0], DEFAULT_NAME)
-    args = parser.parse_args(argv)
-    common.check_args(parser, args)
-    reason = common.unavailable_reason(args.device)
+    args, reason = common.parse_peer_args(__doc__, DEFAULT_NAME, argv)
     if reason:
         return common.skip(reason)
 
