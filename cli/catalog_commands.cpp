@@ -31,8 +31,10 @@ Command addInfoCommand(CLI::App& app) {
     app.add_subcommand("info", "list the backends and devices, and why one is unavailable");
     return [] {
         for (const auto& b : BackendRegistry::instance().list()) {
-            if (b.available) std::printf("%-5s available: %s\n", b.name.c_str(), b.device.c_str());
-            else std::printf("%-5s unavailable: %s\n", b.name.c_str(), b.reason.c_str());
+            if (b.available)
+                std::printf("%-5s available: %s\n", b.name.c_str(), b.device.c_str());
+            else
+                std::printf("%-5s unavailable: %s\n", b.name.c_str(), b.reason.c_str());
             for (const auto& [k, v] : b.details) std::printf("      %s: %s\n", k.c_str(), v.c_str());
         }
 #ifndef WB_WITH_CUDA

@@ -17,11 +17,10 @@ int main(int argc, char** argv) {
     CLI::App app{"MLP Workbench: train small MLPs and measure why one way of executing them is faster"};
     app.require_subcommand(1);
     app.set_version_flag("--version", "mlpwb 0.1.0");
-    const std::vector<std::pair<std::string, Command>> commands = {
-        {"train", addTrainCommand(app)},
-        {"dataset", addDatasetCommand(app)},
-        {"presets", addPresetsCommand(app)},
-        {"info", addInfoCommand(app)}};
+    const std::vector<std::pair<std::string, Command>> commands = {{"train", addTrainCommand(app)},
+                                                                   {"dataset", addDatasetCommand(app)},
+                                                                   {"presets", addPresetsCommand(app)},
+                                                                   {"info", addInfoCommand(app)}};
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

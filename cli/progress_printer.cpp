@@ -52,7 +52,8 @@ void ProgressPrinter::finish(const RunRecord& record) {
     if (s.medianEpochMs) std::fprintf(out_, ", median %.3f ms/epoch", *s.medianEpochMs);
     if (s.final) {
         std::fprintf(out_, ", final loss %.6f acc %.4f", s.final->trainLoss, s.final->trainAccuracy);
-        if (s.final->valLoss) std::fprintf(out_, " val_loss %.6f val_acc %.4f", *s.final->valLoss, *s.final->valAccuracy);
+        if (s.final->valLoss)
+            std::fprintf(out_, " val_loss %.6f val_acc %.4f", *s.final->valLoss, *s.final->valAccuracy);
     }
     std::fputc('\n', out_);
     std::fflush(out_);

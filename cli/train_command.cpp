@@ -17,7 +17,9 @@ namespace wb::cli {
 namespace {
 CancelFlag gCancel{false};  // set by SIGINT/SIGTERM, read by the trainer between steps
 
-extern "C" void onSignal(int) { gCancel.store(true); }
+extern "C" void onSignal(int) {
+    gCancel.store(true);
+}
 
 int exitCodeFor(RunStatus status) {
     switch (status) {

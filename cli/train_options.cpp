@@ -32,7 +32,9 @@ std::vector<int> parseLayers(const std::string& s) {
     return widths;
 }
 
-bool given(const CLI::App& app, const char* flag) { return app.count(flag) > 0; }
+bool given(const CLI::App& app, const char* flag) {
+    return app.count(flag) > 0;
+}
 
 std::string extensionOf(const std::string& path) {
     const auto dot = path.rfind('.');
@@ -78,7 +80,8 @@ DataSpec DataOptions::toDataSpec() const {
 void TrainOptions::bind(CLI::App& app) {
     auto* d = app.add_option_group("Data");
     source.bind(*d);
-    d->add_option("--val-split", valSplit, "fraction held out for validation (stratified)")->check(CLI::Range(0.0, 0.99));
+    d->add_option("--val-split", valSplit, "fraction held out for validation (stratified)")
+        ->check(CLI::Range(0.0, 0.99));
     d->add_flag("--no-standardize", noStandardize, "do not standardise the features");
 
     auto* m = app.add_option_group("Model and optimizer");
@@ -148,9 +151,13 @@ RunConfig TrainOptions::toRunConfig(const CLI::App& app) const {
     c.train = {epochs, batchSize, shuffle, seed};
 
     if (!preset.empty()) c.execution = presetByName(preset).settings;
-    const std::pair<const char*, const std::string*> switches[] = {
-        {"data_path", &dataPath}, {"launch", &launch},       {"loss", &loss},         {"zero_grad", &zeroGrad},
-        {"optimizer_kernel", &optimizerKernel}, {"precision", &precision}, {"gemm", &gemm}};
+    const std::pair<const char*, const std::string*> switches[] = {{"data_path", &dataPath},
+                                                                   {"launch", &launch},
+                                                                   {"loss", &loss},
+                                                                   {"zero_grad", &zeroGrad},
+                                                                   {"optimizer_kernel", &optimizerKernel},
+                                                                   {"precision", &precision},
+                                                                   {"gemm", &gemm}};
     for (const auto& [switchName, value] : switches)
         if (!value->empty()) setSwitch(c.execution, switchName, *value);
 

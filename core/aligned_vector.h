@@ -21,7 +21,9 @@ struct Aligned64Allocator {
     T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlignment)); }
     void deallocate(T* p, std::size_t) noexcept { ::operator delete(p, kAlignment); }
     template <typename U>
-    bool operator==(const Aligned64Allocator<U>&) const noexcept { return true; }
+    bool operator==(const Aligned64Allocator<U>&) const noexcept {
+        return true;
+    }
 };
 
 template <typename T>

@@ -32,12 +32,12 @@ struct TrainingProblem {
 
 // The result of one pass over the training rows.
 struct EpochResult {
-    double lossSum = 0;                 // sum of per-sample losses
-    std::size_t correct = 0;            // samples classified correctly (p >= 0.5 vs label)
-    std::size_t samples = 0;            // samples processed (fewer when cancelled)
+    double lossSum = 0;       // sum of per-sample losses
+    std::size_t correct = 0;  // samples classified correctly (p >= 0.5 vs label)
+    std::size_t samples = 0;  // samples processed (fewer when cancelled)
     bool cancelled = false;
-    std::optional<int> nonFiniteStep;   // 1-based step whose loss was not finite
-    std::optional<PhaseTimes> phases;   // null where not separable
+    std::optional<int> nonFiniteStep;  // 1-based step whose loss was not finite
+    std::optional<PhaseTimes> phases;  // null where not separable
     std::optional<double> deviceMs;
 };
 
@@ -66,10 +66,10 @@ public:
 };
 
 struct BackendInfo {
-    std::string name;                  // "cpu", "cuda"
+    std::string name;  // "cpu", "cuda"
     bool available = false;
-    std::string device;                // device name when available
-    std::string reason;                // why not, when unavailable
+    std::string device;                                        // device name when available
+    std::string reason;                                        // why not, when unavailable
     std::vector<std::pair<std::string, std::string>> details;  // compute capability, driver, ...
 };
 
@@ -86,7 +86,11 @@ public:
 
 private:
     BackendRegistry();
-    struct Entry { std::string name; Probe probe; Factory factory; };
+    struct Entry {
+        std::string name;
+        Probe probe;
+        Factory factory;
+    };
     std::vector<Entry> entries_;
 };
 

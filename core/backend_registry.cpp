@@ -31,8 +31,7 @@ std::unique_ptr<Backend> BackendRegistry::create(const std::string& name, int de
         if (!info.available) throw DeviceError("", name + " backend unavailable: " + info.reason);
         return e.factory(device);
     }
-    if (name == "cuda")
-        throw DeviceError("", "cuda backend unavailable: this build has no CUDA backend (WB_CUDA=OFF)");
+    if (name == "cuda") throw DeviceError("", "cuda backend unavailable: this build has no CUDA backend (WB_CUDA=OFF)");
     throw ConfigError("unknown backend '" + name + "'");
 }
 

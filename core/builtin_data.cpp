@@ -55,8 +55,7 @@ constexpr double kNoiseRatio = 0.2;
 constexpr double kTeacherGain = 3.0;
 
 // splitmix64: independent seeds for the separate streams (plan, teacher, calibration, rows).
-std::uint64_t subSeed(std::uint64_t seed, std::uint64_t stream)
-{
+std::uint64_t subSeed(std::uint64_t seed, std::uint64_t stream) {
     std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (stream + 1);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
@@ -65,8 +64,7 @@ std::uint64_t subSeed(std::uint64_t seed, std::uint64_t stream)
 
 // Which kind each column is: about 2/3 Gaussian, 1/6 correlated, 1/12 binary, 1/12 skewed,
 // at shuffled positions.
-std::vector<ColumnKind> planKinds(std::size_t features, Rng& rng)
-{
+std::vector<ColumnKind> planKinds(std::size_t features, Rng& rng) {
     const std::size_t nBinary = features / 12, nSkewed = features / 12, nCorrelated = features / 6;
     std::vector<ColumnKind> byRank(features, ColumnKind::Gaussian);  // (features)
     std::size_t k = 0;
@@ -75,21 +73,18 @@ std::vector<ColumnKind> planKinds(std::size_t features, Rng& rng)
     for (std::size_t i = 0; i < nCorrelated; ++i) byRank[k++] = ColumnKind::Correlated;
     const auto order = permutation(static_cast<std::uint32_t>(features), rng);
     std::vector<ColumnKind> kinds(features);  // (features)
-    for (std::size_t c = 0; c < features; ++c)
-        kinds[c] = byRank[order[c]];
+    for (std::size_t c = 0; c < features; ++c) kinds[c] = byRank[order[c]];
     return kinds;
 }
 
-void planBinary(ColumnPlan& p, Rng& rng)
-{
+void planBinary(ColumnPlan& p, Rng& rng) {
     p.threshold = 2.4 * rng.uniformDouble() - 1.2;  // prevalence between about 12 % and 88 %
     const double prevalence = 0.5 * std::erfc(p.threshold / std::numbers::sqrt2);
     p.mean = prevalence;
     p.sd = std::sqrt(prevalence * (1.0 - prevalence));
 }
 
-void planSkewed(ColumnPlan& p, Rng& rng)
-{
+void planSkewed(ColumnPlan& p, Rng& rng) {
     // Log-normal amounts: mean exp(s^2/2), variance (exp(s^2) - 1) exp(s^2), times the scale.
     p.sigma = 0.4 + 0.4 * rng.uniformDouble();
     p.scale = std::exp(6.0 * rng.uniformDouble());  // 1 .. 400
@@ -98,8 +93,7 @@ void planSkewed(ColumnPlan& p, Rng& rng)
     p.sd = std::sqrt((std::exp(s2) - 1.0) * std::exp(s2));
 }
 
-std::vector<ColumnPlan> planColumns(std::size_t features, Rng& rng)
-{
+std::vector<ColumnPlan> planColumns(std::size_t features, Rng& rng) {
     const auto kinds = planKinds(features, rng);
     std::vector<std::size_t> gaussians;
     for (std::size_t c = 0; c < features; ++c)
@@ -124,8 +118,7 @@ std::vector<ColumnPlan> planColumns(std::size_t features, Rng& rng)
     return plan;
 }
 
-Teacher makeTeacher(std::size_t features, Rng& rng)
-{
+Teacher makeTeacher(std::size_t features, Rng& rng) {
     Teacher t;
     t.w1.resize(features * kTeacherHidden);
     t.b1.resize(kTeacherHidden);
@@ -137,46 +130,42 @@ Teacher makeTeacher(std::size_t features, Rng& rng)
     return t;
 }
 
-double teacherScore(const Teacher& t, const double* zs, std::size_t features)
-{
+double teacherScore(const Teacher& t, const double* zs, std::size_t features) {
     double a[kTeacherHidden];  // (kTeacherHidden) pre-activations
     std::copy(t.b1.begin(), t.b1.end(), a);
     for (std::size_t c = 0; c < features; ++c) {
         const double* w = t.w1.data() + c * kTeacherHidden;
-        for (std::size_t h = 0; h < kTeacherHidden; ++h)
-            a[h] += w[h] * zs[c];
+        for (std::size_t h = 0; h < kTeacherHidden; ++h) a[h] += w[h] * zs[c];
     }
     double score = 0.0;
-    for (std::size_t h = 0; h < kTeacherHidden; ++h)
-        score += t.w2[h] * std::tanh(a[h]);
+    for (std::size_t h = 0; h < kTeacherHidden; ++h) score += t.w2[h] * std::tanh(a[h]);
     return score;
 }
 
 // One row from its latents z (features): writes the raw values x and the standardised values zs.
-void makeRow(const std::vector<ColumnPlan>& plan, const double* z, float* x, double* zs)
-{
+void makeRow(const std::vector<ColumnPlan>& plan, const double* z, float* x, double* zs) {
     for (std::size_t c = 0; c < plan.size(); ++c) {
         const ColumnPlan& p = plan[c];
         double v = 0.0;
         switch (p.kind) {
-        case ColumnKind::Gaussian:
-            zs[c] = z[c];
-            v = p.offset + p.scale * z[c];
-            break;
-        case ColumnKind::Correlated:
-            zs[c] = p.rho * z[p.source] + std::sqrt(1.0 - p.rho * p.rho) * z[c];
-            v = p.offset + p.scale * zs[c];
-            break;
-        case ColumnKind::Binary:
-            v = z[c] > p.threshold ? 1.0 : 0.0;
-            zs[c] = (v - p.mean) / p.sd;
-            break;
-        case ColumnKind::Skewed: {
-            const double e = std::exp(p.sigma * z[c]);
-            zs[c] = (e - p.mean) / p.sd;
-            v = p.scale * e;
-            break;
-        }
+            case ColumnKind::Gaussian:
+                zs[c] = z[c];
+                v = p.offset + p.scale * z[c];
+                break;
+            case ColumnKind::Correlated:
+                zs[c] = p.rho * z[p.source] + std::sqrt(1.0 - p.rho * p.rho) * z[c];
+                v = p.offset + p.scale * zs[c];
+                break;
+            case ColumnKind::Binary:
+                v = z[c] > p.threshold ? 1.0 : 0.0;
+                zs[c] = (v - p.mean) / p.sd;
+                break;
+            case ColumnKind::Skewed: {
+                const double e = std::exp(p.sigma * z[c]);
+                zs[c] = (e - p.mean) / p.sd;
+                v = p.scale * e;
+                break;
+            }
         }
         x[c] = static_cast<float>(v);
     }
@@ -187,8 +176,7 @@ void makeRow(const std::vector<ColumnPlan>& plan, const double* z, float* x, dou
 class NormalStream {
 public:
     explicit NormalStream(Rng& rng) : rng_(rng) {}
-    double next()
-    {
+    double next() {
         if (hasSpare_) {
             hasSpare_ = false;
             return spare_;
@@ -213,14 +201,12 @@ private:
 };
 
 // Draws one row's latents (features) plus one uniform for the label noise.
-double drawLatents(NormalStream& normals, std::vector<double>& z)
-{
+double drawLatents(NormalStream& normals, std::vector<double>& z) {
     for (double& v : z) v = normals.next();
     return normals.rng().uniformDouble();
 }
 
-double logisticNoise(double u)
-{
+double logisticNoise(double u) {
     u = std::clamp(u, 1e-12, 1.0 - 1e-12);
     return std::log(u / (1.0 - u));
 }
@@ -232,11 +218,10 @@ struct LabelRule {
 
 // Threshold and noise from a calibration sample of the teacher's scores: the threshold is a
 // seeded quantile in 40..60 %, so classes stay roughly balanced whatever the teacher.
-LabelRule calibrate(const std::vector<ColumnPlan>& plan, const Teacher& t, Rng& rng)
-{
+LabelRule calibrate(const std::vector<ColumnPlan>& plan, const Teacher& t, Rng& rng) {
     const std::size_t f = plan.size();
-    std::vector<double> z(f), zs(f);    // (features)
-    std::vector<float> x(f);            // (features)
+    std::vector<double> z(f), zs(f);               // (features)
+    std::vector<float> x(f);                       // (features)
     std::vector<double> scores(kCalibrationRows);  // (kCalibrationRows)
     double sum = 0.0, sumSq = 0.0;
     NormalStream normals(rng);
@@ -257,13 +242,11 @@ LabelRule calibrate(const std::vector<ColumnPlan>& plan, const Teacher& t, Rng& 
 
 }  // namespace
 
-Dataset generateSeedLike(std::size_t rows, std::uint64_t seed, std::size_t features)
-{
-    if (rows == 0)
-        throw ConfigError("The built-in data set needs at least one row.");
+Dataset generateSeedLike(std::size_t rows, std::uint64_t seed, std::size_t features) {
+    if (rows == 0) throw ConfigError("The built-in data set needs at least one row.");
     if (features == 0 || features > 100000)
-        throw ConfigError("The built-in data set needs between 1 and 100000 features, not " +
-                          std::to_string(features) + ".");
+        throw ConfigError("The built-in data set needs between 1 and 100000 features, not " + std::to_string(features) +
+                          ".");
     Rng planRng(subSeed(seed, 0)), teacherRng(subSeed(seed, 1));
     Rng calibrationRng(subSeed(seed, 2)), rowRng(subSeed(seed, 3));
     const auto plan = planColumns(features, planRng);
@@ -274,8 +257,8 @@ Dataset generateSeedLike(std::size_t rows, std::uint64_t seed, std::size_t featu
     d.source = "builtin";
     d.rows = rows;
     d.cols = features;
-    d.features.resize(rows * features);  // (rows, features)
-    d.labels.resize(rows);               // (rows)
+    d.features.resize(rows * features);             // (rows, features)
+    d.labels.resize(rows);                          // (rows)
     std::vector<double> z(features), zs(features);  // (features) one row's latents, standardised
     NormalStream normals(rowRng);
     for (std::size_t r = 0; r < rows; ++r) {
@@ -286,8 +269,7 @@ Dataset generateSeedLike(std::size_t rows, std::uint64_t seed, std::size_t featu
     }
     d.columnNames.reserve(features);
     // append, not "f" + to_string(c): the latter trips a GCC 12 -Wrestrict false positive.
-    for (std::size_t c = 0; c < features; ++c)
-        d.columnNames.push_back(std::string("f").append(std::to_string(c)));
+    for (std::size_t c = 0; c < features; ++c) d.columnNames.push_back(std::string("f").append(std::to_string(c)));
     d.labelName = "label";
     d.computeHash();
     return d;

@@ -182,7 +182,7 @@ private:
     TrainingProblem problem_;
     std::unique_ptr<CpuMlp> mlp_;
     std::unique_ptr<Optimizer> optimizer_;
-    AlignedVector<float> trainX_;              // (rows, cols) aligned copy of the training rows
+    AlignedVector<float> trainX_;  // (rows, cols) aligned copy of the training rows
     AlignedVector<float> batchX_, batchY_, dlogits_;
     AlignedVector<float> shuffledX_, shuffledY_;
 };
@@ -199,7 +199,9 @@ std::string cpuModelName() {
     return "unknown CPU";
 }
 
-std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<Backend> makeCpuBackend() {
+    return std::make_unique<CpuBackend>();
+}
 
 BackendInfo probeCpuBackend() {
     return {"cpu", true, cpuModelName(), "", {{"threads", std::to_string(Eigen::nbThreads())}}};

@@ -48,13 +48,13 @@ const float* CpuMlp::forward(const float* x, std::size_t n) {
     const std::size_t last = layers_.size() - 1;
     for (std::size_t l = 0; l <= last; ++l) {
         const LayerSlice& s = layers_[l];
-        ConstMat in(input, rows, s.in);                   // (n, in)
-        ConstMat w(values_.data() + s.weightOffset, s.out, s.in);       // (out, in)
-        ConstRowVec b(values_.data() + s.biasOffset, s.out);            // (out)
-        Mat z(pre_[l].data(), rows, s.out);               // (n, out)
+        ConstMat in(input, rows, s.in);                            // (n, in)
+        ConstMat w(values_.data() + s.weightOffset, s.out, s.in);  // (out, in)
+        ConstRowVec b(values_.data() + s.biasOffset, s.out);       // (out)
+        Mat z(pre_[l].data(), rows, s.out);                        // (n, out)
         z.noalias() = in * w.transpose();
         z.rowwise() += b;
-        if (l == last) return pre_[l].data();             // the logits, no activation
+        if (l == last) return pre_[l].data();  // the logits, no activation
         std::copy_n(pre_[l].data(), n * static_cast<std::size_t>(s.out), post_[l].data());
         activate(activation_, post_[l].data(), n * static_cast<std::size_t>(s.out));
         input = post_[l].data();
@@ -79,8 +79,8 @@ void CpuMlp::backward(const float* x, const float* dlogits, std::size_t n, bool 
             gw.noalias() = dz.transpose() * in;
             gb = dz.colwise().sum();
         }
-        if (l == 0) break;  // no gradient needed for the input
-        Mat dPrev(deltaPrev_.data(), rows, s.in);              // (n, in)
+        if (l == 0) break;                         // no gradient needed for the input
+        Mat dPrev(deltaPrev_.data(), rows, s.in);  // (n, in)
         dPrev.noalias() = dz * ConstMat(values_.data() + s.weightOffset, s.out, s.in);
         activationBackward(activation_, pre_[l - 1].data(), post_[l - 1].data(), deltaPrev_.data(),
                            n * static_cast<std::size_t>(s.in));
@@ -88,6 +88,8 @@ void CpuMlp::backward(const float* x, const float* dlogits, std::size_t n, bool 
     }
 }
 
-void CpuMlp::zeroGrads() { std::fill(grads_.begin(), grads_.end(), 0.0f); }
+void CpuMlp::zeroGrads() {
+    std::fill(grads_.begin(), grads_.end(), 0.0f);
+}
 
 }  // namespace wb

@@ -36,10 +36,10 @@ private:
     AlignedVector<float> grads_;   // (paramCount)
     Activation activation_;
     std::size_t capacity_;
-    std::vector<AlignedVector<float>> pre_;  // per layer (B, w[l+1]) pre-activation z
+    std::vector<AlignedVector<float>> pre_;   // per layer (B, w[l+1]) pre-activation z
     std::vector<AlignedVector<float>> post_;  // per hidden layer (B, w[l+1]) activation f(z)
-    AlignedVector<float> delta_;            // (B, max width) gradient w.r.t. the current layer's z
-    AlignedVector<float> deltaPrev_;        // (B, max width) gradient w.r.t. the previous layer's z
+    AlignedVector<float> delta_;              // (B, max width) gradient w.r.t. the current layer's z
+    AlignedVector<float> deltaPrev_;          // (B, max width) gradient w.r.t. the previous layer's z
 };
 
 }  // namespace wb

@@ -3,8 +3,8 @@
 #include "csv_reader.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cfloat>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -73,9 +73,9 @@ Cell parseNumber(std::string_view s, float& out) {
 
 const char* cellProblem(Cell c) {
     switch (c) {
-    case Cell::OutOfRange: return "number out of range for float32";
-    case Cell::NotFinite: return "not a finite number";
-    default: return "not a number";
+        case Cell::OutOfRange: return "number out of range for float32";
+        case Cell::NotFinite: return "not a finite number";
+        default: return "not a number";
     }
 }
 
@@ -83,9 +83,9 @@ const char* cellProblem(Cell c) {
 // Column layout
 
 struct Layout {
-    std::size_t columns = 0;            // fields per record
+    std::size_t columns = 0;  // fields per record
     std::size_t labelColumn = 0;
-    std::vector<int> slot;              // per file column: feature index, kLabelSlot or kIgnoredSlot
+    std::vector<int> slot;  // per file column: feature index, kLabelSlot or kIgnoredSlot
     std::vector<std::string> featureNames;
     std::string labelName = "label";
 };
@@ -112,8 +112,8 @@ std::string listNames(const std::vector<std::string>& names) {
 }
 
 // A column given by header name (preferred) or by 0-based index.
-std::size_t resolveColumn(const std::string& spec, const std::vector<std::string>& header,
-                          std::size_t columns, const std::string& file, const std::string& what) {
+std::size_t resolveColumn(const std::string& spec, const std::vector<std::string>& header, std::size_t columns,
+                          const std::string& file, const std::string& what) {
     const auto named = std::find(header.begin(), header.end(), spec);
     if (named != header.end()) return static_cast<std::size_t>(named - header.begin());
     if (const auto index = parseIndex(spec)) {
@@ -136,23 +136,21 @@ bool looksLikeHeader(const std::vector<Field>& fields, const CsvOptions& options
         const bool ignored = std::any_of(options.ignore.begin(), options.ignore.end(),
                                          [&](const std::string& s) { return parseIndex(s) == i; });
         float value = 0;
-        if (!ignored && (fields[i].escaped || parseNumber(trimmed(fields[i]), value) == Cell::NotNumber))
-            return true;
+        if (!ignored && (fields[i].escaped || parseNumber(trimmed(fields[i]), value) == Cell::NotNumber)) return true;
     }
     return false;
 }
 
 bool hasHeader(const std::vector<Field>& first, const CsvOptions& options) {
     switch (options.header) {
-    case HeaderMode::Yes: return true;
-    case HeaderMode::No: return false;
-    case HeaderMode::Auto: break;
+        case HeaderMode::Yes: return true;
+        case HeaderMode::No: return false;
+        case HeaderMode::Auto: break;
     }
     return looksLikeHeader(first, options);
 }
 
-Layout makeLayout(const std::vector<Field>& first, bool header, const CsvOptions& options,
-                  const std::string& file) {
+Layout makeLayout(const std::vector<Field>& first, bool header, const CsvOptions& options, const std::string& file) {
     Layout layout;
     layout.columns = first.size();
     std::vector<std::string> names;
@@ -162,8 +160,8 @@ Layout makeLayout(const std::vector<Field>& first, bool header, const CsvOptions
             names.push_back(name.empty() ? generatedName(i) : name);
         }
     }
-    layout.labelColumn = options.label.empty() ? layout.columns - 1
-                                               : resolveColumn(options.label, names, layout.columns, file, "label");
+    layout.labelColumn =
+        options.label.empty() ? layout.columns - 1 : resolveColumn(options.label, names, layout.columns, file, "label");
     layout.slot.assign(layout.columns, 0);
     layout.slot[layout.labelColumn] = kLabelSlot;
     for (const std::string& spec : options.ignore) {
@@ -180,7 +178,8 @@ Layout makeLayout(const std::vector<Field>& first, bool header, const CsvOptions
     if (header) layout.labelName = names[layout.labelColumn];
     if (layout.featureNames.empty())
         throw DataError(file, "no feature columns left: the file has " + std::to_string(layout.columns) +
-                                  " column(s), one is the label" + (options.ignore.empty() ? "" : ", the rest ignored"));
+                                  " column(s), one is the label" +
+                                  (options.ignore.empty() ? "" : ", the rest ignored"));
     return layout;
 }
 
@@ -236,8 +235,8 @@ private:
             if (names_[i] == text) return static_cast<float>(i);
         if (count_ == 2)
             throw DataError(file_, line, column, std::string(text),
-                            "a third label value; the label column must hold exactly two values ('" +
-                                names_[0] + "' and '" + names_[1] + "' so far)");
+                            "a third label value; the label column must hold exactly two values ('" + names_[0] +
+                                "' and '" + names_[1] + "' so far)");
         names_[count_] = std::string(text);
         return static_cast<float>(count_++);
     }
@@ -255,18 +254,21 @@ private:
 class RowConverter {
 public:
     RowConverter(const Layout& layout, MissingPolicy missing, const std::string& file, std::size_t rowsHint)
-        : layout_(layout), missing_(missing), file_(file), labelCoder_(file),
-          sums_(layout.featureNames.size(), 0.0), counts_(layout.featureNames.size(), 0) {
+        : layout_(layout),
+          missing_(missing),
+          file_(file),
+          labelCoder_(file),
+          sums_(layout.featureNames.size(), 0.0),
+          counts_(layout.featureNames.size(), 0) {
         features_.reserve(rowsHint * layout.featureNames.size());
         labels_.reserve(rowsHint);
     }
 
     void add(const std::vector<Field>& fields, long line, std::string_view record) {
         if (fields.size() != layout_.columns) {
-            throw DataError(file_, line, static_cast<long>(std::min(fields.size(), layout_.columns) + 1),
-                            std::string(record),
-                            "expected " + std::to_string(layout_.columns) + " fields, found " +
-                                std::to_string(fields.size()));
+            throw DataError(
+                file_, line, static_cast<long>(std::min(fields.size(), layout_.columns) + 1), std::string(record),
+                "expected " + std::to_string(layout_.columns) + " fields, found " + std::to_string(fields.size()));
         }
         const std::size_t start = features_.size();
         features_.resize(start + layout_.featureNames.size());

@@ -4,8 +4,8 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 
 #include "errors.h"
 
@@ -13,10 +13,12 @@ namespace wb::csv {
 
 namespace {
 
-constexpr std::size_t kSniffBytes = 8192;   // how much of the file the text check looks at
-constexpr std::size_t kSniffRecords = 20;   // how many records delimiter detection looks at
+constexpr std::size_t kSniffBytes = 8192;  // how much of the file the text check looks at
+constexpr std::size_t kSniffRecords = 20;  // how many records delimiter detection looks at
 
-constexpr std::uint64_t broadcast(char c) { return 0x0101010101010101ULL * static_cast<unsigned char>(c); }
+constexpr std::uint64_t broadcast(char c) {
+    return 0x0101010101010101ULL * static_cast<unsigned char>(c);
+}
 
 // High bit set in each byte of `v` that is zero (exact, no false positives: the carry-free form).
 constexpr std::uint64_t zeroBytes(std::uint64_t v) {
@@ -24,7 +26,9 @@ constexpr std::uint64_t zeroBytes(std::uint64_t v) {
     return ~(((v & low7) + low7) | v | low7);
 }
 
-bool isSpace(char c, char delimiter) { return c == ' ' || (c == '\t' && delimiter != '\t'); }
+bool isSpace(char c, char delimiter) {
+    return c == ' ' || (c == '\t' && delimiter != '\t');
+}
 
 std::string_view trimSpaces(std::string_view s) {
     while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -51,7 +55,8 @@ Tokenizer::Tokenizer(std::string_view text, char delimiter, std::string file, lo
 
 bool Tokenizer::next(std::vector<Field>& fields) {
     fields.clear();
-    while (skipBlankLine()) {}
+    while (skipBlankLine()) {
+    }
     if (pos_ >= text_.size()) return false;
 
     recordLine_ = line_;
@@ -172,8 +177,7 @@ void checkLooksLikeText(std::string_view text, const std::string& file) {
         // Tab, line feed, carriage return and form feed occur in text; other control bytes do not.
         if (c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f') {
             char reason[96];
-            std::snprintf(reason, sizeof reason,
-                          "not a text file (byte 0x%02X at offset %zu); is it binary?", c, i);
+            std::snprintf(reason, sizeof reason, "not a text file (byte 0x%02X at offset %zu); is it binary?", c, i);
             throw DataError(file, reason);
         }
     }
@@ -226,8 +230,8 @@ char detectDelimiter(std::string_view text) {
         std::vector<std::size_t> counts = fieldCounts(head, candidate);
         if (cut && counts.size() > 1) counts.pop_back();
         if (counts.empty()) continue;
-        const bool consistent = std::all_of(counts.begin(), counts.end(),
-                                            [&](std::size_t n) { return n == counts.front(); });
+        const bool consistent =
+            std::all_of(counts.begin(), counts.end(), [&](std::size_t n) { return n == counts.front(); });
         if (consistent && counts.front() > 1) return candidate;
         if (counts.front() > bestFirst) {
             bestFirst = counts.front();

@@ -30,15 +30,15 @@ public:
     // Reads the next record into `fields` (reusing its storage); false at the end of the text.
     bool next(std::vector<Field>& fields);
 
-    long recordLine() const { return recordLine_; }               // 1-based line the record began on
-    std::string_view recordText() const { return recordText_; }   // the record without its line end
-    std::size_t offset() const { return pos_; }                   // bytes consumed so far
+    long recordLine() const { return recordLine_; }              // 1-based line the record began on
+    std::string_view recordText() const { return recordText_; }  // the record without its line end
+    std::size_t offset() const { return pos_; }                  // bytes consumed so far
 
 private:
     bool skipBlankLine();
     void readQuoted(Field& field, std::size_t fieldIndex);
     void readUnquoted(Field& field);
-    bool endOfRecord();   // consumes a line end if there is one; true at a line end or end of text
+    bool endOfRecord();  // consumes a line end if there is one; true at a line end or end of text
 
     std::string_view text_;
     char delimiter_;

@@ -53,12 +53,8 @@ void requirePath(const DataSpec& spec) {
 }
 
 void csvToJson(nlohmann::json& j, const CsvOptions& o) {
-    j = {{"label", o.label},
-         {"header", toString(o.header)},
-         {"delimiter", delimiterName(o.delimiter)},
-         {"ignore", o.ignore},
-         {"skip_lines", o.skipLines},
-         {"missing", toString(o.missing)}};
+    j = {{"label", o.label},   {"header", toString(o.header)}, {"delimiter", delimiterName(o.delimiter)},
+         {"ignore", o.ignore}, {"skip_lines", o.skipLines},    {"missing", toString(o.missing)}};
 }
 
 void csvFromJson(const nlohmann::json& j, CsvOptions& o) {
@@ -75,14 +71,9 @@ void csvFromJson(const nlohmann::json& j, CsvOptions& o) {
 
 Dataset loadDataset(const DataSpec& spec) {
     switch (spec.kind) {
-    case DataSpec::Kind::Builtin:
-        return generateSeedLike(spec.rows, spec.seed);
-    case DataSpec::Kind::Csv:
-        requirePath(spec);
-        return readCsv(spec.path, spec.csv);
-    case DataSpec::Kind::Npy:
-        requirePath(spec);
-        return loadNpyDataset(spec.path, spec.labelsPath);
+        case DataSpec::Kind::Builtin: return generateSeedLike(spec.rows, spec.seed);
+        case DataSpec::Kind::Csv: requirePath(spec); return readCsv(spec.path, spec.csv);
+        case DataSpec::Kind::Npy: requirePath(spec); return loadNpyDataset(spec.path, spec.labelsPath);
     }
     throw ConfigError("unknown data source kind");
 }
@@ -111,10 +102,16 @@ void from_json(const nlohmann::json& j, DataSpec& s) {
     }
 }
 
-std::string toString(HeaderMode m) { return nameOf(kHeaderModes, m); }
-std::string toString(MissingPolicy m) { return nameOf(kMissingPolicies, m); }
+std::string toString(HeaderMode m) {
+    return nameOf(kHeaderModes, m);
+}
+std::string toString(MissingPolicy m) {
+    return nameOf(kMissingPolicies, m);
+}
 
-HeaderMode headerModeFromString(const std::string& s) { return valueOf(kHeaderModes, s, "header mode"); }
+HeaderMode headerModeFromString(const std::string& s) {
+    return valueOf(kHeaderModes, s, "header mode");
+}
 
 MissingPolicy missingPolicyFromString(const std::string& s) {
     return valueOf(kMissingPolicies, s, "missing-value policy");

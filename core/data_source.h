@@ -15,21 +15,21 @@ enum class HeaderMode { Auto, Yes, No };
 enum class MissingPolicy { Error, Drop, Mean };
 
 struct CsvOptions {
-    std::string label;                 // column name or 0-based index; empty = the last column
+    std::string label;  // column name or 0-based index; empty = the last column
     HeaderMode header = HeaderMode::Auto;
-    char delimiter = 0;                // ',', ';' or '\t'; 0 = detect
-    std::vector<std::string> ignore;   // columns to leave out, by name or 0-based index
-    std::size_t skipLines = 0;         // lines skipped before the header / first row
+    char delimiter = 0;               // ',', ';' or '\t'; 0 = detect
+    std::vector<std::string> ignore;  // columns to leave out, by name or 0-based index
+    std::size_t skipLines = 0;        // lines skipped before the header / first row
     MissingPolicy missing = MissingPolicy::Error;
 };
 
 struct DataSpec {
     enum class Kind { Builtin, Csv, Npy };
     Kind kind = Kind::Builtin;
-    std::string path;          // CSV file, or .npy features (or features + label column)
-    std::string labelsPath;    // .npy labels; empty when the label is the last column of `path`
-    std::size_t rows = 100000; // built-in generator only
-    std::uint64_t seed = 1;    // built-in generator only
+    std::string path;           // CSV file, or .npy features (or features + label column)
+    std::string labelsPath;     // .npy labels; empty when the label is the last column of `path`
+    std::size_t rows = 100000;  // built-in generator only
+    std::uint64_t seed = 1;     // built-in generator only
     CsvOptions csv;
 };
 
@@ -40,8 +40,8 @@ void from_json(const nlohmann::json& j, DataSpec& s);
 
 std::string toString(HeaderMode m);
 std::string toString(MissingPolicy m);
-HeaderMode headerModeFromString(const std::string& s);       // throws ConfigError
-MissingPolicy missingPolicyFromString(const std::string& s); // throws ConfigError
-char delimiterFromString(const std::string& s);              // "auto" | "," | ";" | "tab"
+HeaderMode headerModeFromString(const std::string& s);        // throws ConfigError
+MissingPolicy missingPolicyFromString(const std::string& s);  // throws ConfigError
+char delimiterFromString(const std::string& s);               // "auto" | "," | ";" | "tab"
 
 }  // namespace wb

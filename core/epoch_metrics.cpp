@@ -20,8 +20,10 @@ std::optional<double> optionalNumber(const nlohmann::json& j, const char* key) {
 void to_json(nlohmann::json& j, const EpochMetrics& m) {
     nlohmann::json phases = nullptr;
     if (m.phases)
-        phases = {{"data", m.phases->data},           {"forward", m.phases->forward},
-                  {"backward", m.phases->backward},   {"optimizer", m.phases->optimizer},
+        phases = {{"data", m.phases->data},
+                  {"forward", m.phases->forward},
+                  {"backward", m.phases->backward},
+                  {"optimizer", m.phases->optimizer},
                   {"other", m.phases->other}};
     j = {{"epoch", m.epoch},
          {"warmup", m.warmup},

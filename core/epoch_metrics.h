@@ -13,17 +13,17 @@ struct PhaseTimes {
 };
 
 struct EpochMetrics {
-    int epoch = 0;                       // 1-based
-    bool warmup = false;                 // the first epoch: excluded from summaries
-    double trainLoss = 0;                // mean over the epoch's samples
+    int epoch = 0;         // 1-based
+    bool warmup = false;   // the first epoch: excluded from summaries
+    double trainLoss = 0;  // mean over the epoch's samples
     double trainAccuracy = 0;
-    std::optional<double> valLoss;       // null without a validation split
+    std::optional<double> valLoss;  // null without a validation split
     std::optional<double> valAccuracy;
-    double wallMs = 0;                   // host steady clock, the whole epoch incl. validation
-    std::optional<double> deviceMs;      // CUDA events, when on a device
-    double samplesPerSecond = 0;         // training samples / wall time
-    std::optional<PhaseTimes> phases;    // null where the phases are not separable
-    double elapsedMs = 0;                // since the run started, at the end of this epoch
+    double wallMs = 0;                 // host steady clock, the whole epoch incl. validation
+    std::optional<double> deviceMs;    // CUDA events, when on a device
+    double samplesPerSecond = 0;       // training samples / wall time
+    std::optional<PhaseTimes> phases;  // null where the phases are not separable
+    double elapsedMs = 0;              // since the run started, at the end of this epoch
 };
 
 void to_json(nlohmann::json& j, const EpochMetrics& m);

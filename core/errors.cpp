@@ -22,7 +22,11 @@ std::string describe(const std::string& file, long line, long column, const std:
 
 DataError::DataError(std::string file, long line, long column, std::string text, const std::string& reason)
     : Error(describe(file, line, column, text, reason)),
-      file_(std::move(file)), line_(line), column_(column), text_(std::move(text)), reason_(reason) {}
+      file_(std::move(file)),
+      line_(line),
+      column_(column),
+      text_(std::move(text)),
+      reason_(reason) {}
 
 DataError::DataError(std::string file, const std::string& reason)
     : Error(describe(file, 0, 0, "", reason)), file_(std::move(file)), reason_(reason) {}

@@ -21,7 +21,8 @@ const EnumNames<Launch> kLaunchNames = {{Launch::EagerSync, "eager_sync"},
                                         {Launch::Fused, "fused"}};
 const EnumNames<LossKind> kLossNames = {{LossKind::SigmoidBce, "sigmoid_bce"},
                                         {LossKind::BceWithLogits, "bce_with_logits"}};
-const EnumNames<ZeroGrad> kZeroGradNames = {{ZeroGrad::Twice, "twice"}, {ZeroGrad::Once, "once"}, {ZeroGrad::None, "none"}};
+const EnumNames<ZeroGrad> kZeroGradNames = {
+    {ZeroGrad::Twice, "twice"}, {ZeroGrad::Once, "once"}, {ZeroGrad::None, "none"}};
 const EnumNames<OptimizerKernel> kOptimizerKernelNames = {{OptimizerKernel::PerTensor, "per_tensor"},
                                                           {OptimizerKernel::MultiTensor, "multi_tensor"}};
 const EnumNames<Precision> kPrecisionNames = {
@@ -70,14 +71,22 @@ std::vector<SwitchDescription> describeSwitches(const ExecutionSettings& s) {
 }
 
 void setSwitch(ExecutionSettings& s, const std::string& name, const std::string& value) {
-    if (name == "data_path") s.dataPath = enumFromName(kDataPathNames, value, name);
-    else if (name == "launch") s.launch = enumFromName(kLaunchNames, value, name);
-    else if (name == "loss") s.loss = enumFromName(kLossNames, value, name);
-    else if (name == "zero_grad") s.zeroGrad = enumFromName(kZeroGradNames, value, name);
-    else if (name == "optimizer_kernel") s.optimizerKernel = enumFromName(kOptimizerKernelNames, value, name);
-    else if (name == "precision") s.precision = enumFromName(kPrecisionNames, value, name);
-    else if (name == "gemm") s.gemm = enumFromName(kGemmNames, value, name);
-    else throw ConfigError("unknown execution switch '" + name + "'");
+    if (name == "data_path")
+        s.dataPath = enumFromName(kDataPathNames, value, name);
+    else if (name == "launch")
+        s.launch = enumFromName(kLaunchNames, value, name);
+    else if (name == "loss")
+        s.loss = enumFromName(kLossNames, value, name);
+    else if (name == "zero_grad")
+        s.zeroGrad = enumFromName(kZeroGradNames, value, name);
+    else if (name == "optimizer_kernel")
+        s.optimizerKernel = enumFromName(kOptimizerKernelNames, value, name);
+    else if (name == "precision")
+        s.precision = enumFromName(kPrecisionNames, value, name);
+    else if (name == "gemm")
+        s.gemm = enumFromName(kGemmNames, value, name);
+    else
+        throw ConfigError("unknown execution switch '" + name + "'");
 }
 
 const std::vector<Preset>& presets() {
@@ -93,10 +102,9 @@ const std::vector<Preset>& presets() {
               Precision::Fp16, Gemm::Cublas)},
         {"Static graph (Keras-like)",
          "data on the device, each step captured once as a graph and replayed, one optimizer launch",
-         make(DeviceResident, Launch::GraphStep, LossKind::BceWithLogits, ZeroGrad::None,
-              OptimizerKernel::MultiTensor, Precision::Fp32, Gemm::Cublas)},
-        {"Fastest",
-         "the fused path: forward, loss, backward and optimizer of a step in a few kernels, fp32",
+         make(DeviceResident, Launch::GraphStep, LossKind::BceWithLogits, ZeroGrad::None, OptimizerKernel::MultiTensor,
+              Precision::Fp32, Gemm::Cublas)},
+        {"Fastest", "the fused path: forward, loss, backward and optimizer of a step in a few kernels, fp32",
          make(DeviceResident, Launch::Fused, LossKind::BceWithLogits, ZeroGrad::None, OptimizerKernel::MultiTensor,
               Precision::Fp32, Gemm::Custom)},
     };
@@ -118,14 +126,30 @@ std::optional<std::string> matchingPreset(const ExecutionSettings& s) {
     return std::nullopt;
 }
 
-std::string toString(DataPath v) { return enumName(kDataPathNames, v); }
-std::string toString(Launch v) { return enumName(kLaunchNames, v); }
-std::string toString(LossKind v) { return enumName(kLossNames, v); }
-std::string toString(ZeroGrad v) { return enumName(kZeroGradNames, v); }
-std::string toString(OptimizerKernel v) { return enumName(kOptimizerKernelNames, v); }
-std::string toString(Precision v) { return enumName(kPrecisionNames, v); }
-std::string toString(Gemm v) { return enumName(kGemmNames, v); }
-LossKind lossKindFromString(const std::string& s) { return enumFromName(kLossNames, s, "loss"); }
+std::string toString(DataPath v) {
+    return enumName(kDataPathNames, v);
+}
+std::string toString(Launch v) {
+    return enumName(kLaunchNames, v);
+}
+std::string toString(LossKind v) {
+    return enumName(kLossNames, v);
+}
+std::string toString(ZeroGrad v) {
+    return enumName(kZeroGradNames, v);
+}
+std::string toString(OptimizerKernel v) {
+    return enumName(kOptimizerKernelNames, v);
+}
+std::string toString(Precision v) {
+    return enumName(kPrecisionNames, v);
+}
+std::string toString(Gemm v) {
+    return enumName(kGemmNames, v);
+}
+LossKind lossKindFromString(const std::string& s) {
+    return enumFromName(kLossNames, s, "loss");
+}
 
 void to_json(nlohmann::json& j, const ExecutionSettings& s) {
     j = nlohmann::json::object();

@@ -14,10 +14,16 @@ constexpr float kInvSqrt2 = 0.70710678118654752f;
 constexpr float kInvSqrt2Pi = 0.39894228040143268f;
 
 // PyTorch's default (exact) GELU: x * Phi(x).
-float gelu(float x) { return 0.5f * x * (1.0f + std::erf(x * kInvSqrt2)); }
-float geluGrad(float x) { return 0.5f * (1.0f + std::erf(x * kInvSqrt2)) + x * kInvSqrt2Pi * std::exp(-0.5f * x * x); }
+float gelu(float x) {
+    return 0.5f * x * (1.0f + std::erf(x * kInvSqrt2));
+}
+float geluGrad(float x) {
+    return 0.5f * (1.0f + std::erf(x * kInvSqrt2)) + x * kInvSqrt2Pi * std::exp(-0.5f * x * x);
+}
 
-float sigmoid(float z) { return 1.0f / (1.0f + std::exp(-z)); }
+float sigmoid(float z) {
+    return 1.0f / (1.0f + std::exp(-z));
+}
 }  // namespace
 
 void activate(Activation a, float* z, std::size_t n) {

@@ -22,8 +22,8 @@ void activationBackward(Activation a, const float* z, const float* y, float* dy,
 // max(z,0) - z y + log(1 + exp(-|z|)).
 // Returns the sum (not the mean) of the per-sample losses; writes dlogits = d(mean)/dz when
 // `dlogits` is not null. `correct` receives the number of samples with (p >= 0.5) == y.
-double lossAndGrad(LossKind kind, const float* logits, const float* labels, std::size_t n,
-                   float* dlogits, std::size_t* correct);
+double lossAndGrad(LossKind kind, const float* logits, const float* labels, std::size_t n, float* dlogits,
+                   std::size_t* correct);
 
 // Per-sample loss, computed in float as in lossAndGrad (for tests and tools).
 double sampleLoss(LossKind kind, float logit, float label);

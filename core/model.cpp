@@ -14,10 +14,10 @@ namespace {
 constexpr int kMaxWidth = 1024;
 
 const EnumNames<Activation> kActivationNames = {{Activation::Tanh, "tanh"},
-                                              {Activation::Relu, "relu"},
-                                              {Activation::Sigmoid, "sigmoid"},
-                                              {Activation::Gelu, "gelu"},
-                                              {Activation::Identity, "identity"}};
+                                                {Activation::Relu, "relu"},
+                                                {Activation::Sigmoid, "sigmoid"},
+                                                {Activation::Gelu, "gelu"},
+                                                {Activation::Identity, "identity"}};
 const EnumNames<InitKind> kInitNames = {{InitKind::Torch, "torch"}, {InitKind::Glorot, "glorot"}};
 }  // namespace
 
@@ -85,10 +85,18 @@ std::size_t parameterCount(const ModelSpec& spec, std::size_t inputs) {
     return n;
 }
 
-std::string toString(Activation a) { return enumName(kActivationNames, a); }
-std::string toString(InitKind k) { return enumName(kInitNames, k); }
-Activation activationFromString(const std::string& s) { return enumFromName(kActivationNames, s, "activation"); }
-InitKind initKindFromString(const std::string& s) { return enumFromName(kInitNames, s, "initialization"); }
+std::string toString(Activation a) {
+    return enumName(kActivationNames, a);
+}
+std::string toString(InitKind k) {
+    return enumName(kInitNames, k);
+}
+Activation activationFromString(const std::string& s) {
+    return enumFromName(kActivationNames, s, "activation");
+}
+InitKind initKindFromString(const std::string& s) {
+    return enumFromName(kInitNames, s, "initialization");
+}
 
 void to_json(nlohmann::json& j, const ModelSpec& s) {
     j = {{"hidden", s.hidden}, {"activation", toString(s.activation)}, {"init", toString(s.init)}};

@@ -73,8 +73,10 @@ NpyHeader parseHeader(std::string_view dict, const std::string& path) {
 
     const auto fortran = valueAfterKey(dict, "fortran_order");
     if (!fortran) throw bad("no 'fortran_order'");
-    if (fortran->starts_with("True")) h.fortranOrder = true;
-    else if (!fortran->starts_with("False")) throw bad("'fortran_order' is neither True nor False");
+    if (fortran->starts_with("True"))
+        h.fortranOrder = true;
+    else if (!fortran->starts_with("False"))
+        throw bad("'fortran_order' is neither True nor False");
 
     const auto shape = valueAfterKey(dict, "shape");
     if (!shape || shape->empty() || shape->front() != '(') throw bad("no 'shape' tuple");
@@ -157,7 +159,8 @@ NpyArray readNpy(const std::string& path) {
 
     std::size_t count = 1;
     for (std::size_t d : header.shape) {
-        if (d != 0 && count > SIZE_MAX / d / size) throw DataError(path, "shape " + shapeText(header.shape) + " is too large");
+        if (d != 0 && count > SIZE_MAX / d / size)
+            throw DataError(path, "shape " + shapeText(header.shape) + " is too large");
         count *= d;
     }
     const std::size_t dataStart = headerStart + headerLength;
@@ -221,17 +224,19 @@ void checkLabels(const Dataset& d, const std::string& path) {
     for (std::size_t i = 0; i < d.labels.size(); ++i) {
         const float y = d.labels[i];
         if (y == 0.0f || y == 1.0f) continue;
-        throw DataError(path, 0, 0, numberText(y),
-                        "label at row " + std::to_string(i) + " (0-based) is " + numberText(y) +
-                            "; labels must be 0 or 1");
+        throw DataError(
+            path, 0, 0, numberText(y),
+            "label at row " + std::to_string(i) + " (0-based) is " + numberText(y) + "; labels must be 0 or 1");
     }
 }
 
 // (rows, cols + 1) -> features (rows, cols) and labels = the last column.
 void splitLastColumn(const NpyArray& a, Dataset& d, const std::string& path) {
     if (a.shape.size() != 2 || a.shape[1] < 2)
-        throw DataError(path, "a single-file .npy data set must be 2-D (rows, features + label) with at least "
-                              "two columns; this one has shape " + shapeText(a.shape));
+        throw DataError(path,
+                        "a single-file .npy data set must be 2-D (rows, features + label) with at least "
+                        "two columns; this one has shape " +
+                            shapeText(a.shape));
     d.rows = a.shape[0];
     d.cols = a.shape[1] - 1;
     d.features.resize(d.rows * d.cols);
@@ -260,8 +265,10 @@ void takePair(NpyArray&& x, NpyArray&& y, Dataset& d, const std::string& xPath, 
 Dataset loadNpyDataset(const std::string& featuresPath, const std::string& labelsPath) {
     Dataset d;
     NpyArray x = readNpy(featuresPath);
-    if (labelsPath.empty()) splitLastColumn(x, d, featuresPath);
-    else takePair(std::move(x), readNpy(labelsPath), d, featuresPath, labelsPath);
+    if (labelsPath.empty())
+        splitLastColumn(x, d, featuresPath);
+    else
+        takePair(std::move(x), readNpy(labelsPath), d, featuresPath, labelsPath);
 
     if (d.rows == 0) throw DataError(featuresPath, "the array has no rows");
     if (d.cols == 0) throw DataError(featuresPath, "the array has no feature columns");

@@ -38,8 +38,10 @@ public:
         float* v = v_.data() + offset;
         for (std::size_t i = offset; i < offset + n; ++i, ++m, ++v) {
             float grad = g[i];
-            if (decoupled_) p[i] *= decay;          // AdamW: decay the weight itself
-            else if (wd != 0.0f) grad += wd * p[i];  // Adam: L2 in the gradient
+            if (decoupled_)
+                p[i] *= decay;  // AdamW: decay the weight itself
+            else if (wd != 0.0f)
+                grad += wd * p[i];  // Adam: L2 in the gradient
             *m = *m * b1 + grad * (1.0f - b1);
             *v = *v * b2 + grad * grad * (1.0f - b2);
             const float denom = std::sqrt(*v) / bc2Sqrt_ + eps;
@@ -132,7 +134,8 @@ OptimizerSpec OptimizerSpec::defaults(OptimizerKind kind) {
 }
 
 void OptimizerSpec::validate() const {
-    if (!(lr > 0.0) || !std::isfinite(lr)) throw ConfigError("learning rate must be positive, got " + std::to_string(lr));
+    if (!(lr > 0.0) || !std::isfinite(lr))
+        throw ConfigError("learning rate must be positive, got " + std::to_string(lr));
     requireRange(beta1, 0.0, 0.999999, "beta1");
     requireRange(beta2, 0.0, 0.999999, "beta2");
     requireRange(eps, 0.0, 1.0, "eps");
@@ -155,14 +158,25 @@ std::unique_ptr<Optimizer> makeOptimizer(const OptimizerSpec& spec, std::size_t 
     throw ConfigError("unknown optimizer");
 }
 
-std::string toString(OptimizerKind k) { return enumName(kOptimizerNames, k); }
-OptimizerKind optimizerKindFromString(const std::string& s) { return enumFromName(kOptimizerNames, s, "optimizer"); }
+std::string toString(OptimizerKind k) {
+    return enumName(kOptimizerNames, k);
+}
+OptimizerKind optimizerKindFromString(const std::string& s) {
+    return enumFromName(kOptimizerNames, s, "optimizer");
+}
 
 void to_json(nlohmann::json& j, const OptimizerSpec& s) {
-    j = {{"type", toString(s.kind)}, {"lr", s.lr},           {"beta1", s.beta1},
-         {"beta2", s.beta2},         {"eps", s.eps},         {"weight_decay", s.weightDecay},
-         {"momentum", s.momentum},   {"dampening", s.dampening}, {"nesterov", s.nesterov},
-         {"alpha", s.alpha},         {"centered", s.centered}};
+    j = {{"type", toString(s.kind)},
+         {"lr", s.lr},
+         {"beta1", s.beta1},
+         {"beta2", s.beta2},
+         {"eps", s.eps},
+         {"weight_decay", s.weightDecay},
+         {"momentum", s.momentum},
+         {"dampening", s.dampening},
+         {"nesterov", s.nesterov},
+         {"alpha", s.alpha},
+         {"centered", s.centered}};
 }
 
 void from_json(const nlohmann::json& j, OptimizerSpec& s) {

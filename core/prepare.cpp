@@ -14,21 +14,16 @@
 namespace wb {
 namespace {
 
-void checkShape(const Dataset& data)
-{
+void checkShape(const Dataset& data) {
     if (data.features.size() != data.rows * data.cols || data.labels.size() != data.rows)
         throw ConfigError("The data set is inconsistent: " + std::to_string(data.rows) + " rows of " +
-                          std::to_string(data.cols) + " features need " +
-                          std::to_string(data.rows * data.cols) + " values and " +
-                          std::to_string(data.rows) + " labels, but it has " +
-                          std::to_string(data.features.size()) + " and " +
-                          std::to_string(data.labels.size()) + ".");
-    if (data.rows == 0)
-        throw ConfigError("The data set has no rows to train on.");
+                          std::to_string(data.cols) + " features need " + std::to_string(data.rows * data.cols) +
+                          " values and " + std::to_string(data.rows) + " labels, but it has " +
+                          std::to_string(data.features.size()) + " and " + std::to_string(data.labels.size()) + ".");
+    if (data.rows == 0) throw ConfigError("The data set has no rows to train on.");
 }
 
-std::string splitText(double valSplit)
-{
+std::string splitText(double valSplit) {
     std::ostringstream s;  // shortest readable form: 0.2, 1e-09, nan
     s << valSplit;
     return s.str();
@@ -36,8 +31,7 @@ std::string splitText(double valSplit)
 
 // Marks the validation rows: per class, a seeded permutation of that class's rows picks
 // round(valSplit * classCount) of them. Class 0 draws from the generator first, then class 1.
-std::vector<char> pickValidation(const Dataset& data, double valSplit, std::uint64_t seed)
-{
+std::vector<char> pickValidation(const Dataset& data, double valSplit, std::uint64_t seed) {
     std::vector<char> isVal(data.rows, 0);  // (rows) 1 = validation
     Rng rng(seed);
     for (int cls = 0; cls < 2; ++cls) {
@@ -47,16 +41,14 @@ std::vector<char> pickValidation(const Dataset& data, double valSplit, std::uint
         const double share = valSplit * static_cast<double>(members.size());
         const auto take = static_cast<std::size_t>(std::round(share));  // halves round up
         const auto order = permutation(static_cast<std::uint32_t>(members.size()), rng);
-        for (std::size_t i = 0; i < take; ++i)
-            isVal[members[order[i]]] = 1;
+        for (std::size_t i = 0; i < take; ++i) isVal[members[order[i]]] = 1;
     }
     return isVal;
 }
 
 // Copies the rows marked `want` in file order into x (n, cols) and y (n).
-void gather(const Dataset& data, const std::vector<char>& isVal, char want,
-            std::vector<float>& x, std::vector<float>& y)
-{
+void gather(const Dataset& data, const std::vector<char>& isVal, char want, std::vector<float>& x,
+            std::vector<float>& y) {
     for (std::size_t r = 0; r < data.rows; ++r) {
         if (isVal[r] != want) continue;
         const float* row = data.features.data() + r * data.cols;
@@ -65,30 +57,26 @@ void gather(const Dataset& data, const std::vector<char>& isVal, char want,
     }
 }
 
-void split(const Dataset& data, const PrepareSpec& spec, PreparedData& out)
-{
-    const std::vector<char> isVal = spec.valSplit > 0.0
-        ? pickValidation(data, spec.valSplit, spec.seed)
-        : std::vector<char>(data.rows, 0);
+void split(const Dataset& data, const PrepareSpec& spec, PreparedData& out) {
+    const std::vector<char> isVal =
+        spec.valSplit > 0.0 ? pickValidation(data, spec.valSplit, spec.seed) : std::vector<char>(data.rows, 0);
     gather(data, isVal, 0, out.trainX, out.trainY);
     gather(data, isVal, 1, out.valX, out.valY);
-    const std::string what = "A validation split of " + splitText(spec.valSplit) + " on " +
-                             std::to_string(data.rows) + " rows";
-    if (out.trainRows() == 0)
-        throw ConfigError(what + " leaves no training rows; use a smaller split or more data.");
+    const std::string what =
+        "A validation split of " + splitText(spec.valSplit) + " on " + std::to_string(data.rows) + " rows";
+    if (out.trainRows() == 0) throw ConfigError(what + " leaves no training rows; use a smaller split or more data.");
     if (spec.valSplit > 0.0 && out.valRows() == 0)
-        throw ConfigError(what + " leaves no validation rows; use a larger split, more data, "
-                                 "or a split of 0.");
+        throw ConfigError(what +
+                          " leaves no validation rows; use a larger split, more data, "
+                          "or a split of 0.");
 }
 
 // Per-column mean and population std of x (rows, cols), accumulated in double. A constant column
 // gets std 1, so it maps to 0 instead of dividing by zero.
-void fitStandardizer(const std::vector<float>& x, std::size_t rows, std::size_t cols, PreparedData& out)
-{
+void fitStandardizer(const std::vector<float>& x, std::size_t rows, std::size_t cols, PreparedData& out) {
     std::vector<double> sum(cols, 0.0), sumSq(cols, 0.0);  // (cols)
     for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t c = 0; c < cols; ++c)
-            sum[c] += x[r * cols + c];
+        for (std::size_t c = 0; c < cols; ++c) sum[c] += x[r * cols + c];
     const double n = static_cast<double>(rows);
     for (std::size_t c = 0; c < cols; ++c) sum[c] /= n;  // now the means
     // Second pass around the mean: exact 0 for a constant column, and no cancellation.
@@ -107,8 +95,7 @@ void fitStandardizer(const std::vector<float>& x, std::size_t rows, std::size_t 
 }
 
 // x (rows, cols) in place: (x - mean) / stddev.
-void applyStandardizer(std::vector<float>& x, std::size_t cols, const PreparedData& p)
-{
+void applyStandardizer(std::vector<float>& x, std::size_t cols, const PreparedData& p) {
     for (std::size_t i = 0; i < x.size(); i += cols)
         for (std::size_t c = 0; c < cols; ++c)
             x[i + c] = static_cast<float>((static_cast<double>(x[i + c]) - p.mean[c]) / p.stddev[c]);
@@ -116,11 +103,9 @@ void applyStandardizer(std::vector<float>& x, std::size_t cols, const PreparedDa
 
 }  // namespace
 
-PreparedData prepare(const Dataset& data, const PrepareSpec& spec)
-{
+PreparedData prepare(const Dataset& data, const PrepareSpec& spec) {
     if (!(spec.valSplit >= 0.0 && spec.valSplit < 1.0))  // also refuses NaN
-        throw ConfigError("The validation split must be at least 0 and below 1, not " +
-                          splitText(spec.valSplit) + ".");
+        throw ConfigError("The validation split must be at least 0 and below 1, not " + splitText(spec.valSplit) + ".");
     checkShape(data);
     PreparedData out;
     out.cols = data.cols;

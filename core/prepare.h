@@ -10,8 +10,8 @@
 namespace wb {
 
 struct PrepareSpec {
-    double valSplit = 0.0;     // fraction of rows held out for validation, in [0, 1)
-    bool standardize = true;   // z-score each feature with the training part's mean and std
+    double valSplit = 0.0;    // fraction of rows held out for validation, in [0, 1)
+    bool standardize = true;  // z-score each feature with the training part's mean and std
     std::uint64_t seed = 1;
 };
 

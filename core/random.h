@@ -18,7 +18,9 @@ public:
     // Standard normal by Box-Muller.
     double normal();
     // Uniform integer in [0, n).
-    std::uint64_t below(std::uint64_t n) { return static_cast<std::uint64_t>(uniformDouble() * static_cast<double>(n)); }
+    std::uint64_t below(std::uint64_t n) {
+        return static_cast<std::uint64_t>(uniformDouble() * static_cast<double>(n));
+    }
     std::uint64_t bits() { return engine_(); }
 
 private:

@@ -18,7 +18,8 @@ void RunConfig::validate() const {
     execution.validate();
     if (!(prepare.valSplit >= 0.0 && prepare.valSplit < 1.0))
         throw ConfigError("validation split must be in [0, 1), got " + std::to_string(prepare.valSplit));
-    if (backend != "cpu" && backend != "cuda") throw ConfigError("unknown backend '" + backend + "' (valid: cpu, cuda)");
+    if (backend != "cpu" && backend != "cuda")
+        throw ConfigError("unknown backend '" + backend + "' (valid: cpu, cuda)");
 }
 
 void to_json(nlohmann::json& j, const TrainSpec& s) {
@@ -45,10 +46,11 @@ void from_json(const nlohmann::json& j, PrepareSpec& s) {
 }
 
 void to_json(nlohmann::json& j, const RunConfig& c) {
-    j = {{"name", c.name},           {"data", c.data},       {"prepare", c.prepare},
-         {"model", c.model},         {"optimizer", c.optimizer}, {"train", c.train},
-         {"execution", c.execution}, {"backend", c.backend}, {"device", c.device},
-         {"init_weights", c.initWeights}};
+    j = {{"name", c.name},           {"data", c.data},
+         {"prepare", c.prepare},     {"model", c.model},
+         {"optimizer", c.optimizer}, {"train", c.train},
+         {"execution", c.execution}, {"backend", c.backend},
+         {"device", c.device},       {"init_weights", c.initWeights}};
 }
 
 void from_json(const nlohmann::json& j, RunConfig& c) {
@@ -59,7 +61,8 @@ void from_json(const nlohmann::json& j, RunConfig& c) {
     if (j.contains("model")) c.model = j.at("model").get<ModelSpec>();
     if (j.contains("optimizer")) c.optimizer = j.at("optimizer").get<OptimizerSpec>();
     if (j.contains("train")) c.train = j.at("train").get<TrainSpec>();
-    if (j.contains("execution") && !j.at("execution").is_null()) c.execution = j.at("execution").get<ExecutionSettings>();
+    if (j.contains("execution") && !j.at("execution").is_null())
+        c.execution = j.at("execution").get<ExecutionSettings>();
     c.backend = j.value("backend", c.backend);
     c.device = j.value("device", c.device);
     c.initWeights = j.value("init_weights", std::string{});

@@ -18,23 +18,23 @@ namespace wb {
 struct TrainSpec {
     int epochs = 200;
     int batchSize = 2048;
-    bool shuffle = false;     // off, as in the founding loop
-    std::uint64_t seed = 1;   // initial weights and shuffling
-    void validate() const;    // throws ConfigError
+    bool shuffle = false;    // off, as in the founding loop
+    std::uint64_t seed = 1;  // initial weights and shuffling
+    void validate() const;   // throws ConfigError
 };
 
 struct RunConfig {
-    std::string name;                 // shown in tables and legends
+    std::string name;  // shown in tables and legends
     DataSpec data;
     PrepareSpec prepare;
     ModelSpec model;
     OptimizerSpec optimizer;
     TrainSpec train;
     ExecutionSettings execution;
-    std::string backend = "cpu";      // "cpu" | "cuda"
-    int device = 0;                   // CUDA device index
-    std::string initWeights;          // safetensors to start from; empty = initialise from seed
-    void validate() const;            // throws ConfigError
+    std::string backend = "cpu";  // "cpu" | "cuda"
+    int device = 0;               // CUDA device index
+    std::string initWeights;      // safetensors to start from; empty = initialise from seed
+    void validate() const;        // throws ConfigError
 };
 
 void to_json(nlohmann::json& j, const TrainSpec& s);

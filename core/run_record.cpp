@@ -24,9 +24,14 @@ T valueOrDefault(const nlohmann::json& j, const char* key, T fallback) {
 }
 
 nlohmann::json datasetToJson(const DatasetDescription& d) {
-    return {{"source", d.source},       {"rows", d.rows},          {"features", d.features},
-            {"label", d.label},         {"label_mapping", d.labelMapping}, {"hash", d.hash},
-            {"train_rows", d.trainRows}, {"val_rows", d.valRows}};
+    return {{"source", d.source},
+            {"rows", d.rows},
+            {"features", d.features},
+            {"label", d.label},
+            {"label_mapping", d.labelMapping},
+            {"hash", d.hash},
+            {"train_rows", d.trainRows},
+            {"val_rows", d.valRows}};
 }
 
 DatasetDescription datasetFromJson(const nlohmann::json& j) {
@@ -80,16 +85,11 @@ RunSummary RunRecord::summary() const {
 }
 
 nlohmann::json RunRecord::toJson() const {
-    return {{"schema", kSchema},
-            {"name", name},
-            {"status", toString(status)},
-            {"message", message},
-            {"config", config},
-            {"dataset", datasetToJson(dataset)},
-            {"environment", environment},
-            {"not_applicable", notApplicable},
-            {"epochs", epochs},
-            {"summary", summaryToJson(summary())}};
+    return {{"schema", kSchema},          {"name", name},
+            {"status", toString(status)}, {"message", message},
+            {"config", config},           {"dataset", datasetToJson(dataset)},
+            {"environment", environment}, {"not_applicable", notApplicable},
+            {"epochs", epochs},           {"summary", summaryToJson(summary())}};
 }
 
 RunRecord RunRecord::fromJson(const nlohmann::json& j) {
@@ -112,8 +112,7 @@ RunRecord RunRecord::fromCheckedJson(const nlohmann::json& j) {
     r.config = j.value("config", nlohmann::json::object());
     if (j.contains("dataset")) r.dataset = datasetFromJson(j.at("dataset"));
     const nlohmann::json environment = j.value("environment", nlohmann::json::object());
-    for (const auto& [k, v] : environment.items())
-        r.environment[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    for (const auto& [k, v] : environment.items()) r.environment[k] = v.is_string() ? v.get<std::string>() : v.dump();
     r.notApplicable = valueOrDefault<std::vector<std::string>>(j, "not_applicable", {});
     r.epochs = valueOrDefault<std::vector<EpochMetrics>>(j, "epochs", {});
     return r;
@@ -174,7 +173,11 @@ void RunRecord::saveEpochCsv(const std::string& path) const {
     if (!out.flush()) throw IoError("cannot write '" + path + "'");
 }
 
-std::string toString(RunStatus s) { return enumName(kStatusNames, s); }
-RunStatus runStatusFromString(const std::string& s) { return enumFromName(kStatusNames, s, "run status"); }
+std::string toString(RunStatus s) {
+    return enumName(kStatusNames, s);
+}
+RunStatus runStatusFromString(const std::string& s) {
+    return enumFromName(kStatusNames, s, "run status");
+}
 
 }  // namespace wb

@@ -30,7 +30,7 @@ struct RunSummary {
     std::optional<double> medianEpochMs;  // excluding the warm-up epoch (unless it is the only one)
     std::optional<double> minEpochMs;
     double totalMs = 0;
-    std::optional<EpochMetrics> final;    // the last epoch
+    std::optional<EpochMetrics> final;  // the last epoch
 };
 
 struct RunRecord {
@@ -38,7 +38,7 @@ struct RunRecord {
     std::string name;
     RunStatus status = RunStatus::Running;
     std::string message;
-    nlohmann::json config;       // RunConfig as JSON (peers write what they have)
+    nlohmann::json config;  // RunConfig as JSON (peers write what they have)
     DatasetDescription dataset;
     std::map<std::string, std::string> environment;
     std::vector<EpochMetrics> epochs;

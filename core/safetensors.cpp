@@ -25,19 +25,16 @@ static_assert(std::endian::native == std::endian::little, "safetensors I/O assum
 
 using Json = nlohmann::json;
 
-std::string widthsText(const std::vector<int>& widths)
-{
+std::string widthsText(const std::vector<int>& widths) {
     std::string s;
-    for (std::size_t i = 0; i < widths.size(); ++i)
-        s += (i ? "-" : "") + std::to_string(widths[i]);
+    for (std::size_t i = 0; i < widths.size(); ++i) s += (i ? "-" : "") + std::to_string(widths[i]);
     return s.empty() ? "(none)" : s;
 }
 
 // ---- writing ----
 
 // The header for params: weight then bias of each layer, back to back in the data section.
-std::string makeHeader(const MlpParams& params)
-{
+std::string makeHeader(const MlpParams& params) {
     nlohmann::ordered_json header;
     header["__metadata__"] = {{"format", "pt"}};
     std::size_t offset = 0;
@@ -56,8 +53,7 @@ std::string makeHeader(const MlpParams& params)
     return text;
 }
 
-void writeFile(std::ofstream& out, const MlpParams& params)
-{
+void writeFile(std::ofstream& out, const MlpParams& params) {
     const std::string header = makeHeader(params);
     unsigned char len[8];
     for (int b = 0; b < 8; ++b)
@@ -85,31 +81,24 @@ struct LayerRefs {
     const TensorRef* bias = nullptr;
 };
 
-std::vector<char> readAll(const std::string& path)
-{
+std::vector<char> readAll(const std::string& path) {
     std::error_code ec;
     const auto status = std::filesystem::status(path, ec);
-    if (!std::filesystem::exists(status))
-        throw DataError(path, "file not found");
-    if (!std::filesystem::is_regular_file(status))
-        throw DataError(path, "not a regular file");
+    if (!std::filesystem::exists(status)) throw DataError(path, "file not found");
+    if (!std::filesystem::is_regular_file(status)) throw DataError(path, "not a regular file");
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw DataError(path, "cannot open the file for reading");
+    if (!in) throw DataError(path, "cannot open the file for reading");
     std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad())
-        throw DataError(path, "read error");
+    if (in.bad()) throw DataError(path, "read error");
     return bytes;
 }
 
-Json parseHeader(const std::string& path, const std::vector<char>& bytes, std::uint64_t& dataStart)
-{
+Json parseHeader(const std::string& path, const std::vector<char>& bytes, std::uint64_t& dataStart) {
     if (bytes.size() < 8)
         throw DataError(path, "too short for a safetensors file (" + std::to_string(bytes.size()) +
                                   " bytes; the header length alone takes 8)");
     std::uint64_t n = 0;
-    for (int b = 7; b >= 0; --b)
-        n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(b)]);
+    for (int b = 7; b >= 0; --b) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(b)]);
     if (n > bytes.size() - 8)
         throw DataError(path, "header length " + std::to_string(n) + " is larger than the file (" +
                                   std::to_string(bytes.size()) + " bytes)");
@@ -120,13 +109,11 @@ Json parseHeader(const std::string& path, const std::vector<char>& bytes, std::u
     } catch (const Json::parse_error& e) {
         throw DataError(path, std::string("header is not valid JSON: ") + e.what());
     }
-    if (!header.is_object())
-        throw DataError(path, "header is not a JSON object");
+    if (!header.is_object()) throw DataError(path, "header is not a JSON object");
     return header;
 }
 
-bool isIndex(const std::string& s)
-{
+bool isIndex(const std::string& s) {
     if (s.empty() || s.size() > 6 || (s.size() > 1 && s[0] == '0')) return false;
     for (char c : s)
         if (c < '0' || c > '9') return false;
@@ -134,8 +121,7 @@ bool isIndex(const std::string& s)
 }
 
 // "layers.{i}.weight" / "layers.{i}.bias" -> i and which; false for any other name.
-bool parseName(const std::string& name, std::size_t& index, bool& isWeight)
-{
+bool parseName(const std::string& name, std::size_t& index, bool& isWeight) {
     const std::string prefix = "layers.";
     if (name.rfind(prefix, 0) != 0) return false;
     const auto dot = name.find('.', prefix.size());
@@ -148,27 +134,23 @@ bool parseName(const std::string& name, std::size_t& index, bool& isWeight)
     return true;
 }
 
-[[noreturn]] void tensorError(const std::string& path, const std::string& name, const std::string& why)
-{
+[[noreturn]] void tensorError(const std::string& path, const std::string& name, const std::string& why) {
     throw DataError(path, "tensor " + name + ": " + why);
 }
 
-std::uint64_t offsetAt(const std::string& path, const std::string& name, const Json& t, std::size_t i)
-{
+std::uint64_t offsetAt(const std::string& path, const std::string& name, const Json& t, std::size_t i) {
     const auto offsets = t.find("data_offsets");
-    if (offsets == t.end() || !offsets->is_array() || offsets->size() != 2 ||
-        !(*offsets)[0].is_number_unsigned() || !(*offsets)[1].is_number_unsigned())
+    if (offsets == t.end() || !offsets->is_array() || offsets->size() != 2 || !(*offsets)[0].is_number_unsigned() ||
+        !(*offsets)[1].is_number_unsigned())
         tensorError(path, name, "data_offsets must be two byte offsets [begin, end]");
     return (*offsets)[i].get<std::uint64_t>();
 }
 
-TensorRef parseTensor(const std::string& path, const std::string& name, const Json& t, std::uint64_t dataSize)
-{
+TensorRef parseTensor(const std::string& path, const std::string& name, const Json& t, std::uint64_t dataSize) {
     if (!t.is_object()) tensorError(path, name, "its entry is not a JSON object");
     const auto dtype = t.find("dtype");
     if (dtype == t.end() || !dtype->is_string()) tensorError(path, name, "no dtype");
-    if (*dtype != "F32")
-        tensorError(path, name, "dtype " + dtype->get<std::string>() + " is not supported (only F32)");
+    if (*dtype != "F32") tensorError(path, name, "dtype " + dtype->get<std::string>() + " is not supported (only F32)");
     const auto shape = t.find("shape");
     if (shape == t.end() || !shape->is_array()) tensorError(path, name, "no shape");
     TensorRef ref;
@@ -184,19 +166,18 @@ TensorRef parseTensor(const std::string& path, const std::string& name, const Js
     }
     ref.begin = offsetAt(path, name, t, 0);
     ref.end = offsetAt(path, name, t, 1);
-    const std::string span =
-        "data_offsets [" + std::to_string(ref.begin) + ", " + std::to_string(ref.end) + "]";
+    const std::string span = "data_offsets [" + std::to_string(ref.begin) + ", " + std::to_string(ref.end) + "]";
     if (ref.begin > ref.end || ref.end > dataSize)
-        tensorError(path, name, span + " are not a range inside the data section of " +
-                                    std::to_string(dataSize) + " bytes");
+        tensorError(path, name,
+                    span + " are not a range inside the data section of " + std::to_string(dataSize) + " bytes");
     if (ref.end - ref.begin != bytes)
-        tensorError(path, name, span + " span " + std::to_string(ref.end - ref.begin) + " bytes but " +
-                                    shapeText + " of F32 needs " + std::to_string(bytes));
+        tensorError(path, name,
+                    span + " span " + std::to_string(ref.end - ref.begin) + " bytes but " + shapeText +
+                        " of F32 needs " + std::to_string(bytes));
     return ref;
 }
 
-std::string someNames(const Json& header)
-{
+std::string someNames(const Json& header) {
     std::string s;
     int shown = 0;
     for (const auto& [key, value] : header.items()) {
@@ -208,9 +189,8 @@ std::string someNames(const Json& header)
 }
 
 // Finds layers.{i}.weight/bias, checks each tensor, and returns them by index (0..L-1).
-std::map<std::size_t, LayerRefs> collectLayers(const std::string& path, const Json& header,
-                                               std::uint64_t dataSize, std::vector<TensorRef>& store)
-{
+std::map<std::size_t, LayerRefs> collectLayers(const std::string& path, const Json& header, std::uint64_t dataSize,
+                                               std::vector<TensorRef>& store) {
     store.reserve(header.size());  // refs below point into store: no reallocation allowed
     std::map<std::size_t, LayerRefs> layers;
     for (const auto& [key, value] : header.items()) {
@@ -220,28 +200,24 @@ std::map<std::size_t, LayerRefs> collectLayers(const std::string& path, const Js
         store.push_back(parseTensor(path, key, value, dataSize));
         (isWeight ? layers[index].weight : layers[index].bias) = &store.back();
     }
-    if (layers.empty())
-        throw DataError(path, "no tensor named layers.0.weight (found: " + someNames(header) + ")");
+    if (layers.empty()) throw DataError(path, "no tensor named layers.0.weight (found: " + someNames(header) + ")");
     return layers;
 }
 
 // The widths {in, h1, ..., 1} from the layers, after checking they are complete and chain.
-std::vector<int> checkLayers(const std::string& path, const std::map<std::size_t, LayerRefs>& layers)
-{
+std::vector<int> checkLayers(const std::string& path, const std::map<std::size_t, LayerRefs>& layers) {
     std::vector<int> widths;
     std::size_t expect = 0;
     for (const auto& [index, refs] : layers) {
         const std::string name = "layers." + std::to_string(expect);
-        if (index != expect)
-            throw DataError(path, "layer indices are not contiguous from 0: " + name + " is missing");
+        if (index != expect) throw DataError(path, "layer indices are not contiguous from 0: " + name + " is missing");
         if (!refs.weight) throw DataError(path, name + ".weight is missing");
         if (!refs.bias) throw DataError(path, name + ".bias is missing");
         const auto& ws = refs.weight->shape;
         if (ws.size() != 2) throw DataError(path, name + ".weight is not 2-D [out, in]");
         if (refs.bias->shape.size() != 1 || refs.bias->shape[0] != ws[0])
             throw DataError(path, name + ".bias does not have shape [" + std::to_string(ws[0]) + "]");
-        if (ws[0] > 1u << 20 || ws[1] > 1u << 20)
-            throw DataError(path, name + ".weight is too wide for an MLP layer");
+        if (ws[0] > 1u << 20 || ws[1] > 1u << 20) throw DataError(path, name + ".weight is too wide for an MLP layer");
         if (widths.empty()) widths.push_back(static_cast<int>(ws[1]));
         if (static_cast<std::uint64_t>(widths.back()) != ws[1])
             throw DataError(path, name + ".weight takes " + std::to_string(ws[1]) +
@@ -250,25 +226,22 @@ std::vector<int> checkLayers(const std::string& path, const std::map<std::size_t
         ++expect;
     }
     if (widths.back() != 1)
-        throw DataError(path, "the last layer has " + std::to_string(widths.back()) +
-                                  " outputs; the model needs 1 (one logit)");
+        throw DataError(
+            path, "the last layer has " + std::to_string(widths.back()) + " outputs; the model needs 1 (one logit)");
     return widths;
 }
 
-void copyTensor(const std::vector<char>& bytes, std::uint64_t dataStart, const TensorRef& t, float* dst)
-{
+void copyTensor(const std::vector<char>& bytes, std::uint64_t dataStart, const TensorRef& t, float* dst) {
     std::memcpy(dst, bytes.data() + dataStart + t.begin, t.end - t.begin);
 }
 
 }  // namespace
 
-void saveSafetensors(const std::string& path, const MlpParams& params)
-{
+void saveSafetensors(const std::string& path, const MlpParams& params) {
     const std::string tmp = path + ".tmp";
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out)
-            throw IoError("Cannot write " + tmp + ": the folder is missing or not writable.");
+        if (!out) throw IoError("Cannot write " + tmp + ": the folder is missing or not writable.");
         writeFile(out, params);
         out.close();
         if (!out) {
@@ -285,8 +258,7 @@ void saveSafetensors(const std::string& path, const MlpParams& params)
     }
 }
 
-MlpParams loadSafetensors(const std::string& path)
-{
+MlpParams loadSafetensors(const std::string& path) {
     const std::vector<char> bytes = readAll(path);
     std::uint64_t dataStart = 0;
     const Json header = parseHeader(path, bytes, dataStart);
@@ -302,8 +274,7 @@ MlpParams loadSafetensors(const std::string& path)
     return params;
 }
 
-void checkParamsMatch(const MlpParams& params, const ModelSpec& spec, std::size_t inputs)
-{
+void checkParamsMatch(const MlpParams& params, const ModelSpec& spec, std::size_t inputs) {
     const std::vector<int> expected = spec.widths(inputs);
     const std::vector<int> found = params.widths();
     if (found != expected)

@@ -29,12 +29,9 @@ constexpr std::uint64_t kShuffleStream = 0x9E3779B97F4A7C15ull;
 
 std::map<std::string, std::string> describeEnvironment(const Backend& backend) {
     std::map<std::string, std::string> env = {
-        {"backend", backend.name()},
-        {"device", backend.deviceName()},
-        {"cpu", cpuModelName()},
-        {"hardware_threads", std::to_string(std::thread::hardware_concurrency())},
-        {"compiler", WB_COMPILER},
-        {"build_type", WB_BUILD_TYPE},
+        {"backend", backend.name()}, {"device", backend.deviceName()},
+        {"cpu", cpuModelName()},     {"hardware_threads", std::to_string(std::thread::hardware_concurrency())},
+        {"compiler", WB_COMPILER},   {"build_type", WB_BUILD_TYPE},
     };
     for (const auto& [k, v] : backend.environment()) env[k] = v;
     return env;
@@ -42,7 +39,11 @@ std::map<std::string, std::string> describeEnvironment(const Backend& backend) {
 
 Trainer::Trainer(RunConfig config, const Dataset& dataset, const PreparedData& data, Backend& backend,
                  std::string recordPath)
-    : config_(std::move(config)), dataset_(dataset), data_(data), backend_(backend), recordPath_(std::move(recordPath)) {}
+    : config_(std::move(config)),
+      dataset_(dataset),
+      data_(data),
+      backend_(backend),
+      recordPath_(std::move(recordPath)) {}
 
 RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbacks) {
     config_.validate();

@@ -12,27 +12,23 @@
 namespace {
 
 // Column c of d as doubles: (rows)
-std::vector<double> column(const wb::Dataset& d, std::size_t c)
-{
+std::vector<double> column(const wb::Dataset& d, std::size_t c) {
     std::vector<double> v(d.rows);
     for (std::size_t r = 0; r < d.rows; ++r) v[r] = d.features[r * d.cols + c];
     return v;
 }
 
-double median(std::vector<double> v)
-{
+double median(std::vector<double> v) {
     auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
     std::nth_element(v.begin(), mid, v.end());
     return *mid;
 }
 
-double positives(const wb::Dataset& d)
-{
+double positives(const wb::Dataset& d) {
     return static_cast<double>(std::count(d.labels.begin(), d.labels.end(), 1.0f)) / static_cast<double>(d.rows);
 }
 
-bool isBinary(const std::vector<double>& v)
-{
+bool isBinary(const std::vector<double>& v) {
     return std::all_of(v.begin(), v.end(), [](double x) { return x == 0.0 || x == 1.0; });
 }
 
@@ -55,8 +51,7 @@ private slots:
     void invalidSizes();
 };
 
-void TestBuiltinData::sameSeedSameData()
-{
+void TestBuiltinData::sameSeedSameData() {
     const wb::Dataset a = wb::generateSeedLike(3000, 42);
     const wb::Dataset b = wb::generateSeedLike(3000, 42);
     QVERIFY(a.features == b.features);
@@ -65,8 +60,7 @@ void TestBuiltinData::sameSeedSameData()
     QCOMPARE(a.hash, b.hash);
 }
 
-void TestBuiltinData::differentSeedDiffers()
-{
+void TestBuiltinData::differentSeedDiffers() {
     const wb::Dataset a = wb::generateSeedLike(3000, 1);
     const wb::Dataset b = wb::generateSeedLike(3000, 2);
     QVERIFY(a.features != b.features);
@@ -74,8 +68,7 @@ void TestBuiltinData::differentSeedDiffers()
     QVERIFY(a.hash != b.hash);
 }
 
-void TestBuiltinData::shapeAndNames()
-{
+void TestBuiltinData::shapeAndNames() {
     const wb::Dataset d = wb::generateSeedLike(500, 7);
     QCOMPARE(d.rows, std::size_t(500));
     QCOMPARE(d.cols, std::size_t(61));
@@ -91,16 +84,14 @@ void TestBuiltinData::shapeAndNames()
     QVERIFY(std::all_of(d.features.begin(), d.features.end(), [](float x) { return std::isfinite(x); }));
 }
 
-void TestBuiltinData::customFeatureCount()
-{
+void TestBuiltinData::customFeatureCount() {
     const wb::Dataset d = wb::generateSeedLike(200, 3, 5);
     QCOMPARE(d.cols, std::size_t(5));
     QCOMPARE(d.features.size(), std::size_t(200 * 5));
     QCOMPARE(d.columnNames.back(), std::string("f4"));
 }
 
-void TestBuiltinData::smallerIsPrefix()
-{
+void TestBuiltinData::smallerIsPrefix() {
     // Row i depends only on the seed and i, so 1000 rows start with the 400 rows.
     const wb::Dataset small = wb::generateSeedLike(400, 9);
     const wb::Dataset large = wb::generateSeedLike(1000, 9);
@@ -108,15 +99,13 @@ void TestBuiltinData::smallerIsPrefix()
     QVERIFY(std::equal(small.labels.begin(), small.labels.end(), large.labels.begin()));
 }
 
-void TestBuiltinData::labelsBinaryAndBalanced_data()
-{
+void TestBuiltinData::labelsBinaryAndBalanced_data() {
     QTest::addColumn<quint64>("seed");
     for (quint64 seed : {1ULL, 2ULL, 7ULL, 42ULL, 12345ULL, 987654321ULL})
         QTest::addRow("seed %llu", static_cast<unsigned long long>(seed)) << seed;
 }
 
-void TestBuiltinData::labelsBinaryAndBalanced()
-{
+void TestBuiltinData::labelsBinaryAndBalanced() {
     QFETCH(quint64, seed);
     const wb::Dataset d = wb::generateSeedLike(20000, seed);
     QVERIFY(std::all_of(d.labels.begin(), d.labels.end(), [](float y) { return y == 0.0f || y == 1.0f; }));
@@ -124,15 +113,13 @@ void TestBuiltinData::labelsBinaryAndBalanced()
     QVERIFY2(p >= 0.35 && p <= 0.65, qPrintable(QString("positive fraction %1").arg(p)));
 }
 
-void TestBuiltinData::notTriviallySeparable_data()
-{
+void TestBuiltinData::notTriviallySeparable_data() {
     QTest::addColumn<quint64>("seed");
     QTest::newRow("seed 1") << quint64(1);
     QTest::newRow("seed 42") << quint64(42);
 }
 
-void TestBuiltinData::notTriviallySeparable()
-{
+void TestBuiltinData::notTriviallySeparable() {
     // No single feature, thresholded at its median either way round, predicts > 90 % of labels.
     QFETCH(quint64, seed);
     const wb::Dataset d = wb::generateSeedLike(20000, seed);
@@ -140,22 +127,23 @@ void TestBuiltinData::notTriviallySeparable()
         const std::vector<double> v = column(d, c);
         const double m = median(v);
         std::size_t agree = 0;
-        for (std::size_t r = 0; r < d.rows; ++r)
-            agree += (v[r] > m) == (d.labels[r] == 1.0f);
+        for (std::size_t r = 0; r < d.rows; ++r) agree += (v[r] > m) == (d.labels[r] == 1.0f);
         const double best = std::max(agree, d.rows - agree) / static_cast<double>(d.rows);
         QVERIFY2(best < 0.9, qPrintable(QString("feature f%1 matches %2 of labels").arg(c).arg(best)));
     }
 }
 
-void TestBuiltinData::looksTabular()
-{
+void TestBuiltinData::looksTabular() {
     // Some 0/1 flags, some positive right-skewed amounts, and scales that differ by decades.
     const wb::Dataset d = wb::generateSeedLike(5000, 11);
     int binary = 0, skewed = 0;
     double minSd = 1e300, maxSd = 0.0;
     for (std::size_t c = 0; c < d.cols; ++c) {
         const std::vector<double> v = column(d, c);
-        if (isBinary(v)) { ++binary; continue; }
+        if (isBinary(v)) {
+            ++binary;
+            continue;
+        }
         double mean = 0.0, var = 0.0;
         for (double x : v) mean += x;
         mean /= static_cast<double>(v.size());
@@ -171,8 +159,7 @@ void TestBuiltinData::looksTabular()
     QVERIFY2(maxSd / minSd > 100.0, qPrintable(QString("scales %1 .. %2").arg(minSd).arg(maxSd)));
 }
 
-void TestBuiltinData::invalidSizes()
-{
+void TestBuiltinData::invalidSizes() {
     QVERIFY_THROWS_EXCEPTION(wb::ConfigError, wb::generateSeedLike(0, 1));
     QVERIFY_THROWS_EXCEPTION(wb::ConfigError, wb::generateSeedLike(10, 1, 0));
 }

@@ -62,13 +62,15 @@ void writeFile(const QString& path, const QByteArray& content) {
     f.write(content);
 }
 
-QString str(const nlohmann::json& j) { return j.is_string() ? QString::fromStdString(j.get<std::string>()) : QString(); }
+QString str(const nlohmann::json& j) {
+    return j.is_string() ? QString::fromStdString(j.get<std::string>()) : QString();
+}
 
 }  // namespace
 
 // Runs mlpwb and checks that it finished (a hung process fails the test, it never hangs ctest).
-#define RUN_MLPWB(result, args)                                                  \
-    const Result result = runMlpwb((args), dir_.path());                        \
+#define RUN_MLPWB(result, args)                          \
+    const Result result = runMlpwb((args), dir_.path()); \
     QVERIFY2(result.finished, "mlpwb did not finish within 60 s")
 
 class TestCli : public QObject {
@@ -131,8 +133,12 @@ private slots:
         QVERIFY(QFileInfo(path("w.safetensors")).size() > 0);
 
         // The seed no longer matters when the weights come from a file (no split, no shuffling).
-        RUN_MLPWB(a, tinyRun() << "--init-weights" << path("w.safetensors") << "--seed" << "5" << "--out" << path("a.json"));
-        RUN_MLPWB(b, tinyRun() << "--init-weights" << path("w.safetensors") << "--seed" << "9" << "--out" << path("b.json"));
+        RUN_MLPWB(a, tinyRun() << "--init-weights" << path("w.safetensors") << "--seed"
+                               << "5"
+                               << "--out" << path("a.json"));
+        RUN_MLPWB(b, tinyRun() << "--init-weights" << path("w.safetensors") << "--seed"
+                               << "9"
+                               << "--out" << path("b.json"));
         QVERIFY2(a.exitCode == 0, a.describe());
         QVERIFY2(b.exitCode == 0, b.describe());
         const nlohmann::json f = readJson(path("fresh.json")), ja = readJson(path("a.json")),
@@ -145,7 +151,8 @@ private slots:
         QCOMPARE(str(ja["config"]["init_weights"]), path("w.safetensors"));
 
         // Weights that do not fit the model are a configuration error.
-        RUN_MLPWB(misfit, tinyRun() << "--init-weights" << path("w.safetensors") << "--layers" << "5");
+        RUN_MLPWB(misfit, tinyRun() << "--init-weights" << path("w.safetensors") << "--layers"
+                                    << "5");
         QVERIFY2(misfit.exitCode == 4, misfit.describe());
         QCOMPARE(misfit.errLines().size(), 1);
         QVERIFY(misfit.errLines()[0].startsWith("mlpwb:"));
@@ -186,15 +193,16 @@ private slots:
         QTest::newRow("--data-path foo") << QStringList{"--data-path", "foo"} << "foo";
         QTest::newRow("--header maybe") << QStringList{"--header", "maybe"} << "maybe";
         QTest::newRow("fused with cuBLAS") << QStringList{"--launch", "fused", "--gemm", "cublas"} << "fused";
-        QTest::newRow("split leaves no training rows")
-            << QStringList{"--rows", "10", "--val-split", "0.99"} << "0.99";
+        QTest::newRow("split leaves no training rows") << QStringList{"--rows", "10", "--val-split", "0.99"} << "0.99";
         QTest::newRow("--labels without --data") << QStringList{"--labels", "y.npy"} << "--labels";
     }
     void configErrors() {
         QFETCH(QStringList, args);
         QFETCH(QString, mentions);
         QStringList all{"train", "--builtin", "--epochs", "3"};
-        if (!args.contains("--rows")) all << "--rows" << "2000";
+        if (!args.contains("--rows"))
+            all << "--rows"
+                << "2000";
         RUN_MLPWB(r, all << args << "--out" << path("config_error.json"));
         QVERIFY2(r.exitCode == 4, r.describe());
         QVERIFY2(r.errLines().size() == 1, r.describe());
@@ -219,8 +227,10 @@ private slots:
         QFETCH(QString, file);
         QFETCH(QByteArray, content);
         QFETCH(QString, mentions);
-        if (content == "<dir>") QVERIFY(QDir(dir_.path()).mkpath(file));
-        else if (content != "<none>") writeFile(path(file), content);
+        if (content == "<dir>")
+            QVERIFY(QDir(dir_.path()).mkpath(file));
+        else if (content != "<none>")
+            writeFile(path(file), content);
         QStringList args{"train", "--epochs", "1", "--data", file, "--out", "data_error.json"};
         if (file.endsWith(".npy")) args << "--labels" << file;
         RUN_MLPWB(r, args);
@@ -257,7 +267,9 @@ private slots:
                 .match(QString::fromUtf8(info.out))
                 .hasMatch())
             QSKIP("a CUDA device is available here");
-        RUN_MLPWB(r, tinyRun() << "--backend" << "cuda" << "--out" << path("cuda.json"));
+        RUN_MLPWB(r, tinyRun() << "--backend"
+                               << "cuda"
+                               << "--out" << path("cuda.json"));
         QVERIFY2(r.exitCode == 5, r.describe());
         QVERIFY2(r.errLines().size() == 1, r.describe());
         QVERIFY2(r.errLines()[0].startsWith("mlpwb:"), r.describe());
@@ -268,9 +280,14 @@ private slots:
     void divergingRunSaysSo() {
         // Plain SGD with an absurd rate on unbounded activations: the logits overflow to inf in the
         // second epoch. (With tanh and bce_with_logits the loss grows huge but stays finite.)
-        RUN_MLPWB(r, tinyRun() << "--optimizer" << "sgd" << "--lr" << "1e30" << "--activation" << "identity"
-                               << "--no-standardize" << "--out" << path("diverged.json") << "--save-weights"
-                               << path("diverged.safetensors"));
+        RUN_MLPWB(r, tinyRun() << "--optimizer"
+                               << "sgd"
+                               << "--lr"
+                               << "1e30"
+                               << "--activation"
+                               << "identity"
+                               << "--no-standardize"
+                               << "--out" << path("diverged.json") << "--save-weights" << path("diverged.safetensors"));
         QVERIFY2(r.exitCode == 7, r.describe());
         QVERIFY2(r.errLines().size() == 1, r.describe());
         QVERIFY2(r.errLines()[0].startsWith("mlpwb:"), r.describe());
@@ -322,8 +339,8 @@ private slots:
     void sigintCancelsAndSaysSo() {
         QProcess p;
         p.setWorkingDirectory(dir_.path());
-        p.start(QStringLiteral(WB_MLPWB_PATH), QStringList{"train", "--builtin", "--rows", "200000", "--epochs",
-                                                          "100000", "--out", "cancelled.json"});
+        p.start(QStringLiteral(WB_MLPWB_PATH),
+                QStringList{"train", "--builtin", "--rows", "200000", "--epochs", "100000", "--out", "cancelled.json"});
         QVERIFY(p.waitForStarted(kTimeoutMs));
         QByteArray out;
         QElapsedTimer timer;

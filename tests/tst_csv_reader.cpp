@@ -22,8 +22,9 @@ wb::CsvOptions makeOptions(const QString& label, const QStringList& ignore, cons
     return o;
 }
 
-
-QList<float> toList(const std::vector<float>& v) { return QList<float>(v.begin(), v.end()); }
+QList<float> toList(const std::vector<float>& v) {
+    return QList<float>(v.begin(), v.end());
+}
 
 QStringList toList(const std::vector<std::string>& v) {
     QStringList out;
@@ -93,22 +94,21 @@ void TestCsvReader::malformed_data() {
 
     const QStringList none;
     const QString noText;
-    auto row = [&](const char* tag, const QByteArray& content, const QString& reason, int line = 0,
-                   int column = 0, const QString& text = QString()) {
+    auto row = [&](const char* tag, const QByteArray& content, const QString& reason, int line = 0, int column = 0,
+                   const QString& text = QString()) {
         QTest::newRow(tag) << "file" << content << "" << none << "auto" << 0 << line << column << text << reason;
     };
     QTest::newRow("missing file") << "missing" << QByteArray() << "" << none << "auto" << 0 << 0 << 0 << noText
                                   << "no such file";
-    QTest::newRow("directory") << "dir" << QByteArray() << "" << none << "auto" << 0 << 0 << 0 << noText
-                               << "directory";
+    QTest::newRow("directory") << "dir" << QByteArray() << "" << none << "auto" << 0 << 0 << 0 << noText << "directory";
     row("empty", "", "empty");
     row("blank lines only", "\n\n   \r\n", "empty");
     row("bom only", "\xEF\xBB\xBF", "empty");
     row("header only", "a,b,y\n", "no data rows");
     row("ragged long", "a,b,y\n1,2,0\n3,4,1,5\n", "expected 3 fields, found 4", 3, 4, "3,4,1,5");
     row("ragged short", "a,b,y\n1,2,0\n3,4\n", "expected 3 fields, found 2", 3, 3, "3,4");
-    row("ragged late", QByteArray("a,b,y\n") + QByteArray("1,2,0\n").repeated(50) + "1,2\n",
-        "expected 3 fields", 52, 3, "1,2");
+    row("ragged late", QByteArray("a,b,y\n") + QByteArray("1,2,0\n").repeated(50) + "1,2\n", "expected 3 fields", 52, 3,
+        "1,2");
     row("non-numeric cell", "a,b,y\n1,2,0\n3,abc,1\n", "not a number", 3, 2, "abc");
     row("non-numeric in headerless", "1,2,0\n3,x1,1\n", "not a number", 2, 2, "x1");
     row("escaped quote in number", "a,y\n\"1\"\"\",0\n", "not a number", 2, 1, "1\"");
@@ -133,26 +133,28 @@ void TestCsvReader::malformed_data() {
     row("text after quote", "a,b,y\n1,\"2\"x,0\n", "after a closing quote", 2, 2);
     row("one column", "y\n0\n1\n", "no feature columns");
 
-    QTest::newRow("unknown label name") << "file" << QByteArray("a,b,y\n1,2,0\n") << "class" << none << "auto" << 0
-                                        << 0 << 0 << noText << "label column 'class' not found";
-    QTest::newRow("label name without header") << "file" << QByteArray("1,2,0\n") << "y" << none << "auto" << 0 << 0
-                                               << 0 << noText << "no header";
-    QTest::newRow("label index out of range") << "file" << QByteArray("a,b,y\n1,2,0\n") << "3" << none << "auto" << 0
-                                              << 0 << 0 << noText << "out of range";
-    QTest::newRow("unknown ignore name") << "file" << QByteArray("a,b,y\n1,2,0\n") << "" << QStringList{"zzz"}
-                                         << "auto" << 0 << 0 << 0 << noText << "ignored column 'zzz' not found";
+    QTest::newRow("unknown label name") << "file" << QByteArray("a,b,y\n1,2,0\n") << "class" << none << "auto" << 0 << 0
+                                        << 0 << noText << "label column 'class' not found";
+    QTest::newRow("label name without header")
+        << "file" << QByteArray("1,2,0\n") << "y" << none << "auto" << 0 << 0 << 0 << noText << "no header";
+    QTest::newRow("label index out of range")
+        << "file" << QByteArray("a,b,y\n1,2,0\n") << "3" << none << "auto" << 0 << 0 << 0 << noText << "out of range";
+    QTest::newRow("unknown ignore name") << "file" << QByteArray("a,b,y\n1,2,0\n") << "" << QStringList{"zzz"} << "auto"
+                                         << 0 << 0 << 0 << noText << "ignored column 'zzz' not found";
     QTest::newRow("ignore index out of range") << "file" << QByteArray("a,b,y\n1,2,0\n") << "" << QStringList{"9"}
                                                << "auto" << 0 << 0 << 0 << noText << "out of range";
-    QTest::newRow("ignore the label") << "file" << QByteArray("a,b,y\n1,2,0\n") << "" << QStringList{"y"} << "auto"
-                                      << 0 << 0 << 0 << noText << "is the label";
+    QTest::newRow("ignore the label") << "file" << QByteArray("a,b,y\n1,2,0\n") << "" << QStringList{"y"} << "auto" << 0
+                                      << 0 << 0 << noText << "is the label";
     QTest::newRow("everything ignored") << "file" << QByteArray("a,b,y\n1,2,0\n") << "" << QStringList{"a", "1"}
                                         << "auto" << 0 << 0 << 0 << noText << "no feature columns";
     QTest::newRow("header forced no") << "file" << QByteArray("a,b,y\n1,2,0\n") << "" << none << "no" << 0 << 1 << 1
-                                      << "a" << "not a number";
+                                      << "a"
+                                      << "not a number";
     QTest::newRow("skipped everything") << "file" << QByteArray("a,y\n1,0\n") << "" << none << "auto" << 5 << 0 << 0
                                         << noText << "nothing left";
-    QTest::newRow("bad cell after skip") << "file" << QByteArray("junk\njunk\na,y\n1,0\nz,1\n") << "" << none
-                                         << "auto" << 2 << 5 << 1 << "z" << "not a number";
+    QTest::newRow("bad cell after skip") << "file" << QByteArray("junk\njunk\na,y\n1,0\nz,1\n") << "" << none << "auto"
+                                         << 2 << 5 << 1 << "z"
+                                         << "not a number";
 }
 
 void TestCsvReader::malformed() {
@@ -168,9 +170,12 @@ void TestCsvReader::malformed() {
     QFETCH(QString, reason);
 
     QString path;
-    if (kind == "file") path = write(content);
-    else if (kind == "missing") path = dir_.filePath("does-not-exist.csv");
-    else QVERIFY(QDir(dir_.path()).mkpath(path = dir_.filePath("a-directory.csv")));
+    if (kind == "file")
+        path = write(content);
+    else if (kind == "missing")
+        path = dir_.filePath("does-not-exist.csv");
+    else
+        QVERIFY(QDir(dir_.path()).mkpath(path = dir_.filePath("a-directory.csv")));
 
     const wb::CsvOptions options = makeOptions(label, ignore, header, skip);
     const auto error = dataErrorOf([&] { wb::readCsv(path.toStdString(), options); });
@@ -204,7 +209,10 @@ void TestCsvReader::quirks_data() {
                            << mapping;
     };
     row("plain", "a,b,y\n1,2,0\n3,4,1\n", f1234, y01, ab);
-    row("utf-8 bom", "\xEF\xBB\xBF" "a,b,y\n1,2,0\n3,4,1\n", f1234, y01, ab);
+    row("utf-8 bom",
+        "\xEF\xBB\xBF"
+        "a,b,y\n1,2,0\n3,4,1\n",
+        f1234, y01, ab);
     row("crlf", "a,b,y\r\n1,2,0\r\n3,4,1\r\n", f1234, y01, ab);
     row("semicolon", "a;b;y\n1;2;0\n3;4;1\n", f1234, y01, ab);
     row("semicolon, comma in quotes", "\"a,x\";b;y\n1;2;0\n3;4;1\n", f1234, y01, {"a,x", "b"});
@@ -212,8 +220,7 @@ void TestCsvReader::quirks_data() {
     row("quoted numbers", "\"a\",\"b\",\"y\"\n\"1\",\"2\",\"0\"\n\"3\", \"4\" ,\"1\"\n", f1234, y01, ab);
     row("quoted names", "\"a,1\",\"b \"\"q\"\"\",y\n1,2,0\n3,4,1\n", f1234, y01, {"a,1", "b \"q\""});
     row("newline in quoted name", "\"a\nb\",c,y\n1,2,0\n3,4,1\n", f1234, y01, {"a\nb", "c"});
-    row("string labels", "a,y\n1,spam\n2,nonspam\n3,spam\n", {1, 2, 3}, {1, 0, 1}, {"a"}, "y",
-        {"nonspam=0", "spam=1"});
+    row("string labels", "a,y\n1,spam\n2,nonspam\n3,spam\n", {1, 2, 3}, {1, 0, 1}, {"a"}, "y", {"nonspam=0", "spam=1"});
     row("string labels headerless", "1,R\n2,M\n", {1, 2}, {1, 0}, {"x0"}, "label", {"M=0", "R=1"});
     row("quoted string labels", "a,y\n1,\"yes\"\n2,\"no\"\n", {1, 2}, {1, 0}, {"a"}, "y", {"no=0", "yes=1"});
     row("headerless", "1,2,0\n3,4,1\n", f1234, y01, {"x0", "x1"}, "label");
@@ -232,20 +239,19 @@ void TestCsvReader::quirks_data() {
                                       << QStringList{"x0", "x1"} << "label" << QStringList{};
     QTest::newRow("skip lines") << QByteArray("# made by hand\n# two lines\na,b,y\n1,2,0\n3,4,1\n") << "" << none
                                 << "auto" << 2 << f1234 << y01 << ab << "y" << QStringList{};
-    QTest::newRow("ignore by name") << QByteArray("id,a,b,y\nr1,1,2,0\nr2,3,4,1\n") << "" << QStringList{"id"}
-                                    << "auto" << 0 << f1234 << y01 << ab << "y" << QStringList{};
-    QTest::newRow("ignore by index") << QByteArray("a,id,b,y\n1,9,2,0\n3,9,4,1\n") << "" << QStringList{"1"}
-                                     << "auto" << 0 << f1234 << y01 << ab << "y" << QStringList{};
-    QTest::newRow("ignore text column headerless") << QByteArray("r1,1,2,0\nr2,3,4,1\n") << "" << QStringList{"0"}
-                                                   << "auto" << 0 << f1234 << y01 << QStringList{"x0", "x1"}
-                                                   << "label" << QStringList{};
-    QTest::newRow("label by name") << QByteArray("y,a,b\n0,1,2\n1,3,4\n") << "y" << none << "auto" << 0 << f1234
-                                   << y01 << ab << "y" << QStringList{};
+    QTest::newRow("ignore by name") << QByteArray("id,a,b,y\nr1,1,2,0\nr2,3,4,1\n") << "" << QStringList{"id"} << "auto"
+                                    << 0 << f1234 << y01 << ab << "y" << QStringList{};
+    QTest::newRow("ignore by index") << QByteArray("a,id,b,y\n1,9,2,0\n3,9,4,1\n") << "" << QStringList{"1"} << "auto"
+                                     << 0 << f1234 << y01 << ab << "y" << QStringList{};
+    QTest::newRow("ignore text column headerless")
+        << QByteArray("r1,1,2,0\nr2,3,4,1\n") << "" << QStringList{"0"} << "auto" << 0 << f1234 << y01
+        << QStringList{"x0", "x1"} << "label" << QStringList{};
+    QTest::newRow("label by name") << QByteArray("y,a,b\n0,1,2\n1,3,4\n") << "y" << none << "auto" << 0 << f1234 << y01
+                                   << ab << "y" << QStringList{};
     QTest::newRow("label by index") << QByteArray("0,1,2\n1,3,4\n") << "0" << none << "auto" << 0 << f1234 << y01
                                     << QStringList{"x0", "x1"} << "label" << QStringList{};
-    QTest::newRow("text label by index") << QByteArray("M,1,2\nR,3,4\n") << "0" << none << "auto" << 0 << f1234
-                                         << y01 << QStringList{"x0", "x1"} << "label"
-                                         << QStringList{"M=0", "R=1"};
+    QTest::newRow("text label by index") << QByteArray("M,1,2\nR,3,4\n") << "0" << none << "auto" << 0 << f1234 << y01
+                                         << QStringList{"x0", "x1"} << "label" << QStringList{"M=0", "R=1"};
 }
 
 void TestCsvReader::quirks() {
@@ -282,8 +288,7 @@ void TestCsvReader::missingPolicies_data() {
     QTest::addColumn<QString>("note");
 
     const QByteArray file = "a,b,y\n1,2,0\n,4,1\n4,NA,0\n7,8,1\n";
-    QTest::newRow("drop") << file << "drop" << QList<float>{1, 2, 7, 8} << QList<float>{0, 1}
-                          << "dropped 2 row(s)";
+    QTest::newRow("drop") << file << "drop" << QList<float>{1, 2, 7, 8} << QList<float>{0, 1} << "dropped 2 row(s)";
     // a: mean of 1, 4, 7 = 4; b: mean of 2, 4, 8 = 14/3.
     QTest::newRow("mean") << file << "mean" << QList<float>{1, 2, 4, 4, 4, float(14.0 / 3.0), 7, 8}
                           << QList<float>{0, 1, 0, 1} << "imputed 2 missing cell(s)";
@@ -316,10 +321,14 @@ void TestCsvReader::missingPolicyErrors_data() {
     QTest::addColumn<QString>("policy");
     QTest::addColumn<QString>("reason");
 
-    QTest::newRow("mean of an empty column") << QByteArray("a,b,y\n1,,0\n2,NA,1\n") << "mean" << "no values";
-    QTest::newRow("mean cannot impute a label") << QByteArray("a,y\n1,0\n2,\n") << "mean" << "missing label";
-    QTest::newRow("drop everything") << QByteArray("a,y\n,0\nNA,1\n") << "drop" << "no rows left";
-    QTest::newRow("drop still refuses text") << QByteArray("a,y\n,0\nabc,1\n") << "drop" << "not a number";
+    QTest::newRow("mean of an empty column") << QByteArray("a,b,y\n1,,0\n2,NA,1\n") << "mean"
+                                             << "no values";
+    QTest::newRow("mean cannot impute a label") << QByteArray("a,y\n1,0\n2,\n") << "mean"
+                                                << "missing label";
+    QTest::newRow("drop everything") << QByteArray("a,y\n,0\nNA,1\n") << "drop"
+                                     << "no rows left";
+    QTest::newRow("drop still refuses text") << QByteArray("a,y\n,0\nabc,1\n") << "drop"
+                                             << "not a number";
 }
 
 void TestCsvReader::missingPolicyErrors() {

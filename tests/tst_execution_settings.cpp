@@ -43,9 +43,15 @@ private slots:
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("value");
         QTest::addColumn<QString>("reasonMentions");
-        QTest::newRow("fused with cublas") << "launch" << "fused" << "cuBLAS";
-        QTest::newRow("tf32 with custom gemm") << "precision" << "tf32" << "TF32";
-        QTest::newRow("fp16 with sigmoid_bce") << "precision" << "fp16" << "bce_with_logits";
+        QTest::newRow("fused with cublas") << "launch"
+                                           << "fused"
+                                           << "cuBLAS";
+        QTest::newRow("tf32 with custom gemm") << "precision"
+                                               << "tf32"
+                                               << "TF32";
+        QTest::newRow("fp16 with sigmoid_bce") << "precision"
+                                               << "fp16"
+                                               << "bce_with_logits";
     }
 
     void refusals() {

@@ -101,7 +101,8 @@ private slots:
             const double numeric = (up - down) / (2 * h);
             const double tolerance = 1e-5 + 1e-3 * std::abs(numeric);  // float32 analytic vs double numeric
             if (std::abs(numeric - analytic[k]) > tolerance)
-                QFAIL(qPrintable(QString("parameter %1: analytic %2, numeric %3").arg(k).arg(analytic[k]).arg(numeric)));
+                QFAIL(
+                    qPrintable(QString("parameter %1: analytic %2, numeric %3").arg(k).arg(analytic[k]).arg(numeric)));
         }
     }
 

@@ -36,7 +36,6 @@ QByteArray bytesOf(const std::vector<T>& values) {
     return QByteArray(reinterpret_cast<const char*>(values.data()), qsizetype(values.size() * sizeof(T)));
 }
 
-
 }  // namespace
 
 class TestNpyIo : public QObject {
@@ -221,18 +220,17 @@ void TestNpyIo::malformedDataset_data() {
     QTest::newRow("mismatched rows") << "pair" << x3x2
                                      << npyFile(dictFor("<f4", "(2,)"), bytesOf(std::vector<float>{0, 1}))
                                      << "has 2 labels but";
-    QTest::newRow("label 2") << "pair" << x3x2
-                             << npyFile(dictFor("<f4", "(3,)"), bytesOf(std::vector<float>{0, 1, 2}))
+    QTest::newRow("label 2") << "pair" << x3x2 << npyFile(dictFor("<f4", "(3,)"), bytesOf(std::vector<float>{0, 1, 2}))
                              << "label at row 2 (0-based) is 2";
-    QTest::newRow("label 0.5 in float64") << "pair" << x3x2
-                                          << npyFile(dictFor("<f8", "(3,)"), bytesOf(std::vector<double>{0.5, 1, 0}))
-                                          << "label at row 0 (0-based) is 0.5";
-    QTest::newRow("labels of two columns") << "pair" << x3x2
-                                           << npyFile(dictFor("<f4", "(3, 2)"), bytesOf(std::vector<float>(6)))
-                                           << "(rows,) or (rows, 1)";
-    QTest::newRow("single label not 0/1") << "single"
-                                          << npyFile(dictFor("<f4", "(2, 2)"), bytesOf(std::vector<float>{1, 0, 2, 3}))
-                                          << QByteArray() << "label at row 1 (0-based) is 3";
+    QTest::newRow("label 0.5 in float64")
+        << "pair" << x3x2 << npyFile(dictFor("<f8", "(3,)"), bytesOf(std::vector<double>{0.5, 1, 0}))
+        << "label at row 0 (0-based) is 0.5";
+    QTest::newRow("labels of two columns")
+        << "pair" << x3x2 << npyFile(dictFor("<f4", "(3, 2)"), bytesOf(std::vector<float>(6)))
+        << "(rows,) or (rows, 1)";
+    QTest::newRow("single label not 0/1")
+        << "single" << npyFile(dictFor("<f4", "(2, 2)"), bytesOf(std::vector<float>{1, 0, 2, 3})) << QByteArray()
+        << "label at row 1 (0-based) is 3";
     QTest::newRow("single 1-D") << "single" << npyFile(dictFor("<f4", "(2,)"), bytesOf(std::vector<float>{1, 0}))
                                 << QByteArray() << "must be 2-D";
     QTest::newRow("single no rows") << "single" << npyFile(dictFor("<f4", "(0, 3)"), QByteArray()) << QByteArray()
@@ -241,9 +239,9 @@ void TestNpyIo::malformedDataset_data() {
     QTest::newRow("NaN feature") << "single"
                                  << npyFile(dictFor("<f4", "(2, 2)"), bytesOf(std::vector<float>{1, 0, nan, 1}))
                                  << QByteArray() << "row 1, column 0";
-    QTest::newRow("float64 beyond float32") << "single"
-                                            << npyFile(dictFor("<f8", "(1, 2)"), bytesOf(std::vector<double>{1e300, 0}))
-                                            << QByteArray() << "out of range for float32";
+    QTest::newRow("float64 beyond float32")
+        << "single" << npyFile(dictFor("<f8", "(1, 2)"), bytesOf(std::vector<double>{1e300, 0})) << QByteArray()
+        << "out of range for float32";
 }
 
 void TestNpyIo::malformedDataset() {

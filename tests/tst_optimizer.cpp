@@ -20,8 +20,10 @@ struct Reference {
 
     void step(double g) {
         ++t;
-        if (s.kind == OptimizerKind::AdamW) p *= 1 - s.lr * s.weightDecay;
-        else if (s.weightDecay != 0) g += s.weightDecay * p;
+        if (s.kind == OptimizerKind::AdamW)
+            p *= 1 - s.lr * s.weightDecay;
+        else if (s.weightDecay != 0)
+            g += s.weightDecay * p;
         switch (s.kind) {
             case OptimizerKind::Adam:
             case OptimizerKind::AdamW: {

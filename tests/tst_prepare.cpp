@@ -13,8 +13,7 @@ namespace {
 
 // rows x 2: column 0 is the row index (so tests can tell which row went where), column 1 is
 // 3 * index + 1. `positives` labels of 1 are spread evenly over the rows.
-wb::Dataset indexedData(std::size_t rows, std::size_t positives)
-{
+wb::Dataset indexedData(std::size_t rows, std::size_t positives) {
     wb::Dataset d;
     d.rows = rows;
     d.cols = 2;
@@ -28,20 +27,17 @@ wb::Dataset indexedData(std::size_t rows, std::size_t positives)
 }
 
 // Column 0 of x (n, 2) as row indices.
-std::vector<std::size_t> rowIds(const std::vector<float>& x)
-{
+std::vector<std::size_t> rowIds(const std::vector<float>& x) {
     std::vector<std::size_t> ids;
     for (std::size_t i = 0; i < x.size(); i += 2) ids.push_back(static_cast<std::size_t>(x[i]));
     return ids;
 }
 
-std::size_t countOnes(const std::vector<float>& y)
-{
+std::size_t countOnes(const std::vector<float>& y) {
     return static_cast<std::size_t>(std::count(y.begin(), y.end(), 1.0f));
 }
 
-void compareFloats(const std::vector<float>& got, const std::vector<double>& want)
-{
+void compareFloats(const std::vector<float>& got, const std::vector<double>& want) {
     QCOMPARE(got.size(), want.size());
     for (std::size_t i = 0; i < want.size(); ++i)
         QVERIFY2(std::abs(got[i] - want[i]) < 1e-6,
@@ -67,8 +63,7 @@ private slots:
     void splitsLeavingAPartEmpty();
 };
 
-void TestPrepare::splitSizes_data()
-{
+void TestPrepare::splitSizes_data() {
     QTest::addColumn<int>("rows");
     QTest::addColumn<int>("positives");
     QTest::addColumn<double>("valSplit");
@@ -85,8 +80,7 @@ void TestPrepare::splitSizes_data()
     QTest::newRow("50 rows, no split") << 50 << 20 << 0.0 << 50 << 0 << 0;
 }
 
-void TestPrepare::splitSizes()
-{
+void TestPrepare::splitSizes() {
     QFETCH(int, rows);
     QFETCH(int, positives);
     QFETCH(double, valSplit);
@@ -107,8 +101,7 @@ void TestPrepare::splitSizes()
     QVERIFY(std::abs(static_cast<double>(countOnes(p.valY)) - expected) <= 1.0);
 }
 
-void TestPrepare::keepsFileOrder()
-{
+void TestPrepare::keepsFileOrder() {
     const wb::Dataset d = indexedData(200, 70);
     const wb::PreparedData p = wb::prepare(d, {0.3, false, 11});
     const auto train = rowIds(p.trainX), val = rowIds(p.valX);
@@ -127,8 +120,7 @@ void TestPrepare::keepsFileOrder()
     QVERIFY(std::all_of(seen.begin(), seen.end(), [](int n) { return n == 1; }));  // a partition
 }
 
-void TestPrepare::seededDeterminism()
-{
+void TestPrepare::seededDeterminism() {
     const wb::Dataset d = indexedData(500, 200);
     const wb::PreparedData a = wb::prepare(d, {0.2, true, 42});
     const wb::PreparedData b = wb::prepare(d, {0.2, true, 42});
@@ -140,8 +132,7 @@ void TestPrepare::seededDeterminism()
     QVERIFY(rowIds(wb::prepare(d, {0.2, false, 42}).valX) != rowIds(wb::prepare(d, {0.2, false, 43}).valX));
 }
 
-void TestPrepare::noSplitKeepsEverything()
-{
+void TestPrepare::noSplitKeepsEverything() {
     const wb::Dataset d = indexedData(30, 12);
     const wb::PreparedData p = wb::prepare(d, {0.0, false, 1});
     QVERIFY(p.trainX == d.features);
@@ -152,8 +143,7 @@ void TestPrepare::noSplitKeepsEverything()
     QVERIFY(p.stddev.empty());
 }
 
-void TestPrepare::standardizeFitsTrainOnly()
-{
+void TestPrepare::standardizeFitsTrainOnly() {
     // Rows 0-3: (2, 7) label 0; rows 4-6: (10, 7) label 1. A split of 0.5 sends round(2.0) = 2
     // class-0 rows and round(1.5) = 2 class-1 rows to validation, whichever rows are picked:
     // train = {2, 2, 10}: mean 14/3, population std 8*sqrt(2)/3 (all 7 rows would give mean 46/7).
@@ -176,8 +166,7 @@ void TestPrepare::standardizeFitsTrainOnly()
     QVERIFY(p.valY == std::vector<float>({0, 0, 1, 1}));
 }
 
-void TestPrepare::standardizedTrainIsZScored()
-{
+void TestPrepare::standardizedTrainIsZScored() {
     const wb::Dataset d = indexedData(1000, 400);
     const wb::PreparedData p = wb::prepare(d, {0.25, true, 8});
     for (std::size_t c = 0; c < p.cols; ++c) {
@@ -193,8 +182,7 @@ void TestPrepare::standardizedTrainIsZScored()
     }
 }
 
-void TestPrepare::invalidSplits_data()
-{
+void TestPrepare::invalidSplits_data() {
     QTest::addColumn<double>("valSplit");
     QTest::newRow("negative") << -0.1;
     QTest::newRow("one") << 1.0;
@@ -203,15 +191,13 @@ void TestPrepare::invalidSplits_data()
     QTest::newRow("infinity") << std::numeric_limits<double>::infinity();
 }
 
-void TestPrepare::invalidSplits()
-{
+void TestPrepare::invalidSplits() {
     QFETCH(double, valSplit);
     const wb::Dataset d = indexedData(100, 50);
     QVERIFY_THROWS_EXCEPTION(wb::ConfigError, wb::prepare(d, {valSplit, true, 1}));
 }
 
-void TestPrepare::splitsLeavingAPartEmpty_data()
-{
+void TestPrepare::splitsLeavingAPartEmpty_data() {
     QTest::addColumn<int>("rows");
     QTest::addColumn<int>("positives");
     QTest::addColumn<double>("valSplit");
@@ -222,8 +208,7 @@ void TestPrepare::splitsLeavingAPartEmpty_data()
     QTest::newRow("no rows at all") << 0 << 0 << 0.0;
 }
 
-void TestPrepare::splitsLeavingAPartEmpty()
-{
+void TestPrepare::splitsLeavingAPartEmpty() {
     QFETCH(int, rows);
     QFETCH(int, positives);
     QFETCH(double, valSplit);

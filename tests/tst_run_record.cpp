@@ -53,7 +53,9 @@ wb::RunRecord makeRecord(wb::RunStatus status = wb::RunStatus::Diverged) {
     return r;
 }
 
-QString statusOf(wb::RunStatus s) { return QString::fromStdString(wb::toString(s)); }
+QString statusOf(wb::RunStatus s) {
+    return QString::fromStdString(wb::toString(s));
+}
 
 QString readAll(const QString& path) {
     QFile f(path);
@@ -66,7 +68,6 @@ void writeFile(const QString& path, const QByteArray& content) {
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) qFatal("cannot write %s", qPrintable(path));
     f.write(content);
 }
-
 
 // Epoch lists written as "wall[w]" items, e.g. "50w 10 30": 'w' marks the warm-up epoch.
 std::vector<wb::EpochMetrics> parseEpochs(const QString& spec) {
@@ -291,7 +292,8 @@ private slots:
     }
     void invalidFileIsDataErrorNamingIt() {
         QFETCH(QByteArray, content);
-        const QString path = dir_.filePath(QStringLiteral("bad_%1.json").arg(QTest::currentDataTag()).replace(' ', '_'));
+        const QString path =
+            dir_.filePath(QStringLiteral("bad_%1.json").arg(QTest::currentDataTag()).replace(' ', '_'));
         writeFile(path, content);
         const auto error = dataErrorOf([&] { wb::RunRecord::load(path.toStdString()); });
         QVERIFY2(error.has_value(), "expected a DataError");
@@ -356,9 +358,9 @@ private slots:
         QCOMPARE(lines.size(), 1 + int(r.epochs.size()));
         const QStringList header = lines[0].split(',');
         QCOMPARE(header.first(), QString("epoch"));
-        for (const char* column : {"warmup", "train_loss", "train_accuracy", "val_loss", "val_accuracy", "wall_ms",
-                                   "device_ms", "samples_per_s", "data_ms", "forward_ms", "backward_ms",
-                                   "optimizer_ms", "other_ms"})
+        for (const char* column :
+             {"warmup", "train_loss", "train_accuracy", "val_loss", "val_accuracy", "wall_ms", "device_ms",
+              "samples_per_s", "data_ms", "forward_ms", "backward_ms", "optimizer_ms", "other_ms"})
             QVERIFY2(header.contains(column), column);
         QList<QStringList> rows;
         for (int i = 1; i < lines.size(); ++i) {

@@ -15,27 +15,23 @@
 namespace {
 
 // A safetensors file: 8-byte little-endian header length, the header, then the data.
-QByteArray fileBytes(const QByteArray& header, const QByteArray& data, quint64 lengthField)
-{
+QByteArray fileBytes(const QByteArray& header, const QByteArray& data, quint64 lengthField) {
     QByteArray out;
     for (int b = 0; b < 8; ++b) out.append(static_cast<char>((lengthField >> (8 * b)) & 0xff));
     return out + header + data;
 }
 
-QByteArray fileBytes(const QByteArray& header, const QByteArray& data)
-{
+QByteArray fileBytes(const QByteArray& header, const QByteArray& data) {
     return fileBytes(header, data, static_cast<quint64>(header.size()));
 }
 
-QByteArray floats(std::initializer_list<float> values)
-{
+QByteArray floats(std::initializer_list<float> values) {
     QByteArray out;
     for (float v : values) out.append(reinterpret_cast<const char*>(&v), sizeof v);
     return out;
 }
 
-void writeFile(const QString& path, const QByteArray& bytes)
-{
+void writeFile(const QString& path, const QByteArray& bytes) {
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
     QCOMPARE(f.write(bytes), bytes.size());
@@ -45,8 +41,7 @@ void writeFile(const QString& path, const QByteArray& bytes)
 const char* kWeight = R"("layers.0.weight":{"dtype":"F32","shape":[1,2],"data_offsets":[0,8]})";
 const char* kBias = R"("layers.0.bias":{"dtype":"F32","shape":[1],"data_offsets":[8,12]})";
 
-QByteArray header(const QByteArray& entries)
-{
+QByteArray header(const QByteArray& entries) {
     return "{" + entries + "}";
 }
 
@@ -69,8 +64,7 @@ private:
     QTemporaryDir dir_;
 };
 
-void TestSafetensors::roundTrip()
-{
+void TestSafetensors::roundTrip() {
     wb::MlpParams params = wb::MlpParams::zeros({61, 20, 10, 1});
     for (std::size_t i = 0; i < params.values.size(); ++i)
         params.values[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i))) * 0.5f;
@@ -91,8 +85,7 @@ void TestSafetensors::roundTrip()
     QVERIFY(loaded.values == params.values);
 }
 
-void TestSafetensors::savedFileLayout()
-{
+void TestSafetensors::savedFileLayout() {
     const wb::MlpParams params = wb::MlpParams::zeros({3, 2, 1});
     const QString path = dir_.filePath("layout.safetensors");
     wb::saveSafetensors(path.toStdString(), params);
@@ -109,15 +102,13 @@ void TestSafetensors::savedFileLayout()
     QVERIFY(head.contains(R"("__metadata__":{"format":"pt"})"));
 }
 
-void TestSafetensors::loadsAlphabeticalPytorchLayout()
-{
+void TestSafetensors::loadsAlphabeticalPytorchLayout() {
     // 2 -> 2 -> 1, keys and data in alphabetical order (bias before weight), extra metadata.
-    const QByteArray head = header(
-        R"("__metadata__":{"format":"pt","producer":"hand"},)"
-        R"("layers.0.bias":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
-        R"("layers.0.weight":{"dtype":"F32","shape":[2,2],"data_offsets":[8,24]},)"
-        R"("layers.1.bias":{"dtype":"F32","shape":[1],"data_offsets":[24,28]},)"
-        R"("layers.1.weight":{"dtype":"F32","shape":[1,2],"data_offsets":[28,36]})");
+    const QByteArray head = header(R"("__metadata__":{"format":"pt","producer":"hand"},)"
+                                   R"("layers.0.bias":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                                   R"("layers.0.weight":{"dtype":"F32","shape":[2,2],"data_offsets":[8,24]},)"
+                                   R"("layers.1.bias":{"dtype":"F32","shape":[1],"data_offsets":[24,28]},)"
+                                   R"("layers.1.weight":{"dtype":"F32","shape":[1,2],"data_offsets":[28,36]})");
     const QByteArray data = floats({0.5f, -0.5f, 1, 2, 3, 4, 9, -1, -2});
     const QString path = dir_.filePath("alphabetical.safetensors");
     writeFile(path, fileBytes(head + QByteArray(static_cast<qsizetype>((8 - head.size() % 8) % 8), ' '), data));
@@ -130,8 +121,7 @@ void TestSafetensors::loadsAlphabeticalPytorchLayout()
     QCOMPARE(*p.bias(1), 9.0f);
 }
 
-void TestSafetensors::malformed_data()
-{
+void TestSafetensors::malformed_data() {
     QTest::addColumn<QByteArray>("bytes");
     QTest::addColumn<QString>("reason");  // a piece of the expected reason
     const QByteArray w = kWeight, b = kBias, data = floats({1, 2, 3});
@@ -143,10 +133,11 @@ void TestSafetensors::malformed_data()
     QTest::newRow("invalid JSON") << fileBytes(R"({"layers.0.weight": )", data) << "not valid JSON";
     QTest::newRow("header not an object") << fileBytes("[1,2,3]", data) << "not a JSON object";
     QTest::newRow("metadata not an object") << file(R"("__metadata__":"pt",)" + w + "," + b) << "__metadata__";
-    QTest::newRow("F64 dtype")
-        << file(R"("layers.0.weight":{"dtype":"F64","shape":[1,2],"data_offsets":[0,8]},)" + b) << "F64";
+    QTest::newRow("F64 dtype") << file(R"("layers.0.weight":{"dtype":"F64","shape":[1,2],"data_offsets":[0,8]},)" + b)
+                               << "F64";
     QTest::newRow("offsets beyond the data")
-        << file(R"("layers.0.weight":{"dtype":"F32","shape":[1,2],"data_offsets":[0,800]},)" + b) << "not a range inside";
+        << file(R"("layers.0.weight":{"dtype":"F32","shape":[1,2],"data_offsets":[0,800]},)" + b)
+        << "not a range inside";
     QTest::newRow("offsets reversed")
         << file(R"("layers.0.weight":{"dtype":"F32","shape":[1,2],"data_offsets":[8,0]},)" + b) << "not a range inside";
     QTest::newRow("negative offset")
@@ -161,8 +152,9 @@ void TestSafetensors::malformed_data()
     QTest::newRow("no shape") << file(R"("layers.0.weight":{"dtype":"F32","data_offsets":[0,8]},)" + b) << "shape";
     QTest::newRow("missing bias") << file(w) << "layers.0.bias is missing";
     QTest::newRow("missing weight") << file(b) << "layers.0.weight is missing";
-    QTest::newRow("weight not 2-D")
-        << file(R"("layers.0.weight":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)" + b) << "2-D";
+    QTest::newRow("weight not 2-D") << file(R"("layers.0.weight":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)" +
+                                            b)
+                                    << "2-D";
     QTest::newRow("bias of the wrong size")
         << file(w + R"(,"layers.0.bias":{"dtype":"F32","shape":[1,1],"data_offsets":[8,12]})") << "layers.0.bias";
     QTest::newRow("PyTorch Sequential names")
@@ -190,8 +182,7 @@ void TestSafetensors::malformed_data()
         << "needs 1";
 }
 
-void TestSafetensors::malformed()
-{
+void TestSafetensors::malformed() {
     QFETCH(QByteArray, bytes);
     QFETCH(QString, reason);
     const QString path = dir_.filePath(QString("bad_%1.safetensors").arg(QTest::currentDataTag()).replace(' ', '_'));
@@ -205,21 +196,18 @@ void TestSafetensors::malformed()
     }
 }
 
-void TestSafetensors::missingFile()
-{
+void TestSafetensors::missingFile() {
     const std::string path = dir_.filePath("nowhere.safetensors").toStdString();
     QVERIFY_THROWS_EXCEPTION(wb::DataError, wb::loadSafetensors(path));
     QVERIFY_THROWS_EXCEPTION(wb::DataError, wb::loadSafetensors(dir_.path().toStdString()));  // a folder
 }
 
-void TestSafetensors::saveIntoMissingFolderIsIoError()
-{
+void TestSafetensors::saveIntoMissingFolderIsIoError() {
     const std::string path = dir_.filePath("no/such/folder/w.safetensors").toStdString();
     QVERIFY_THROWS_EXCEPTION(wb::IoError, wb::saveSafetensors(path, wb::MlpParams::zeros({2, 1})));
 }
 
-void TestSafetensors::checkParamsMatch()
-{
+void TestSafetensors::checkParamsMatch() {
     const wb::MlpParams params = wb::MlpParams::zeros({61, 20, 10, 1});
     wb::ModelSpec spec;  // hidden {20, 10}
     QVERIFY_THROWS_NO_EXCEPTION(wb::checkParamsMatch(params, spec, 61));

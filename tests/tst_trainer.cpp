@@ -76,10 +76,14 @@ private slots:
     void switchesKeepTheMaths_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("value");
-        QTest::newRow("per-sample gather") << "data_path" << "per_sample_gather";
-        QTest::newRow("zero_grad twice") << "zero_grad" << "twice";
-        QTest::newRow("zero_grad none") << "zero_grad" << "none";
-        QTest::newRow("multi-tensor optimizer") << "optimizer_kernel" << "multi_tensor";
+        QTest::newRow("per-sample gather") << "data_path"
+                                           << "per_sample_gather";
+        QTest::newRow("zero_grad twice") << "zero_grad"
+                                         << "twice";
+        QTest::newRow("zero_grad none") << "zero_grad"
+                                        << "none";
+        QTest::newRow("multi-tensor optimizer") << "optimizer_kernel"
+                                                << "multi_tensor";
     }
 
     void switchesKeepTheMaths() {
@@ -133,7 +137,9 @@ private slots:
         Trainer trainer(c, dataset_, data, *backend, path);
         CancelFlag cancel{false};
         std::vector<std::size_t> seen;
-        trainer.run(cancel, {[&](const EpochMetrics&, const RunRecord&) { seen.push_back(RunRecord::load(path).epochs.size()); }});
+        trainer.run(cancel, {[&](const EpochMetrics&, const RunRecord&) {
+                        seen.push_back(RunRecord::load(path).epochs.size());
+                    }});
         QCOMPARE(seen, (std::vector<std::size_t>{1, 2, 3}));
         const RunRecord final = RunRecord::load(path);
         WB_COMPARE_NAME(final.status, "completed");
