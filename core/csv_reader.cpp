@@ -335,7 +335,8 @@ private:
     void impute() {
         const std::size_t cols = layout_.featureNames.size();
         std::vector<float> means(cols);
-        for (std::size_t j = 0; j < cols; ++j) means[j] = counts_[j] ? static_cast<float>(sums_[j] / counts_[j]) : NAN;
+        for (std::size_t j = 0; j < cols; ++j)
+            means[j] = counts_[j] ? static_cast<float>(sums_[j] / static_cast<double>(counts_[j])) : NAN;
         for (std::size_t i = 0; i < features_.size(); ++i) {
             if (!std::isnan(features_[i])) continue;
             const std::size_t j = i % cols;

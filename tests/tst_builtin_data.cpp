@@ -128,7 +128,7 @@ void TestBuiltinData::notTriviallySeparable() {
         const double m = median(v);
         std::size_t agree = 0;
         for (std::size_t r = 0; r < d.rows; ++r) agree += (v[r] > m) == (d.labels[r] == 1.0f);
-        const double best = std::max(agree, d.rows - agree) / static_cast<double>(d.rows);
+        const double best = static_cast<double>(std::max(agree, d.rows - agree)) / static_cast<double>(d.rows);
         QVERIFY2(best < 0.9, qPrintable(QString("feature f%1 matches %2 of labels").arg(c).arg(best)));
     }
 }
