@@ -11,6 +11,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
+# shellcheck source=lib/packages.sh
+. "$root/scripts/lib/packages.sh"
+
 # Everything the build and the tests need, from the distribution (nothing is downloaded at build time).
 packages=(
   build-essential cmake ninja-build pkg-config
@@ -18,31 +21,13 @@ packages=(
   qt6-base-dev qt6-svg-dev libqcustomplot-dev
 )
 
-install_packages() {
-  if ! command -v apt-get >/dev/null 2>&1 || ! command -v dpkg-query >/dev/null 2>&1; then
-    echo "setup: this is not a Debian/Ubuntu system; install these (or your system's equivalents) yourself:" >&2
-    echo "  ${packages[*]}" >&2
-    return 0
-  fi
-  local missing=()
-  for p in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  echo "setup: installing ${missing[*]}"
-  local sudo=()
-  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
-  "${sudo[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-}
-
 build() {
   # shellcheck disable=SC2086  # CMAKE_ARGS is a list of flags
   cmake -S "$root" -B "$build_dir" -G Ninja ${CMAKE_ARGS:-}
   cmake --build "$build_dir" -j "$jobs"
 }
 
-install_packages
+wb_install_packages "${packages[@]}"
 build
 case "$mode" in
   build) ;;
