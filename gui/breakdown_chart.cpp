@@ -1,0 +1,221 @@
+#include "breakdown_chart.h"
+
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include <qcustomplot.h>
+
+#include "run_store.h"
+
+namespace wb::gui {
+
+namespace {
+constexpr int kRefreshIntervalMs = 33;
+constexpr double kBarWidth = 0.6;
+const QColor kNotSeparableFill(205, 205, 205);
+const QColor kNotSeparableEdge(120, 120, 120);
+
+// The epochs a summary speaks for: after warm-up, unless the warm-up epoch is all there is.
+std::vector<const EpochMetrics*> measuredEpochs(const RunRecord& record) {
+    std::vector<const EpochMetrics*> epochs;
+    for (const EpochMetrics& e : record.epochs)
+        if (!e.warmup) epochs.push_back(&e);
+    if (epochs.empty())
+        for (const EpochMetrics& e : record.epochs) epochs.push_back(&e);
+    return epochs;
+}
+
+double phaseOf(const PhaseTimes& p, int phase) {
+    switch (phase) {
+        case 0: return p.data;
+        case 1: return p.forward;
+        case 2: return p.backward;
+        case 3: return p.optimizer;
+        default: return p.other;
+    }
+}
+
+QString formatMs(double ms) {
+    return QString::number(ms, 'f', ms >= 100 ? 0 : (ms >= 10 ? 1 : 2)) + " ms";
+}
+}  // namespace
+
+std::optional<PhaseBreakdown> phaseBreakdown(const RunRecord& record) {
+    const std::vector<const EpochMetrics*> epochs = measuredEpochs(record);
+    if (epochs.empty()) return std::nullopt;
+    PhaseBreakdown b;
+    b.separable = std::all_of(epochs.begin(), epochs.end(), [](const EpochMetrics* e) { return e->phases; });
+    std::vector<double> wall;
+    for (const EpochMetrics* e : epochs) wall.push_back(e->wallMs);
+    b.medianWallMs = median(wall).value_or(0.0);
+    if (!b.separable) {
+        b.totalMs = b.medianWallMs;
+        return b;
+    }
+    for (int phase = 0; phase < kPhaseCount; ++phase) {
+        std::vector<double> values;
+        for (const EpochMetrics* e : epochs) values.push_back(phaseOf(*e->phases, phase));
+        b.phaseMs[static_cast<std::size_t>(phase)] = median(values).value_or(0.0);
+        b.totalMs += b.phaseMs[static_cast<std::size_t>(phase)];
+    }
+    return b;
+}
+
+BreakdownChart::BreakdownChart(RunStore* store, QWidget* parent)
+    : QWidget(parent), store_(store), plot_(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+
+    applyChartStyle(*plot_, "Time per epoch by phase (median after warm-up)");
+    setLegendColumns(*plot_, kPhaseCount + 1);
+    plot_->yAxis->setLabel("Median time per epoch (ms)");
+    plot_->xAxis->grid()->setVisible(false);
+    plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
+    placeholder_ = addPlaceholder(*plot_, "No runs to show yet");
+
+    QCPBars* below = nullptr;
+    for (int phase = 0; phase < kPhaseCount; ++phase) {
+        auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
+        bars->setName(phaseNames()[static_cast<std::size_t>(phase)]);
+        bars->setBrush(phaseColors()[static_cast<std::size_t>(phase)]);
+        bars->setPen(QPen(Qt::white, 1));  // a thin gap between the stacked parts
+        bars->setWidth(kBarWidth);
+        if (below) bars->moveAbove(below);
+        phaseBars_[static_cast<std::size_t>(phase)] = below = bars;
+    }
+    notSeparableBars_ = new QCPBars(plot_->xAxis, plot_->yAxis);
+    notSeparableBars_->setName("not separable (total only)");
+    notSeparableBars_->setBrush(kNotSeparableFill);
+    notSeparableBars_->setPen(QPen(kNotSeparableEdge, 1));
+    notSeparableBars_->setWidth(kBarWidth);
+
+    plot_->setMouseTracking(true);
+    connect(plot_, &QCustomPlot::mouseMove, this, &BreakdownChart::showHoverTip);
+    refreshTimer_.setSingleShot(true);
+    refreshTimer_.setInterval(kRefreshIntervalMs);
+    connect(&refreshTimer_, &QTimer::timeout, this, &BreakdownChart::refresh);
+    connect(store_, &RunStore::runAdded, this, &BreakdownChart::scheduleRefresh);
+    connect(store_, &RunStore::runChanged, this, &BreakdownChart::scheduleRefresh);
+    connect(store_, &RunStore::epochAppended, this, &BreakdownChart::scheduleRefresh);
+    connect(store_, &RunStore::runRemoved, this, &BreakdownChart::scheduleRefresh);
+    scheduleRefresh();
+}
+
+void BreakdownChart::refreshNow() {
+    refresh();
+}
+
+void BreakdownChart::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (replotPending_) replot();
+}
+
+void BreakdownChart::scheduleRefresh() {
+    if (!refreshTimer_.isActive()) refreshTimer_.start();
+}
+
+void BreakdownChart::refresh() {
+    refreshTimer_.stop();
+    collectRows();
+    fillBars();
+    labelBars();
+    replot();
+}
+
+void BreakdownChart::collectRows() {
+    rows_.clear();
+    for (const RunEntry& run : store_->runs()) {
+        if (!run.visible) continue;
+        if (const auto b = phaseBreakdown(run.record)) rows_.push_back({run.id, run.name, *b});
+    }
+}
+
+void BreakdownChart::fillBars() {
+    std::array<QVector<double>, kPhaseCount> phaseKeys, phaseValues;
+    QVector<double> fusedKeys, fusedValues;
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    double top = 0;
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        const double x = static_cast<double>(i + 1);
+        const PhaseBreakdown& b = rows_[i].breakdown;
+        ticker->addTick(x, b.separable ? rows_[i].name : rows_[i].name + "\n(not separable)");
+        top = std::max(top, b.totalMs);
+        if (!b.separable) {
+            fusedKeys.push_back(x);
+            fusedValues.push_back(b.totalMs);
+            continue;
+        }
+        for (std::size_t p = 0; p < kPhaseCount; ++p) {
+            phaseKeys[p].push_back(x);
+            phaseValues[p].push_back(b.phaseMs[p]);
+        }
+    }
+    for (std::size_t p = 0; p < kPhaseCount; ++p) phaseBars_[p]->setData(phaseKeys[p], phaseValues[p], true);
+    notSeparableBars_->setData(fusedKeys, fusedValues, true);
+    if (fusedKeys.isEmpty())
+        notSeparableBars_->removeFromLegend();
+    else if (!plot_->legend->hasItemWithPlottable(notSeparableBars_))
+        notSeparableBars_->addToLegend();
+
+    plot_->xAxis->setTicker(ticker);
+    plot_->xAxis->setTickLabelRotation(rows_.size() > 5 ? -25 : 0);  // long names side by side collide
+    plot_->xAxis->setRange(0.4, static_cast<double>(rows_.size()) + 0.6);
+    plot_->yAxis->setRange(0, top > 0 ? top * 1.2 : 1.0);  // room for the totals above the bars
+    placeholder_->setVisible(rows_.empty());
+}
+
+void BreakdownChart::labelBars() {
+    for (QCPItemText* label : labels_) plot_->removeItem(label);
+    labels_.clear();
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        const PhaseBreakdown& b = rows_[i].breakdown;
+        QString text = formatMs(b.totalMs);
+        // Medians of the parts add up to the median epoch only when epochs are alike; say so when not.
+        if (b.separable && std::abs(b.totalMs - b.medianWallMs) > 0.15 * b.medianWallMs)
+            text += "\n(median epoch " + formatMs(b.medianWallMs) + ")";
+        QCPItemText* label = addValueLabel(*plot_, text);
+        label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        label->position->setCoords(static_cast<double>(i + 1), b.totalMs);
+        label->setPadding(QMargins(0, 0, 0, 3));
+        labels_.push_back(label);
+    }
+}
+
+void BreakdownChart::replot() {
+    if (!isVisible()) {
+        replotPending_ = true;
+        return;
+    }
+    replotPending_ = false;
+    plot_->replot();
+    ++replotCount_;
+}
+
+// Hovering a bar lists all its parts, the small ones too.
+void BreakdownChart::showHoverTip(QMouseEvent* event) {
+    const double key = plot_->xAxis->pixelToCoord(event->position().x());
+    const double value = plot_->yAxis->pixelToCoord(event->position().y());
+    const long index = std::lround(key) - 1;
+    if (index < 0 || index >= static_cast<long>(rows_.size()) || std::abs(key - std::round(key)) > kBarWidth / 2) {
+        QToolTip::hideText();
+        return;
+    }
+    const Row& row = rows_[static_cast<std::size_t>(index)];
+    if (value < 0 || value > row.breakdown.totalMs) {
+        QToolTip::hideText();
+        return;
+    }
+    QString text = "<b>" + row.name.toHtmlEscaped() + "</b>";
+    if (!row.breakdown.separable) text += "<br>phases not separable on this path";
+    for (std::size_t p = 0; row.breakdown.separable && p < kPhaseCount; ++p)
+        text += "<br>" + phaseNames()[p] + ": " + formatMs(row.breakdown.phaseMs[p]);
+    text += "<br>total: " + formatMs(row.breakdown.totalMs);
+    if (row.breakdown.separable)  // medians of the parts need not add up to the median epoch
+        text += "<br>median epoch (wall): " + formatMs(row.breakdown.medianWallMs);
+    QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+}
+
+}  // namespace wb::gui

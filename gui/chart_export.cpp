@@ -1,0 +1,167 @@
+#include "chart_export.h"
+
+#include <QBuffer>
+#include <QDir>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <cmath>
+
+#include <qcustomplot.h>
+#include <nlohmann/json.hpp>
+
+#include "errors.h"
+#include "run_store.h"
+
+namespace wb::gui {
+
+namespace {
+constexpr int kMaxPixels = 16384;  // per side: a 16k x 16k ARGB image is already 1 GiB
+
+std::string quoted(const QString& path) {
+    return "'" + QDir::toNativeSeparators(path).toStdString() + "'";
+}
+
+// Why a write failed, as far as can be told from outside.
+std::string writeFailure(const QString& path, const QString& detail = {}) {
+    const QFileInfo info(path);
+    std::string reason;
+    if (!info.absoluteDir().exists())
+        reason = ": the folder does not exist";
+    else if (!detail.isEmpty())
+        reason = ": " + detail.toStdString();
+    else
+        reason = ": not writable (permissions, or the disk is full)";
+    return "cannot write " + quoted(path) + reason;
+}
+
+void checkSize(const QString& path, int width, int height, double scale) {
+    const double w = width * scale, h = height * scale;
+    if (width < 1 || height < 1 || !(scale > 0) || std::lround(w) < 1 || std::lround(h) < 1 || w > kMaxPixels ||
+        h > kMaxPixels)
+        throw ConfigError("cannot export " + quoted(path) + ": size " + std::to_string(width) + "x" +
+                          std::to_string(height) + " at scale " + std::to_string(scale) + " is out of range (1 to " +
+                          std::to_string(kMaxPixels) + " pixels a side)");
+}
+
+// Written whole or not at all: QSaveFile renames a finished temporary file over the target.
+void writeFile(const QString& path, const QByteArray& bytes) {
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly)) throw IoError(writeFailure(path, file.errorString()));
+    if (file.write(bytes) != bytes.size() || !file.commit()) throw IoError(writeFailure(path, file.errorString()));
+}
+
+// QCustomPlot has no SVG export: draw the plot with its own painter onto an SVG generator.
+void saveSvg(QCustomPlot& plot, const QString& path, int width, int height, double scale) {
+    const QSize pixels(static_cast<int>(std::lround(width * scale)), static_cast<int>(std::lround(height * scale)));
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    QSvgGenerator generator;
+    generator.setOutputDevice(&buffer);
+    generator.setSize(pixels);
+    generator.setViewBox(QRect(QPoint(0, 0), pixels));
+    generator.setResolution(96);
+    generator.setTitle(QFileInfo(path).completeBaseName());
+    generator.setDescription("MLP Workbench chart");
+    QCPPainter painter;
+    if (!painter.begin(&generator)) throw IoError("cannot render " + quoted(path) + " as SVG");
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNonCosmetic, scale > 1.0);  // hairlines scale with the drawing, as in the PNG
+    painter.scale(scale, scale);
+    plot.toPainter(&painter, width, height);
+    painter.end();
+    writeFile(path, buffer.data());
+}
+
+bool saveChart(QCustomPlot& plot, ChartFormat format, const QString& path, int width, int height, double scale) {
+    switch (format) {
+        case ChartFormat::Png: return plot.savePng(path, width, height, scale);
+        case ChartFormat::Jpg: return plot.saveJpg(path, width, height, scale, 92);
+        case ChartFormat::Pdf: return plot.savePdf(path, width, height, QCP::epNoCosmetic, "MLP Workbench");
+        case ChartFormat::Svg: saveSvg(plot, path, width, height, scale); return true;
+    }
+    return false;
+}
+
+// CSV: a field with a comma, quote or line break is quoted, its quotes doubled (RFC 4180).
+QString csvField(const QString& text) {
+    if (!text.contains(',') && !text.contains('"') && !text.contains('\n') && !text.contains('\r')) return text;
+    QString escaped = text;
+    escaped.replace("\"", "\"\"");
+    return "\"" + escaped + "\"";
+}
+
+QString number(double v) {
+    return QString::number(v, 'g', 9);
+}
+
+QString number(const std::optional<double>& v) {
+    return v ? number(*v) : QString();  // not measured: an empty cell
+}
+
+QString csvLine(const QString& run, const EpochMetrics& e) {
+    QStringList cells = {csvField(run),           QString::number(e.epoch),  e.warmup ? "1" : "0",  number(e.trainLoss),
+                         number(e.trainAccuracy), number(e.valLoss),         number(e.valAccuracy), number(e.wallMs),
+                         number(e.deviceMs),      number(e.samplesPerSecond)};
+    const std::optional<PhaseTimes>& p = e.phases;
+    for (const double PhaseTimes::*phase :
+         {&PhaseTimes::data, &PhaseTimes::forward, &PhaseTimes::backward, &PhaseTimes::optimizer, &PhaseTimes::other})
+        cells << (p ? number((*p).*phase) : QString());
+    cells << number(e.elapsedMs);
+    return cells.join(',');
+}
+}  // namespace
+
+std::optional<ChartFormat> chartFormatForPath(const QString& path) {
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == "png") return ChartFormat::Png;
+    if (suffix == "jpg" || suffix == "jpeg") return ChartFormat::Jpg;
+    if (suffix == "pdf") return ChartFormat::Pdf;
+    if (suffix == "svg") return ChartFormat::Svg;
+    return std::nullopt;
+}
+
+QString extensionOf(ChartFormat format) {
+    switch (format) {
+        case ChartFormat::Png: return "png";
+        case ChartFormat::Jpg: return "jpg";
+        case ChartFormat::Pdf: return "pdf";
+        case ChartFormat::Svg: return "svg";
+    }
+    return {};
+}
+
+void exportChart(QCustomPlot& plot, const QString& path, int width, int height, double scale) {
+    const auto format = chartFormatForPath(path);
+    if (!format)
+        throw IoError("cannot export " + quoted(path) + ": unknown format '." + QFileInfo(path).suffix().toStdString() +
+                      "' (use .png, .jpg, .pdf or .svg)");
+    checkSize(path, width, height, scale);
+    if (!saveChart(plot, *format, path, width, height, scale)) throw IoError(writeFailure(path));
+}
+
+void exportRunsCsv(const RunStore& store, const std::vector<int>& ids, const QString& path) {
+    QString text =
+        "run,epoch,warmup,train_loss,train_accuracy,val_loss,val_accuracy,wall_ms,device_ms,samples_per_s,"
+        "data_ms,forward_ms,backward_ms,optimizer_ms,other_ms,elapsed_ms\n";
+    for (const int id : ids) {
+        const RunEntry* run = store.find(id);
+        if (!run) continue;
+        for (const EpochMetrics& e : run->record.epochs) text += csvLine(run->name, e) + '\n';
+    }
+    writeFile(path, text.toUtf8());
+}
+
+void exportRunsJson(const RunStore& store, const std::vector<int>& ids, const QString& path) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const int id : ids) {
+        const RunEntry* run = store.find(id);
+        if (!run) continue;
+        RunRecord record = run->record;
+        record.name = run->name.toStdString();  // the name the user sees, renamed or not
+        runs.push_back(record.toJson());
+    }
+    writeFile(path, QByteArray::fromStdString(runs.dump(1) + '\n'));
+}
+
+}  // namespace wb::gui

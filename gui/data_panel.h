@@ -1,0 +1,123 @@
+// The "Data" section of the configuration dock: where the data set comes from (the built-in
+// generator or a CSV / .npy file, by dialog or drag and drop), how the file is read, how it is
+// prepared for training, and what was loaded (size, class balance, label mapping, first rows).
+// Loading runs in the background; a bad file shows its error here and the previous data set stays.
+#pragma once
+
+#include <QWidget>
+#include <cstdint>
+#include <memory>
+
+#include "data_source.h"
+#include "dataset.h"
+#include "prepare.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QRadioButton;
+class QSpinBox;
+class QTableView;
+
+namespace wb::gui {
+
+class DatasetLoader;
+class DatasetPreviewModel;
+
+class DataPanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit DataPanel(QWidget* parent = nullptr);
+
+    // The data set a run trains on now; null until the first load succeeds.
+    std::shared_ptr<const Dataset> dataset() const { return dataset_; }
+    // How the current data set was loaded (what a run records); before any load, what the fields say.
+    DataSpec dataSpec() const;
+    // What the fields describe now: what Load would load.
+    DataSpec editedSpec() const;
+    PrepareSpec prepareSpec(std::uint64_t seed) const;
+    // Fills the fields (e.g. from the last session); loads nothing.
+    void setDataSpec(const DataSpec& spec);
+    void setPrepareSpec(const PrepareSpec& spec);
+    bool isLoading() const;
+    DatasetPreviewModel* previewModel() const { return preview_; }
+
+public slots:
+    void loadBuiltin();                  // the generator with the rows and seed in the fields
+    void openFile(const QString& path);  // a CSV, or a .npy whose last column is the label
+    void chooseFile();                   // "Open…": a file dialog, then openFile
+    void load();                         // whatever the fields describe
+
+signals:
+    void datasetChanged(const std::shared_ptr<const wb::Dataset>& dataset);
+    void loadFailed(const QString& message);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    QWidget* buildSourceGroup();
+    QWidget* buildCsvGroup();
+    QWidget* buildPrepareGroup();
+    QWidget* buildSummaryGroup();
+    QWidget* buildLoadRow();
+    void chooseLabelsFile();
+    void openNpyPair(const QString& features, const QString& labels);
+    void updateSourceFields();
+    void startLoad(const DataSpec& spec);
+    void onLoaded(const std::shared_ptr<const Dataset>& dataset, const DataSpec& spec);
+    void onFailed(const QString& message);
+    void onBusyChanged(bool busy);
+    void showSummary();
+    void fillLabelChoices();
+    CsvOptions csvOptions() const;
+    void setCsvOptions(const CsvOptions& options);
+
+    DatasetLoader* loader_ = nullptr;
+    DatasetPreviewModel* preview_ = nullptr;
+    std::shared_ptr<const Dataset> dataset_;
+    DataSpec loadedSpec_;
+
+    QRadioButton* builtinRadio_ = nullptr;
+    QRadioButton* fileRadio_ = nullptr;
+    QSpinBox* rowsSpin_ = nullptr;
+    QSpinBox* dataSeedSpin_ = nullptr;
+    QLineEdit* pathEdit_ = nullptr;
+    QPushButton* openButton_ = nullptr;
+    QLineEdit* labelsEdit_ = nullptr;
+    QPushButton* labelsButton_ = nullptr;
+    QWidget* labelsRow_ = nullptr;
+    QFormLayout* sourceForm_ = nullptr;
+
+    QComboBox* labelCombo_ = nullptr;
+    QComboBox* headerCombo_ = nullptr;
+    QComboBox* delimiterCombo_ = nullptr;
+    QLineEdit* ignoreEdit_ = nullptr;
+    QComboBox* missingCombo_ = nullptr;
+    QSpinBox* skipSpin_ = nullptr;
+
+    QDoubleSpinBox* valSplitSpin_ = nullptr;
+    QCheckBox* standardizeCheck_ = nullptr;
+
+    QPushButton* loadButton_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QLabel* loadingLabel_ = nullptr;
+    QLabel* errorLabel_ = nullptr;
+
+    QLabel* sourceValue_ = nullptr;
+    QLabel* rowsValue_ = nullptr;
+    QLabel* featuresValue_ = nullptr;
+    QLabel* balanceValue_ = nullptr;
+    QLabel* mappingValue_ = nullptr;
+    QLabel* notesValue_ = nullptr;
+    QTableView* previewTable_ = nullptr;
+};
+
+}  // namespace wb::gui

@@ -1,0 +1,200 @@
+#include "export_dialog.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <array>
+#include <cmath>
+
+namespace wb::gui {
+
+namespace {
+struct FormatChoice {
+    ChartFormat format;
+    const char* label;
+    const char* filter;
+};
+const std::array<FormatChoice, 4> kFormats = {{{ChartFormat::Png, "PNG image", "PNG image (*.png)"},
+                                               {ChartFormat::Jpg, "JPEG image", "JPEG image (*.jpg *.jpeg)"},
+                                               {ChartFormat::Pdf, "PDF (vector)", "PDF document (*.pdf)"},
+                                               {ChartFormat::Svg, "SVG (vector)", "SVG image (*.svg)"}}};
+
+const FormatChoice& choiceFor(ChartFormat format) {
+    for (const FormatChoice& c : kFormats)
+        if (c.format == format) return c;
+    return kFormats[0];
+}
+
+// "Epoch time" -> "epoch-time": a file name that needs no quoting in a shell.
+QString fileStem(const QString& chartName) {
+    QString stem;
+    for (const QChar c : chartName.toLower()) stem += c.isLetterOrNumber() ? c : QChar('-');
+    while (stem.contains("--")) stem.replace("--", "-");
+    stem = stem.mid(stem.startsWith('-') ? 1 : 0);
+    if (stem.endsWith('-')) stem.chop(1);
+    return stem.isEmpty() ? QString("chart") : stem;
+}
+
+QString withExtension(const QString& path, ChartFormat format) {
+    QString base = path;
+    if (chartFormatForPath(path)) base.chop(QFileInfo(path).suffix().size() + 1);
+    return base + "." + extensionOf(format);
+}
+}  // namespace
+
+ExportDialog::ExportDialog(const QString& chartName, QWidget* parent) : QDialog(parent) {
+    setWindowTitle("Export chart: " + chartName);
+    buildForm();
+    restoreSettings(chartName);
+    updateState();
+}
+
+QString ExportDialog::path() const {
+    return pathEdit_->text().trimmed();
+}
+
+ChartFormat ExportDialog::format() const {
+    return static_cast<ChartFormat>(formatBox_->currentData().toInt());
+}
+
+int ExportDialog::chartWidth() const {
+    return widthBox_->value();
+}
+
+int ExportDialog::chartHeight() const {
+    return heightBox_->value();
+}
+
+double ExportDialog::scale() const {
+    return format() == ChartFormat::Pdf ? 1.0 : scaleBox_->value();
+}
+
+void ExportDialog::setPath(const QString& path) {
+    pathEdit_->setText(path);
+    pathEdited();
+}
+
+void ExportDialog::accept() {
+    saveSettings();
+    QDialog::accept();
+}
+
+void ExportDialog::buildForm() {
+    formatBox_ = new QComboBox;
+    for (const FormatChoice& c : kFormats) formatBox_->addItem(c.label, static_cast<int>(c.format));
+    widthBox_ = new QSpinBox;
+    widthBox_->setRange(200, 8000);
+    widthBox_->setSuffix(" px");
+    heightBox_ = new QSpinBox;
+    heightBox_->setRange(150, 8000);
+    heightBox_->setSuffix(" px");
+    scaleBox_ = new QDoubleSpinBox;
+    scaleBox_->setRange(0.5, 4.0);
+    scaleBox_->setSingleStep(0.5);
+    scaleBox_->setDecimals(2);
+    scaleBox_->setToolTip("Draws the same layout finer: 2 gives a sharp image for print or high-DPI screens");
+    outputLabel_ = new QLabel;
+    pathEdit_ = new QLineEdit;
+    auto* browseButton = new QPushButton("Browse…");
+    auto* fileRow = new QHBoxLayout;
+    fileRow->addWidget(pathEdit_, 1);
+    fileRow->addWidget(browseButton);
+
+    auto* form = new QFormLayout(this);
+    form->addRow("Format:", formatBox_);
+    form->addRow("Width:", widthBox_);
+    form->addRow("Height:", heightBox_);
+    form->addRow("Scale:", scaleBox_);
+    form->addRow("Output:", outputLabel_);
+    form->addRow("File:", fileRow);
+    buttons_ = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    buttons_->button(QDialogButtonBox::Ok)->setText("Export");
+    form->addRow(buttons_);
+
+    connect(formatBox_, &QComboBox::currentIndexChanged, this, &ExportDialog::formatChosen);
+    connect(widthBox_, &QSpinBox::valueChanged, this, &ExportDialog::updateState);
+    connect(heightBox_, &QSpinBox::valueChanged, this, &ExportDialog::updateState);
+    connect(scaleBox_, &QDoubleSpinBox::valueChanged, this, &ExportDialog::updateState);
+    connect(pathEdit_, &QLineEdit::textEdited, this, &ExportDialog::pathEdited);
+    connect(browseButton, &QPushButton::clicked, this, &ExportDialog::browse);
+    connect(buttons_, &QDialogButtonBox::accepted, this, &ExportDialog::accept);
+    connect(buttons_, &QDialogButtonBox::rejected, this, &ExportDialog::reject);
+}
+
+void ExportDialog::browse() {
+    QStringList filters;
+    for (const FormatChoice& c : kFormats) filters << c.filter;
+    QString selected = choiceFor(format()).filter;
+    const QString chosen = QFileDialog::getSaveFileName(this, "Export chart", path(), filters.join(";;"), &selected);
+    if (chosen.isEmpty()) return;
+    QString file = chosen;
+    for (const FormatChoice& c : kFormats)  // a name typed without extension takes the filter's
+        if (selected == c.filter && !chartFormatForPath(chosen)) file = withExtension(chosen, c.format);
+    setPath(file);
+}
+
+// The file name follows the format, so the two never disagree.
+void ExportDialog::formatChosen() {
+    if (!path().isEmpty()) pathEdit_->setText(withExtension(path(), format()));
+    updateState();
+}
+
+// ... and the format follows an extension typed by hand.
+void ExportDialog::pathEdited() {
+    if (const auto f = chartFormatForPath(path())) {
+        const QSignalBlocker block(formatBox_);
+        formatBox_->setCurrentIndex(formatBox_->findData(static_cast<int>(*f)));
+    }
+    updateState();
+}
+
+void ExportDialog::updateState() {
+    const bool vectorPage = format() == ChartFormat::Pdf;
+    scaleBox_->setEnabled(!vectorPage);
+    if (vectorPage)
+        outputLabel_->setText(QString("a %1 × %2 pt vector page").arg(chartWidth()).arg(chartHeight()));
+    else
+        outputLabel_->setText(QString("%1 × %2 px%3")
+                                  .arg(std::lround(chartWidth() * scale()))
+                                  .arg(std::lround(chartHeight() * scale()))
+                                  .arg(format() == ChartFormat::Svg ? " (vector)" : ""));
+    buttons_->button(QDialogButtonBox::Ok)->setEnabled(chartFormatForPath(path()).has_value());
+}
+
+void ExportDialog::restoreSettings(const QString& chartName) {
+    QSettings settings;
+    settings.beginGroup("export");
+    const int formatIndex = formatBox_->findData(settings.value("format", 0).toInt());
+    formatBox_->setCurrentIndex(formatIndex < 0 ? 0 : formatIndex);
+    widthBox_->setValue(settings.value("width", 1600).toInt());
+    heightBox_->setValue(settings.value("height", 900).toInt());
+    scaleBox_->setValue(settings.value("scale", 1.0).toDouble());
+    QString folder = settings.value("folder").toString();
+    if (folder.isEmpty() || !QDir(folder).exists())
+        folder = QStandardPaths::writableLocation(QStandardPaths::PicturesLocation);
+    if (folder.isEmpty() || !QDir(folder).exists()) folder = QDir::homePath();
+    pathEdit_->setText(QDir(folder).filePath(fileStem(chartName) + "." + extensionOf(format())));
+}
+
+void ExportDialog::saveSettings() const {
+    QSettings settings;
+    settings.beginGroup("export");
+    settings.setValue("format", static_cast<int>(format()));
+    settings.setValue("width", chartWidth());
+    settings.setValue("height", chartHeight());
+    settings.setValue("scale", scaleBox_->value());
+    settings.setValue("folder", QFileInfo(path()).absolutePath());
+}
+
+}  // namespace wb::gui

@@ -1,0 +1,169 @@
+#include "headless_export.h"
+
+#include <QApplication>
+#include <QRegularExpression>
+#include <cstring>
+#include <iostream>
+#include <stdexcept>
+#include <vector>
+
+#include "breakdown_chart.h"
+#include "chart_export.h"
+#include "errors.h"
+#include "metric_chart.h"
+#include "run_store.h"
+#include "speedup_chart.h"
+
+namespace wb::gui {
+
+namespace {
+constexpr int kExitUsage = 2;
+constexpr int kExitBadFile = 3;
+constexpr int kExitWrite = 6;
+const QStringList kCharts = {"loss", "accuracy", "epoch-time", "breakdown", "speedup"};
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Options {
+    QString chart;
+    QStringList runs;
+    QString out;
+    int width = 1600;
+    int height = 900;
+    double scale = 1.0;
+    int baseline = 1;  // 1-based position in --runs
+    bool logScale = false;
+};
+
+int fail(int code, const std::string& message) {
+    std::cerr << "mlp-workbench: " << message << std::endl;
+    return code;
+}
+
+QString valueOf(const QStringList& args, qsizetype& i) {
+    if (i + 1 >= args.size() || args[i + 1].startsWith("--"))
+        throw UsageError(args[i].toStdString() + " needs a value");
+    return args[++i];
+}
+
+void parseSize(const QString& text, Options& o) {
+    static const QRegularExpression pattern("^(\\d{2,5})[xX](\\d{2,5})$");
+    const auto match = pattern.match(text);
+    if (!match.hasMatch())
+        throw UsageError("--size wants WIDTHxHEIGHT in pixels, e.g. 1600x900, not '" + text.toStdString() + "'");
+    o.width = match.captured(1).toInt();
+    o.height = match.captured(2).toInt();
+    if (o.width < 100 || o.height < 100 || o.width > 16384 || o.height > 16384)
+        throw UsageError("--size " + text.toStdString() + " is out of range (100 to 16384 pixels a side)");
+}
+
+double parseNumber(const QString& flag, const QString& text, double low, double high) {
+    bool ok = false;
+    const double v = text.toDouble(&ok);
+    if (!ok || v < low || v > high)
+        throw UsageError((flag + " wants a number from " + QString::number(low) + " to " + QString::number(high) +
+                          ", not '" + text + "'")
+                             .toStdString());
+    return v;
+}
+
+void checkComplete(const Options& o) {
+    if (!kCharts.contains(o.chart))
+        throw UsageError("--export-chart wants one of " + kCharts.join(", ").toStdString() + ", not '" +
+                         o.chart.toStdString() + "'");
+    if (o.runs.isEmpty()) throw UsageError("--runs wants one or more RunRecord JSON files");
+    if (o.out.isEmpty()) throw UsageError("--out wants the chart file to write (.png, .jpg, .pdf or .svg)");
+    if (!chartFormatForPath(o.out))
+        throw UsageError("--out " + o.out.toStdString() + ": the name must end in .png, .jpg, .pdf or .svg");
+    if (o.baseline > o.runs.size())
+        throw UsageError("--baseline " + std::to_string(o.baseline) + " is beyond the " +
+                         std::to_string(o.runs.size()) + " file(s) of --runs");
+}
+
+Options parseOptions(const QStringList& args) {
+    Options o;
+    const qsizetype first = !args.isEmpty() && !args[0].startsWith("--") ? 1 : 0;  // skip the program name
+    for (qsizetype i = first; i < args.size(); ++i) {
+        const QString& flag = args[i];
+        if (flag == "--export-chart") {
+            o.chart = valueOf(args, i);
+        } else if (flag == "--runs") {
+            while (i + 1 < args.size() && !args[i + 1].startsWith("--")) o.runs << args[++i];
+        } else if (flag == "--out") {
+            o.out = valueOf(args, i);
+        } else if (flag == "--size") {
+            parseSize(valueOf(args, i), o);
+        } else if (flag == "--scale") {
+            o.scale = parseNumber(flag, valueOf(args, i), 0.25, 8);
+        } else if (flag == "--log") {
+            o.logScale = true;
+        } else if (flag == "--baseline") {
+            o.baseline = static_cast<int>(parseNumber(flag, valueOf(args, i), 1, 1e6));
+        } else {
+            throw UsageError("unknown argument '" + flag.toStdString() + "'");
+        }
+    }
+    checkComplete(o);
+    return o;
+}
+
+// Builds the chart off screen, applies its data at once (no timer), and writes it.
+void renderChart(const Options& o, RunStore& store) {
+    if (o.chart == "breakdown") {
+        BreakdownChart chart(&store);
+        chart.refreshNow();
+        exportChart(chart.plot(), o.out, o.width, o.height, o.scale);
+    } else if (o.chart == "speedup") {
+        SpeedupChart chart(&store);
+        chart.refreshNow();
+        exportChart(chart.plot(), o.out, o.width, o.height, o.scale);
+    } else {
+        const auto kind = o.chart == "loss"       ? MetricChart::Kind::Loss
+                          : o.chart == "accuracy" ? MetricChart::Kind::Accuracy
+                                                  : MetricChart::Kind::EpochTime;
+        MetricChart chart(&store, kind);
+        chart.setLogScale(o.logScale);
+        chart.refreshNow();
+        exportChart(chart.plot(), o.out, o.width, o.height, o.scale);
+    }
+}
+}  // namespace
+
+int runHeadlessExport(const QStringList& args) {
+    if (!qobject_cast<QApplication*>(QCoreApplication::instance()))
+        return fail(1, "the chart export needs a QApplication");
+    Options options;
+    try {
+        options = parseOptions(args);
+    } catch (const UsageError& e) {
+        return fail(kExitUsage, e.what());
+    }
+    RunStore store;
+    std::vector<int> ids;
+    try {
+        for (const QString& path : options.runs) ids.push_back(store.addFromFile(path));
+    } catch (const Error& e) {
+        return fail(kExitBadFile, e.what());
+    }
+    store.setBaseline(ids[static_cast<std::size_t>(options.baseline - 1)]);
+    try {
+        renderChart(options, store);
+    } catch (const ConfigError& e) {
+        return fail(kExitUsage, e.what());
+    } catch (const Error& e) {
+        return fail(kExitWrite, e.what());
+    }
+    return 0;
+}
+
+void prepareHeadlessPlatform(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--export-chart") == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+            qputenv("QT_QPA_PLATFORM", "offscreen");
+            return;
+        }
+}
+
+}  // namespace wb::gui

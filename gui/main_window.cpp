@@ -1,0 +1,390 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QScrollArea>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include "breakdown_chart.h"
+#include "chart_export.h"
+#include "data_panel.h"
+#include "errors.h"
+#include "execution_panel.h"
+#include "export_dialog.h"
+#include "metric_chart.h"
+#include "model_panel.h"
+#include "run_store.h"
+#include "runs_table_view.h"
+#include "speedup_chart.h"
+#include "training_controller.h"
+
+namespace wb::gui {
+
+namespace {
+QString formatEta(double ms) {
+    const auto s = static_cast<long long>(ms / 1000.0 + 0.5);
+    return QString("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+}
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle("MLP Workbench");
+    setWindowIcon(QIcon(":/icons/mlp-workbench.svg"));
+    store_ = new RunStore(this);
+    controller_ = new TrainingController(this);
+    buildCharts();
+    buildDocks();
+    buildActions();
+    buildMenus();
+    connectTraining();
+    setAcceptDrops(true);
+    restoreSettings();
+    dataPanel_->loadBuiltin();  // so the first Run works with no file
+    showStatus();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildCharts() {
+    tabs_ = new QTabWidget(this);
+    lossChart_ = new MetricChart(store_, MetricChart::Kind::Loss, tabs_);
+    accuracyChart_ = new MetricChart(store_, MetricChart::Kind::Accuracy, tabs_);
+    timeChart_ = new MetricChart(store_, MetricChart::Kind::EpochTime, tabs_);
+    breakdownChart_ = new BreakdownChart(store_, tabs_);
+    speedupChart_ = new SpeedupChart(store_, tabs_);
+    tabs_->addTab(lossChart_, "Loss");
+    tabs_->addTab(accuracyChart_, "Accuracy");
+    tabs_->addTab(timeChart_, "Epoch time");
+    tabs_->addTab(breakdownChart_, "Time breakdown");
+    tabs_->addTab(speedupChart_, "Speedup");
+    setCentralWidget(tabs_);
+}
+
+void MainWindow::buildDocks() {
+    auto* config = new QWidget;
+    auto* layout = new QVBoxLayout(config);
+    dataPanel_ = new DataPanel;
+    modelPanel_ = new ModelPanel;
+    executionPanel_ = new ExecutionPanel;
+    layout->addWidget(dataPanel_);
+    layout->addWidget(modelPanel_);
+    layout->addWidget(executionPanel_);
+    layout->addStretch();
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(config);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* configDock = new QDockWidget("Configuration", this);
+    configDock->setObjectName("configurationDock");
+    configDock->setWidget(scroll);
+    configDock->setMinimumWidth(340);
+    addDockWidget(Qt::LeftDockWidgetArea, configDock);
+
+    runsView_ = new RunsTableView(store_);
+    auto* runsDock = new QDockWidget("Runs", this);
+    runsDock->setObjectName("runsDock");
+    runsDock->setWidget(runsView_);
+    addDockWidget(Qt::BottomDockWidgetArea, runsDock);
+
+    connect(dataPanel_, &DataPanel::datasetChanged, this, [this](const std::shared_ptr<const Dataset>& ds) {
+        if (ds) modelPanel_->setInputs(static_cast<int>(ds->cols));
+    });
+}
+
+void MainWindow::buildActions() {
+    auto* bar = addToolBar("Main");
+    bar->setObjectName("mainToolBar");
+    auto add = [&](const QString& text, const QKeySequence& key, auto slot, const QString& tip) {
+        auto* action = bar->addAction(text, this, slot);
+        action->setShortcut(key);
+        action->setToolTip(QString("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
+        return action;
+    };
+    add("Open data…", QKeySequence("Ctrl+O"), &MainWindow::openData, "Open a CSV or .npy data set");
+    add("Open runs…", QKeySequence("Ctrl+Shift+O"), &MainWindow::openRuns, "Open RunRecord JSON files");
+    bar->addSeparator();
+    add("Run", QKeySequence("Ctrl+R"), &MainWindow::runCurrent, "Train the current configuration");
+    add("Compare", QKeySequence("Ctrl+Shift+R"), &MainWindow::compare,
+        "Train the 'Seed PyTorch loop' and 'Fastest' presets on the same data, model and seed");
+    add("Stop", QKeySequence(Qt::Key_Escape), &MainWindow::stop, "Stop the current run (marked cancelled)");
+    add("Clear queue", QKeySequence(), &MainWindow::clearQueue, "Drop the runs that have not started");
+    bar->addSeparator();
+    add("Export chart…", QKeySequence("Ctrl+E"), &MainWindow::exportChart, "Export the chart shown");
+    add("Export data…", QKeySequence(), &MainWindow::exportRunData, "Export the selected runs' epochs");
+    bar->addSeparator();
+    auto* byTime = bar->addAction("X: elapsed time");
+    byTime->setCheckable(true);
+    connect(byTime, &QAction::toggled, this, [this](bool on) {
+        for (auto* chart : {lossChart_, accuracyChart_, timeChart_}) chart->setXAxisByTime(on);
+    });
+    auto* logScale = bar->addAction("Log time");
+    logScale->setCheckable(true);
+    logScale->setToolTip("Log scale for the epoch-time chart");
+    connect(logScale, &QAction::toggled, timeChart_, &MetricChart::setLogScale);
+    auto* smooth = bar->addAction("Smooth");
+    smooth->setCheckable(true);
+    smooth->setToolTip("Exponential smoothing of the curves (0.6)");
+    connect(smooth, &QAction::toggled, this, [this](bool on) {
+        for (auto* chart : {lossChart_, accuracyChart_, timeChart_}) chart->setSmoothing(on ? 0.6 : 0.0);
+    });
+
+    backendLabel_ = new QLabel;
+    runLabel_ = new QLabel;
+    statusBar()->addWidget(runLabel_, 1);
+    statusBar()->addPermanentWidget(backendLabel_);
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu("&File");
+    file->addAction("Open data…", QKeySequence("Ctrl+O"), this, &MainWindow::openData);
+    recentMenu_ = file->addMenu("Recent data");
+    file->addAction("Open runs…", this, &MainWindow::openRuns);
+    file->addSeparator();
+    file->addAction("Export chart…", this, &MainWindow::exportChart);
+    file->addAction("Export run data…", this, &MainWindow::exportRunData);
+    file->addSeparator();
+    file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);
+    refreshRecentMenu();
+}
+
+void MainWindow::rememberRecent(const QString& path) {
+    QSettings settings;
+    QStringList recent = settings.value("data/recent").toStringList();
+    recent.removeAll(path);
+    recent.prepend(path);
+    while (recent.size() > 8) recent.removeLast();
+    settings.setValue("data/recent", recent);
+    refreshRecentMenu();
+}
+
+void MainWindow::refreshRecentMenu() {
+    recentMenu_->clear();
+    const QStringList recent = QSettings().value("data/recent").toStringList();
+    for (const QString& path : recent) recentMenu_->addAction(path, this, [this, path] { dataPanel_->openFile(path); });
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    QStringList runs;
+    for (const QUrl& url : event->mimeData()->urls()) {
+        const QString path = url.toLocalFile();
+        if (path.endsWith(".json", Qt::CaseInsensitive)) {
+            runs << path;
+        } else if (!path.isEmpty()) {
+            dataPanel_->openFile(path);
+            rememberRecent(path);
+        }
+    }
+    openRunFiles(runs);
+}
+
+void MainWindow::connectTraining() {
+    connect(controller_, &TrainingController::epochFinished, this, [this](int id, const EpochMetrics& m) {
+        store_->appendEpoch(id, m);
+        const RunEntry* run = store_->find(id);
+        if (!run) return;
+        const int total = run->config.value("train", nlohmann::json::object()).value("epochs", 0);
+        const double eta = m.elapsedMs / m.epoch * (total - m.epoch);
+        runLabel_->setText(QString("%1: epoch %2/%3, %4 ms/epoch, ETA %5")
+                               .arg(run->name)
+                               .arg(m.epoch)
+                               .arg(total)
+                               .arg(m.wallMs, 0, 'f', 2)
+                               .arg(formatEta(eta)));
+    });
+    connect(controller_, &TrainingController::runFinished, this, [this](int id, const RunRecord& record) {
+        store_->finish(id, record);
+        const RunEntry* run = store_->find(id);
+        QString text = QString("%1: %2").arg(run ? run->name : QString::number(id),
+                                             QString::fromStdString(toString(record.status)));
+        if (!record.message.empty()) text += " — " + QString::fromStdString(record.message);
+        runLabel_->setText(text);
+    });
+    connect(controller_, &TrainingController::queueChanged, this, &MainWindow::showStatus);
+    // A run deleted while it trains stops training: its results would have nowhere to go.
+    connect(store_, &RunStore::runRemoved, this, [this](int id) {
+        if (controller_->currentRun() == id) controller_->stopCurrent();
+    });
+}
+
+RunConfig MainWindow::currentConfig() const {
+    RunConfig c;
+    c.model = modelPanel_->modelSpec();
+    c.optimizer = modelPanel_->optimizerSpec();
+    c.train = modelPanel_->trainSpec();
+    c.data = dataPanel_->dataSpec();
+    c.prepare = dataPanel_->prepareSpec(c.train.seed);
+    c.execution = executionPanel_->settings();
+    c.backend = executionPanel_->backend().toStdString();
+    c.name = matchingPreset(c.execution).value_or("custom");
+    return c;
+}
+
+QString MainWindow::newRecordPath(int id) const {
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/runs";
+    QDir().mkpath(dir);
+    return QString("%1/%2-run%3.json").arg(dir, QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss")).arg(id);
+}
+
+void MainWindow::queueRun(RunConfig config) {
+    const auto dataset = dataPanel_->dataset();
+    if (!dataset) {
+        QMessageBox::warning(this, "No data", "Load a data set first.");
+        return;
+    }
+    try {
+        config.validate();
+    } catch (const Error& e) {
+        QMessageBox::warning(this, "Cannot run this configuration", e.what());
+        return;
+    }
+    const int id = store_->addPending(config);
+    const QString path = newRecordPath(id);
+    store_->setPath(id, path);
+    controller_->enqueue({id, std::move(config), dataset, path});
+}
+
+void MainWindow::runCurrent() {
+    if (!executionPanel_->valid()) {
+        QMessageBox::warning(this, "Cannot run this combination", executionPanel_->invalidReason());
+        return;
+    }
+    queueRun(currentConfig());
+}
+
+void MainWindow::compare() {
+    for (const char* preset : {"Seed PyTorch loop", "Fastest"}) {
+        RunConfig c = currentConfig();
+        c.execution = presetByName(preset).settings;
+        c.name = preset;
+        queueRun(c);
+    }
+}
+
+void MainWindow::stop() {
+    controller_->stopCurrent();
+}
+
+void MainWindow::clearQueue() {
+    controller_->clearQueue();
+}
+
+void MainWindow::openData() {
+    const QString path =
+        QFileDialog::getOpenFileName(this, "Open data", QString(), "Data (*.csv *.tsv *.txt *.npy);;All files (*)");
+    if (path.isEmpty()) return;
+    dataPanel_->openFile(path);
+    rememberRecent(path);
+}
+
+void MainWindow::openRuns() {
+    openRunFiles(QFileDialog::getOpenFileNames(this, "Open runs", QString(), "Run records (*.json)"));
+}
+
+void MainWindow::openRunFiles(const QStringList& paths) {
+    for (const QString& path : paths) {
+        try {
+            store_->addFromFile(path);
+        } catch (const Error& e) {
+            QMessageBox::warning(this, "Cannot open run", e.what());
+        }
+    }
+}
+
+void MainWindow::exportChart() {
+    QCustomPlot* plot = nullptr;
+    QWidget* current = tabs_->currentWidget();
+    if (current == lossChart_ || current == accuracyChart_ || current == timeChart_)
+        plot = &static_cast<MetricChart*>(current)->plot();
+    else if (current == breakdownChart_)
+        plot = &breakdownChart_->plot();
+    else
+        plot = &speedupChart_->plot();
+    ExportDialog dialog(tabs_->tabText(tabs_->currentIndex()), this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    try {
+        wb::gui::exportChart(*plot, dialog.path(), dialog.chartWidth(), dialog.chartHeight(), dialog.scale());
+        statusBar()->showMessage("Exported " + dialog.path(), 5000);
+    } catch (const Error& e) {
+        QMessageBox::warning(this, "Export failed", e.what());
+    }
+}
+
+void MainWindow::exportRunData() {
+    const std::vector<int> ids = runsView_->selectedRunIds();
+    if (ids.empty()) {
+        QMessageBox::information(this, "Export data", "Select one or more runs in the runs table first.");
+        return;
+    }
+    const QString path =
+        QFileDialog::getSaveFileName(this, "Export run data", "runs.csv", "CSV (*.csv);;JSON (*.json)");
+    if (path.isEmpty()) return;
+    try {
+        if (path.endsWith(".json", Qt::CaseInsensitive))
+            exportRunsJson(*store_, ids, path);
+        else
+            exportRunsCsv(*store_, ids, path);
+    } catch (const Error& e) {
+        QMessageBox::warning(this, "Export failed", e.what());
+    }
+}
+
+void MainWindow::showStatus() {
+    const QString backend = executionPanel_->backend();
+    QString queued = controller_->queued() > 0 ? QString(", %1 queued").arg(controller_->queued()) : QString();
+    backendLabel_->setText(QString("Backend: %1%2").arg(backend, queued));
+}
+
+void MainWindow::restoreSettings() {
+    QSettings settings;
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray());
+    const QByteArray last = settings.value("config/last").toByteArray();
+    if (last.isEmpty()) return;
+    try {
+        const RunConfig c = nlohmann::json::parse(last.toStdString()).get<RunConfig>();
+        modelPanel_->setModelSpec(c.model);
+        modelPanel_->setOptimizerSpec(c.optimizer);
+        modelPanel_->setTrainSpec(c.train);
+        executionPanel_->setSettings(c.execution);
+        executionPanel_->setBackend(QString::fromStdString(c.backend));
+        dataPanel_->setPrepareSpec(c.prepare);
+    } catch (const std::exception&) {
+        // A setting from another version: keep the defaults rather than fail at start-up.
+    }
+}
+
+void MainWindow::saveSettings() const {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    const nlohmann::json config = currentConfig();
+    settings.setValue("config/last", QByteArray::fromStdString(config.dump()));
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSettings();
+    controller_->clearQueue();
+    controller_->stopCurrent();
+    event->accept();
+}
+
+}  // namespace wb::gui

@@ -1,0 +1,85 @@
+// The workbench window: configuration docked on the left, charts in the centre, the runs table
+// below, a toolbar and a status bar. It wires the panels, the run store, the training controller
+// and the charts together; each of those lives in its own file.
+#pragma once
+
+#include <QLabel>
+#include <QMainWindow>
+#include <QMenu>
+#include <QTabWidget>
+
+#include "run_config.h"
+
+namespace wb::gui {
+
+class BreakdownChart;
+class DataPanel;
+class ExecutionPanel;
+class MetricChart;
+class ModelPanel;
+class RunStore;
+class RunsTableView;
+class SpeedupChart;
+class TrainingController;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    // The configuration the panels describe now (the next Run trains this).
+    RunConfig currentConfig() const;
+    RunStore& store() { return *store_; }
+    TrainingController& controller() { return *controller_; }
+
+public slots:
+    void runCurrent();  // Ctrl+R: queue the current configuration
+    void compare();     // Ctrl+Shift+R: queue "Seed PyTorch loop" and "Fastest" on the same setup
+    void stop();        // Esc: stop the current run (it is marked cancelled)
+    void clearQueue();
+    void openData();       // Ctrl+O
+    void openRuns();       // RunRecord JSON files (ours or peers')
+    void exportChart();    // Ctrl+E: the chart on the current tab
+    void exportRunData();  // the selected runs' per-epoch data as CSV or JSON
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    // Files dropped on the window: RunRecord .json files open as runs, anything else as data.
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+
+private:
+    void buildDocks();
+    void buildCharts();
+    void buildActions();
+    void buildMenus();
+    void openRunFiles(const QStringList& paths);
+    void rememberRecent(const QString& path);
+    void refreshRecentMenu();
+    void connectTraining();
+    void queueRun(RunConfig config);
+    void showStatus();
+    void restoreSettings();
+    void saveSettings() const;
+    QString newRecordPath(int id) const;
+
+    RunStore* store_ = nullptr;
+    TrainingController* controller_ = nullptr;
+    DataPanel* dataPanel_ = nullptr;
+    ModelPanel* modelPanel_ = nullptr;
+    ExecutionPanel* executionPanel_ = nullptr;
+    RunsTableView* runsView_ = nullptr;
+    QTabWidget* tabs_ = nullptr;
+    MetricChart* lossChart_ = nullptr;
+    MetricChart* accuracyChart_ = nullptr;
+    MetricChart* timeChart_ = nullptr;
+    BreakdownChart* breakdownChart_ = nullptr;
+    SpeedupChart* speedupChart_ = nullptr;
+    QLabel* backendLabel_ = nullptr;
+    QLabel* runLabel_ = nullptr;
+    QMenu* recentMenu_ = nullptr;
+};
+
+}  // namespace wb::gui

@@ -1,0 +1,174 @@
+#include "run_store.h"
+
+#include <QFileInfo>
+#include <algorithm>
+#include <array>
+
+#include <nlohmann/json.hpp>
+
+#include "execution_settings.h"
+
+namespace wb::gui {
+
+namespace {
+// Tableau 10 (matplotlib's tab10): ten hues that stay apart from each other and readable on white.
+constexpr std::array<QRgb, 10> kPalette = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
+                                           0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
+// Each later pass over the palette shifts the lightness, alternately darker and lighter, so the
+// 11th run does not wear the 1st run's colour. Capped so no colour fades into the white background.
+constexpr std::array<float, 5> kLightnessShift = {0.0f, -0.15f, 0.12f, -0.25f, 0.2f};
+constexpr float kMinLightness = 0.18f;
+constexpr float kMaxLightness = 0.72f;
+
+std::string stringOr(const nlohmann::json& j, const char* key, std::string fallback) {
+    if (!j.is_object() || !j.contains(key) || !j.at(key).is_string()) return fallback;
+    return j.at(key).get<std::string>();
+}
+
+bool isOurBackend(const std::string& backend) {
+    return backend == "cpu" || backend == "cuda";
+}
+}  // namespace
+
+QString RunEntry::preset() const {
+    // A peer (PyTorch, JAX, Keras) writes its own config: no execution switches to match.
+    const bool hasExecution = config.is_object() && config.contains("execution") && config.at("execution").is_object();
+    if (!hasExecution || !isOurBackend(backend().toStdString())) return "peer";
+    try {
+        const auto match = matchingPreset(config.at("execution").get<ExecutionSettings>());
+        return match ? QString::fromStdString(*match) : QString("custom");
+    } catch (const std::exception&) {  // switches from a newer or older version: not a preset we know
+        return "custom";
+    }
+}
+
+QString RunEntry::backend() const {
+    std::string chosen = stringOr(config, "backend", "");
+    if (chosen.empty()) {
+        const auto it = record.environment.find("backend");
+        if (it != record.environment.end()) chosen = it->second;
+    }
+    return chosen.empty() ? QString("unknown") : QString::fromStdString(chosen);
+}
+
+RunStore::RunStore(QObject* parent) : QObject(parent) {}
+
+int RunStore::addPending(const RunConfig& config) {
+    RunEntry entry;
+    entry.id = nextId_++;
+    entry.name = config.name.empty() ? QString("Run %1").arg(entry.id) : QString::fromStdString(config.name);
+    entry.config = config;
+    entry.record.name = entry.name.toStdString();
+    entry.record.config = entry.config;
+    entry.record.status = RunStatus::Running;
+    entry.color = nextColor();
+    runs_.push_back(std::move(entry));
+    emit runAdded(runs_.back().id);
+    return runs_.back().id;
+}
+
+int RunStore::addFromFile(const QString& path) {
+    // Loaded before anything changes, so a bad file leaves the store as it was.
+    RunRecord record = RunRecord::load(path.toStdString());
+    RunEntry entry;
+    entry.id = nextId_++;
+    entry.name = record.name.empty() ? QFileInfo(path).completeBaseName() : QString::fromStdString(record.name);
+    entry.config = record.config;
+    entry.record = std::move(record);
+    entry.color = nextColor();
+    entry.path = path;
+    runs_.push_back(std::move(entry));
+    emit runAdded(runs_.back().id);
+    return runs_.back().id;
+}
+
+void RunStore::appendEpoch(int id, const EpochMetrics& metrics) {
+    RunEntry* run = findMutable(id);
+    if (!run) return;  // removed while it trained: its points have nowhere to go
+    run->record.epochs.push_back(metrics);
+    emit epochAppended(id);
+}
+
+void RunStore::finish(int id, const RunRecord& record) {
+    RunEntry* run = findMutable(id);
+    if (!run) return;
+    run->record = record;
+    run->record.name = run->name.toStdString();  // the user may have renamed it while it trained
+    if (record.config.is_object() && !record.config.empty()) run->config = record.config;
+    emit runChanged(id);
+}
+
+void RunStore::remove(int id) {
+    const auto it = std::find_if(runs_.begin(), runs_.end(), [id](const RunEntry& r) { return r.id == id; });
+    if (it == runs_.end()) return;
+    runs_.erase(it);
+    emit runRemoved(id);
+    if (baseline_ == id) {
+        baseline_.reset();
+        emit baselineChanged();
+    }
+}
+
+void RunStore::rename(int id, const QString& name) {
+    RunEntry* run = findMutable(id);
+    const QString trimmed = name.trimmed();
+    if (!run || trimmed.isEmpty() || trimmed == run->name) return;
+    run->name = trimmed;
+    run->record.name = trimmed.toStdString();
+    emit runChanged(id);
+}
+
+void RunStore::setVisible(int id, bool visible) {
+    RunEntry* run = findMutable(id);
+    if (!run || run->visible == visible) return;
+    run->visible = visible;
+    emit runChanged(id);
+}
+
+void RunStore::setBaseline(int id) {
+    if (!find(id) || baseline_ == id) return;
+    baseline_ = id;
+    emit baselineChanged();
+}
+
+void RunStore::clearBaseline() {
+    if (!baseline_) return;
+    baseline_.reset();
+    emit baselineChanged();
+}
+
+void RunStore::setPath(int id, const QString& path) {
+    RunEntry* run = findMutable(id);
+    if (!run || run->path == path) return;
+    run->path = path;
+    emit runChanged(id);
+}
+
+const RunEntry* RunStore::find(int id) const {
+    const auto it = std::find_if(runs_.begin(), runs_.end(), [id](const RunEntry& r) { return r.id == id; });
+    return it == runs_.end() ? nullptr : &*it;
+}
+
+RunEntry* RunStore::findMutable(int id) {
+    return const_cast<RunEntry*>(std::as_const(*this).find(id));
+}
+
+std::optional<double> RunStore::speedup(int id) const {
+    const RunEntry* base = baseline_ ? find(*baseline_) : nullptr;
+    const RunEntry* run = find(id);
+    if (!base || !run) return std::nullopt;
+    const auto baseMs = base->record.summary().medianEpochMs;
+    const auto runMs = run->record.summary().medianEpochMs;
+    if (!baseMs || !runMs || *runMs <= 0) return std::nullopt;
+    return *baseMs / *runMs;
+}
+
+QColor RunStore::nextColor() {
+    const auto n = static_cast<std::size_t>(colorIndex_++);
+    const QColor base = QColor::fromRgb(kPalette[n % kPalette.size()]).toHsl();
+    const float shift = kLightnessShift[(n / kPalette.size()) % kLightnessShift.size()];
+    const float lightness = std::clamp(base.lightnessF() + shift, kMinLightness, kMaxLightness);
+    return QColor::fromHslF(base.hslHueF(), base.hslSaturationF(), lightness).toRgb();
+}
+
+}  // namespace wb::gui

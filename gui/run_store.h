@@ -1,0 +1,72 @@
+// Every run the user has made or opened in this session: its config, its record (growing while it
+// trains), its colour, whether the charts show it, and which run is the speed baseline.
+// Lives on the GUI thread; the charts and the runs table observe it through its signals.
+#pragma once
+
+#include <QColor>
+#include <QObject>
+#include <QString>
+#include <optional>
+#include <vector>
+
+#include "run_config.h"
+#include "run_record.h"
+
+namespace wb::gui {
+
+struct RunEntry {
+    int id = 0;               // unique in the session, never reused
+    QString name;             // editable; starts as the config's name or the file's
+    nlohmann::json config;    // the RunConfig as JSON (peer files have their own keys)
+    RunRecord record;         // status and epochs so far
+    QColor color;             // one distinct colour per run, in every chart
+    bool visible = true;      // shown in the charts
+    QString path;             // the RunRecord file on disk, empty when not saved
+    QString preset() const;   // the preset the execution settings match, or "custom" / "peer"
+    QString backend() const;  // "cpu", "cuda", "pytorch", ...
+};
+
+class RunStore : public QObject {
+    Q_OBJECT
+
+public:
+    explicit RunStore(QObject* parent = nullptr);
+
+    // A new run about to train; returns its id. Status "running" until finish().
+    int addPending(const RunConfig& config);
+    // A finished run from a RunRecord file (ours or a peer's). Throws wb::DataError for a bad file.
+    int addFromFile(const QString& path);
+    void appendEpoch(int id, const EpochMetrics& metrics);
+    // The final record of a run that ended (completed, cancelled, diverged, failed).
+    void finish(int id, const RunRecord& record);
+    void remove(int id);
+    void rename(int id, const QString& name);
+    void setVisible(int id, bool visible);
+    void setBaseline(int id);
+    void clearBaseline();
+    void setPath(int id, const QString& path);
+
+    const RunEntry* find(int id) const;  // nullptr when unknown
+    const std::vector<RunEntry>& runs() const { return runs_; }
+    std::optional<int> baseline() const { return baseline_; }
+    // Median epoch ms of the baseline divided by that of `id`; nullopt when either is unknown.
+    std::optional<double> speedup(int id) const;
+
+signals:
+    void runAdded(int id);
+    void runChanged(int id);     // name, visibility, status or summary changed
+    void epochAppended(int id);  // one more point for the charts (progress and summary changed too)
+    void runRemoved(int id);
+    void baselineChanged();
+
+private:
+    RunEntry* findMutable(int id);
+    QColor nextColor();
+
+    std::vector<RunEntry> runs_;
+    std::optional<int> baseline_;
+    int nextId_ = 1;
+    int colorIndex_ = 0;
+};
+
+}  // namespace wb::gui

@@ -1,0 +1,251 @@
+#include "runs_table_model.h"
+
+#include <QBrush>
+#include <QFont>
+#include <algorithm>
+#include <array>
+
+#include <nlohmann/json.hpp>
+
+#include "run_store.h"
+
+namespace wb::gui {
+
+namespace {
+constexpr std::array<const char*, RunsTableModel::ColumnCount> kHeaders = {
+    "Show",       "Name",       "Preset",     "Backend / device", "Status",   "Progress", "Median epoch",
+    "Total time", "Train loss", "Train acc.", "Val loss",         "Val acc.", "Speedup"};
+
+constexpr std::array<const char*, RunsTableModel::ColumnCount> kHeaderTips = {
+    "Colour in the charts; untick to hide the run there",
+    "Double-click to rename",
+    "The execution preset the run's switches match (custom when none, peer for PyTorch/JAX/Keras files)",
+    "Where it ran",
+    "Hover a status for its message",
+    "Epochs done / epochs asked for",
+    "Median wall time of an epoch, the warm-up epoch excluded",
+    "Sum of the epochs' wall times",
+    "Training loss after the last epoch",
+    "Training accuracy after the last epoch",
+    "Validation loss after the last epoch (empty without a validation split)",
+    "Validation accuracy after the last epoch (empty without a validation split)",
+    "Median epoch time of the baseline run divided by this run's (higher is faster)"};
+
+QString formatMs(double ms) {
+    return QString("%1 ms").arg(ms, 0, 'f', ms < 10 ? 2 : 1);
+}
+
+QString formatDuration(double ms) {
+    if (ms < 1000) return QString("%1 ms").arg(ms, 0, 'f', 0);
+    const double seconds = ms / 1000;
+    if (seconds < 60) return QString("%1 s").arg(seconds, 0, 'f', 1);
+    const auto whole = static_cast<long long>(seconds);
+    return QString("%1 min %2 s").arg(whole / 60).arg(whole % 60, 2, 10, QChar('0'));
+}
+
+QString formatPercent(double fraction) {
+    return QString("%1 %").arg(fraction * 100, 0, 'f', 1);
+}
+
+// Epochs asked for: from the config, or what a peer's file holds when it does not say.
+int plannedEpochs(const RunEntry& run) {
+    const auto& c = run.config;
+    if (c.is_object() && c.contains("train") && c.at("train").is_object()) {
+        const auto& train = c.at("train");
+        if (train.contains("epochs") && train.at("epochs").is_number_integer()) return train.at("epochs").get<int>();
+    }
+    return static_cast<int>(run.record.epochs.size());
+}
+
+QString backendAndDevice(const RunEntry& run) {
+    const auto it = run.record.environment.find("device");
+    if (it == run.record.environment.end() || it->second.empty()) return run.backend();
+    return run.backend() + " / " + QString::fromStdString(it->second);
+}
+
+bool isNumeric(int column) {
+    return column >= RunsTableModel::Progress && column <= RunsTableModel::Speedup;
+}
+
+// A text for a value that may be missing.
+QVariant textOr(const std::optional<double>& value, QString (*format)(double)) {
+    return value ? QVariant(format(*value)) : QVariant();
+}
+
+QString formatLoss(double loss) {
+    return QString::number(loss, 'f', 4);
+}
+}  // namespace
+
+RunsTableModel::RunsTableModel(RunStore* store, QObject* parent) : QAbstractTableModel(parent), store_(store) {
+    for (const RunEntry& run : store_->runs()) ids_.push_back(run.id);
+    connect(store_, &RunStore::runAdded, this, &RunsTableModel::onRunAdded);
+    connect(store_, &RunStore::runRemoved, this, &RunsTableModel::onRunRemoved);
+    connect(store_, &RunStore::runChanged, this, &RunsTableModel::onRunChanged);
+    connect(store_, &RunStore::epochAppended, this, &RunsTableModel::onRunChanged);
+    connect(store_, &RunStore::baselineChanged, this, &RunsTableModel::onBaselineChanged);
+}
+
+int RunsTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(ids_.size());
+}
+
+int RunsTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+int RunsTableModel::runId(int row) const {
+    return row >= 0 && row < rowCount() ? ids_[static_cast<std::size_t>(row)] : 0;
+}
+
+int RunsTableModel::rowOf(int id) const {
+    const auto it = std::find(ids_.begin(), ids_.end(), id);
+    return it == ids_.end() ? -1 : static_cast<int>(it - ids_.begin());
+}
+
+QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
+    const RunEntry* run = index.isValid() ? store_->find(runId(index.row())) : nullptr;
+    if (!run) return {};
+    const int column = index.column();
+    const bool isBaseline = store_->baseline() == run->id;
+    switch (role) {
+        case Qt::DisplayRole: return display(*run, column);
+        case Qt::EditRole: return column == Name ? QVariant(run->name) : display(*run, column);
+        case Qt::DecorationRole: return column == Shown ? QVariant(run->color) : QVariant();
+        case Qt::CheckStateRole:
+            return column == Shown ? QVariant(static_cast<int>(run->visible ? Qt::Checked : Qt::Unchecked))
+                                   : QVariant();
+        case Qt::ToolTipRole: return toolTip(*run, column);
+        case Qt::TextAlignmentRole:
+            return isNumeric(column) ? QVariant(static_cast<int>(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
+        case Qt::ForegroundRole: {
+            const bool bad = run->record.status == RunStatus::Failed || run->record.status == RunStatus::Diverged;
+            return column == Status && bad ? QVariant(QBrush(QColor(0xc6, 0x28, 0x28))) : QVariant();
+        }
+        case Qt::FontRole: {
+            if (!isBaseline || (column != Speedup && column != Name)) return {};
+            QFont bold;
+            bold.setBold(true);
+            return bold;
+        }
+        case RunIdRole: return run->id;
+        case SortRole: return sortValue(*run, column);
+        default: return {};
+    }
+}
+
+QVariant RunsTableModel::display(const RunEntry& run, int column) const {
+    const RunSummary summary = run.record.summary();
+    const auto& last = summary.final;
+    switch (column) {
+        case Name: return run.name;
+        case Preset: return run.preset();
+        case Backend: return backendAndDevice(run);
+        case Status: return QString::fromStdString(toString(run.record.status));
+        case Progress: return QString("%1/%2").arg(run.record.epochs.size()).arg(plannedEpochs(run));
+        case MedianEpochMs: return textOr(summary.medianEpochMs, formatMs);
+        case TotalTime: return run.record.epochs.empty() ? QVariant() : formatDuration(summary.totalMs);
+        case TrainLoss: return last ? QVariant(formatLoss(last->trainLoss)) : QVariant();
+        case TrainAccuracy: return last ? QVariant(formatPercent(last->trainAccuracy)) : QVariant();
+        case ValLoss: return last ? textOr(last->valLoss, formatLoss) : QVariant();
+        case ValAccuracy: return last ? textOr(last->valAccuracy, formatPercent) : QVariant();
+        case Speedup: {
+            if (store_->baseline() == run.id) return QString("baseline");
+            const auto x = store_->speedup(run.id);
+            return x ? QVariant(QString("%1×").arg(*x, 0, 'f', 2)) : QVariant();
+        }
+        default: return {};
+    }
+}
+
+QVariant RunsTableModel::sortValue(const RunEntry& run, int column) const {
+    const RunSummary summary = run.record.summary();
+    const auto& last = summary.final;
+    auto number = [](const std::optional<double>& v) { return v ? QVariant(*v) : QVariant(); };
+    switch (column) {
+        case Shown: return run.visible;
+        case Progress: return static_cast<qulonglong>(run.record.epochs.size());
+        case MedianEpochMs: return number(summary.medianEpochMs);
+        case TotalTime: return summary.totalMs;
+        case TrainLoss: return last ? QVariant(last->trainLoss) : QVariant();
+        case TrainAccuracy: return last ? QVariant(last->trainAccuracy) : QVariant();
+        case ValLoss: return last ? number(last->valLoss) : QVariant();
+        case ValAccuracy: return last ? number(last->valAccuracy) : QVariant();
+        case Speedup: return store_->baseline() == run.id ? QVariant(1.0) : number(store_->speedup(run.id));
+        default: return display(run, column);
+    }
+}
+
+QVariant RunsTableModel::toolTip(const RunEntry& run, int column) const {
+    switch (column) {
+        case Status:
+            return run.record.message.empty() ? QVariant() : QVariant(QString::fromStdString(run.record.message));
+        case Name: return run.path.isEmpty() ? QVariant() : QVariant(run.path);
+        case Speedup:
+            return store_->baseline() == run.id ? QVariant("The run the others are compared with") : QVariant();
+        default: return {};
+    }
+}
+
+QVariant RunsTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
+    const auto column = static_cast<std::size_t>(section);
+    if (role == Qt::DisplayRole) return QString(kHeaders[column]);
+    if (role == Qt::ToolTipRole) return QString(kHeaderTips[column]);
+    return {};
+}
+
+Qt::ItemFlags RunsTableModel::flags(const QModelIndex& index) const {
+    Qt::ItemFlags f = QAbstractTableModel::flags(index);
+    if (!index.isValid()) return f;
+    if (index.column() == Shown) f |= Qt::ItemIsUserCheckable;
+    if (index.column() == Name) f |= Qt::ItemIsEditable;
+    return f;
+}
+
+bool RunsTableModel::setData(const QModelIndex& index, const QVariant& value, int role) {
+    const int id = index.isValid() ? runId(index.row()) : 0;
+    if (!store_->find(id)) return false;
+    if (index.column() == Shown && role == Qt::CheckStateRole) {
+        store_->setVisible(id, value.toInt() == Qt::Checked);
+        return true;
+    }
+    if (index.column() == Name && role == Qt::EditRole) {
+        if (value.toString().trimmed().isEmpty()) return false;  // a run keeps a name
+        store_->rename(id, value.toString());
+        return true;
+    }
+    return false;
+}
+
+void RunsTableModel::onRunAdded(int id) {
+    const int row = rowCount();
+    beginInsertRows({}, row, row);
+    ids_.push_back(id);
+    endInsertRows();
+}
+
+void RunsTableModel::onRunRemoved(int id) {
+    const int row = rowOf(id);
+    if (row < 0) return;
+    beginRemoveRows({}, row, row);
+    ids_.erase(ids_.begin() + row);
+    endRemoveRows();
+}
+
+void RunsTableModel::onRunChanged(int id) {
+    const int row = rowOf(id);
+    if (row < 0) return;
+    emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+    // The baseline's median moves while it trains, and with it every other run's speedup.
+    if (store_->baseline() == id) onBaselineChanged();
+}
+
+void RunsTableModel::onBaselineChanged() {
+    if (ids_.empty()) return;
+    // Only the speedup column and the names (the baseline's is bold) change.
+    emit dataChanged(index(0, Name), index(rowCount() - 1, Name));
+    emit dataChanged(index(0, Speedup), index(rowCount() - 1, Speedup));
+}
+
+}  // namespace wb::gui

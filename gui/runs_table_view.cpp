@@ -1,0 +1,204 @@
+#include "runs_table_view.h"
+
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QSortFilterProxyModel>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "run_store.h"
+#include "runs_table_model.h"
+
+namespace wb::gui {
+
+namespace {
+const QString kNotSet = "(not set)";
+
+// {"optimizer": {"lr": 0.001}} -> {"optimizer.lr": "0.001"}. Arrays stay one value ("[20,10]"):
+// a list of layer widths reads better whole than as model.hidden.0, model.hidden.1.
+void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, std::string>& out) {
+    if (j.is_object() && !j.empty()) {
+        for (const auto& [key, value] : j.items()) {
+            std::string dotted = prefix;
+            if (!dotted.empty()) dotted += '.';
+            dotted += key;
+            flatten(value, dotted, out);
+        }
+        return;
+    }
+    out[prefix] = j.is_string() ? j.get<std::string>() : j.dump();
+}
+
+std::map<std::string, std::string> flattenConfig(const nlohmann::json& config) {
+    std::map<std::string, std::string> out;
+    if (!config.is_object()) return out;
+    flatten(config, "", out);
+    out.erase("name");  // every run has its own name; it is not a setting
+    return out;
+}
+
+QString valueOf(const std::map<std::string, std::string>& values, const std::string& key) {
+    const auto it = values.find(key);
+    return it == values.end() ? kNotSet : QString::fromStdString(it->second);
+}
+
+QWidget* makeDiffTable(const std::vector<ConfigDifference>& diffs, const QString& nameA, const QString& nameB) {
+    auto* table = new QTableWidget(static_cast<int>(diffs.size()), 3);
+    table->setHorizontalHeaderLabels({"Setting", nameA, nameB});
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    for (int row = 0; row < table->rowCount(); ++row) {
+        const ConfigDifference& d = diffs[static_cast<std::size_t>(row)];
+        table->setItem(row, 0, new QTableWidgetItem(d.key));
+        table->setItem(row, 1, new QTableWidgetItem(d.a));
+        table->setItem(row, 2, new QTableWidgetItem(d.b));
+    }
+    table->resizeColumnsToContents();
+    table->horizontalHeader()->setStretchLastSection(true);
+    return table;
+}
+
+QDialog* makeDiffDialog(const RunEntry& a, const RunEntry& b, QWidget* parent) {
+    const auto diffs = configDifferences(a.config, b.config);
+    auto* dialog = new QDialog(parent);
+    dialog->setObjectName("configDiffDialog");
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(QString("Compare configs: %1 vs %2").arg(a.name, b.name));
+    auto* layout = new QVBoxLayout(dialog);
+    if (diffs.empty()) {
+        layout->addWidget(new QLabel("The two configurations are identical."));
+    } else {
+        layout->addWidget(new QLabel(QString("%1 setting(s) differ:").arg(diffs.size())));
+        layout->addWidget(makeDiffTable(diffs, a.name, b.name));
+    }
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+    layout->addWidget(buttons);
+    dialog->resize(640, 360);
+    return dialog;
+}
+}  // namespace
+
+std::vector<ConfigDifference> configDifferences(const nlohmann::json& a, const nlohmann::json& b) {
+    const auto flatA = flattenConfig(a);
+    const auto flatB = flattenConfig(b);
+    std::set<std::string> keys;
+    for (const auto& [key, value] : flatA) keys.insert(key);
+    for (const auto& [key, value] : flatB) keys.insert(key);
+    std::vector<ConfigDifference> diffs;
+    for (const auto& key : keys) {
+        const QString va = valueOf(flatA, key);
+        const QString vb = valueOf(flatB, key);
+        if (va != vb) diffs.push_back({QString::fromStdString(key), va, vb});
+    }
+    return diffs;
+}
+
+RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
+    : QWidget(parent),
+      store_(store),
+      model_(new RunsTableModel(store, this)),
+      proxy_(new QSortFilterProxyModel(this)),
+      table_(new QTableView(this)) {
+    proxy_->setSourceModel(model_);
+    proxy_->setSortRole(RunsTableModel::SortRole);
+    table_->setModel(proxy_);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+    table_->setAlternatingRowColors(true);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);  // the order runs were made
+    table_->setSortingEnabled(true);
+    table_->setContextMenuPolicy(Qt::ActionsContextMenu);
+
+    delete_ = makeAction("Delete", "Remove the selected runs from the session (their files stay on disk)",
+                         &RunsTableView::deleteSelected);
+    delete_->setShortcut(QKeySequence::Delete);
+    delete_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+    baseline_ = makeAction("Set as baseline", "Compare every run's speed with the selected run",
+                           &RunsTableView::setSelectedAsBaseline);
+    compare_ = makeAction("Compare configs…", "List the settings in which the two selected runs differ",
+                          &RunsTableView::compareSelected);
+
+    auto* buttons = new QHBoxLayout;
+    for (QAction* action : {delete_, baseline_, compare_}) {
+        auto* button = new QToolButton;
+        button->setDefaultAction(action);
+        buttons->addWidget(button);
+    }
+    buttons->addStretch();
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(table_);
+    layout->addLayout(buttons);
+
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsTableView::updateActions);
+    connect(model_, &QAbstractItemModel::rowsInserted, table_, &QTableView::resizeColumnsToContents);
+    connect(model_, &QAbstractItemModel::rowsRemoved, this, &RunsTableView::updateActions);
+    updateActions();
+}
+
+QAction* RunsTableView::makeAction(const QString& text, const QString& tip, void (RunsTableView::*slot)()) {
+    auto* action = new QAction(text, this);
+    action->setToolTip(tip);
+    connect(action, &QAction::triggered, this, slot);
+    table_->addAction(action);
+    return action;
+}
+
+std::vector<int> RunsTableView::selectedRunIds() const {
+    QModelIndexList rows = table_->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(), [](const QModelIndex& x, const QModelIndex& y) { return x.row() < y.row(); });
+    std::vector<int> ids;
+    for (const QModelIndex& row : rows) ids.push_back(row.data(RunsTableModel::RunIdRole).toInt());
+    return ids;
+}
+
+void RunsTableView::selectRuns(const std::vector<int>& ids) {
+    QItemSelection selection;
+    for (int id : ids) {
+        const int row = model_->rowOf(id);
+        if (row < 0) continue;
+        const QModelIndex index = proxy_->mapFromSource(model_->index(row, 0));
+        selection.select(index, index);
+    }
+    table_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+}
+
+void RunsTableView::deleteSelected() {
+    for (int id : selectedRunIds()) store_->remove(id);
+}
+
+void RunsTableView::setSelectedAsBaseline() {
+    const auto ids = selectedRunIds();
+    if (ids.size() == 1) store_->setBaseline(ids.front());
+}
+
+void RunsTableView::compareSelected() {
+    const auto ids = selectedRunIds();
+    if (ids.size() != 2) return;
+    const RunEntry* a = store_->find(ids[0]);
+    const RunEntry* b = store_->find(ids[1]);
+    if (!a || !b) return;
+    makeDiffDialog(*a, *b, this)->open();
+}
+
+void RunsTableView::updateActions() {
+    const std::size_t n = selectedRunIds().size();
+    delete_->setEnabled(n > 0);
+    baseline_->setEnabled(n == 1);
+    compare_->setEnabled(n == 2);
+}
+
+}  // namespace wb::gui

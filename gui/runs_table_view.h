@@ -1,0 +1,62 @@
+// The runs table with its actions: delete the selected runs, make one the speed baseline, and
+// compare the configurations of two (a dialog listing only the settings that differ).
+#pragma once
+
+#include <QAction>
+#include <QString>
+#include <QTableView>
+#include <QWidget>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+class QSortFilterProxyModel;
+
+namespace wb::gui {
+
+class RunStore;
+class RunsTableModel;
+
+class RunsTableView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit RunsTableView(RunStore* store, QWidget* parent = nullptr);
+
+    std::vector<int> selectedRunIds() const;  // in the order the rows are shown
+    void selectRuns(const std::vector<int>& ids);
+    QTableView* table() const { return table_; }
+    RunsTableModel* model() const { return model_; }
+    QAction* deleteAction() const { return delete_; }
+    QAction* baselineAction() const { return baseline_; }
+    QAction* compareAction() const { return compare_; }
+
+public slots:
+    void deleteSelected();
+    void setSelectedAsBaseline();
+    void compareSelected();  // opens the diff dialog (not modal) for exactly two selected runs
+
+private:
+    QAction* makeAction(const QString& text, const QString& tip, void (RunsTableView::*slot)());
+    void updateActions();
+
+    RunStore* store_;
+    RunsTableModel* model_;
+    QSortFilterProxyModel* proxy_;
+    QTableView* table_;
+    QAction* delete_ = nullptr;
+    QAction* baseline_ = nullptr;
+    QAction* compare_ = nullptr;
+};
+
+// One setting that differs between two configs: its dotted key ("optimizer.lr") and both values
+// ("(not set)" where a config lacks it). Strings appear without quotes, arrays as JSON.
+struct ConfigDifference {
+    QString key;
+    QString a;
+    QString b;
+};
+// The settings (every key but the run's name) whose values differ, sorted by key.
+std::vector<ConfigDifference> configDifferences(const nlohmann::json& a, const nlohmann::json& b);
+
+}  // namespace wb::gui

@@ -1,0 +1,64 @@
+#include "training_controller.h"
+
+#include "metatypes.h"
+#include "training_worker.h"
+
+namespace wb::gui {
+
+TrainingController::TrainingController(QObject* parent)
+    : QObject(parent), worker_(new TrainingWorker), cancel_(std::make_shared<CancelFlag>(false)) {
+    registerMetaTypes();
+    thread_.setObjectName("training");
+    worker_->moveToThread(&thread_);
+    // The worker lives on another thread, so these connections are queued: the GUI thread only
+    // ever receives copies of plain values, and handles them when its event loop gets to them.
+    connect(worker_, &TrainingWorker::runStarted, this, &TrainingController::runStarted);
+    connect(worker_, &TrainingWorker::epochFinished, this, &TrainingController::epochFinished);
+    connect(worker_, &TrainingWorker::runFinished, this, &TrainingController::onRunFinished);
+    thread_.start();
+}
+
+TrainingController::~TrainingController() {
+    queue_.clear();
+    cancel_->store(true);  // the run in flight ends at its next step
+    thread_.quit();
+    thread_.wait();
+    delete worker_;  // its thread has ended: nothing else can touch it now
+}
+
+void TrainingController::enqueue(RunRequest request) {
+    queue_.push_back(std::move(request));
+    emit queueChanged();
+    startNext();
+}
+
+void TrainingController::stopCurrent() {
+    if (current_) cancel_->store(true);
+}
+
+void TrainingController::clearQueue() {
+    if (queue_.empty()) return;
+    queue_.clear();
+    emit queueChanged();
+}
+
+void TrainingController::startNext() {
+    if (current_ || queue_.empty()) return;
+    RunRequest request = std::move(queue_.front());
+    queue_.pop_front();
+    current_ = request.id;
+    // A fresh flag per run: a stop meant for the previous run can never cancel this one.
+    cancel_ = std::make_shared<CancelFlag>(false);
+    QMetaObject::invokeMethod(
+        worker_, [worker = worker_, request = std::move(request), cancel = cancel_] { worker->run(request, cancel); },
+        Qt::QueuedConnection);
+    emit queueChanged();
+}
+
+void TrainingController::onRunFinished(int id, const RunRecord& record) {
+    current_.reset();
+    emit runFinished(id, record);
+    startNext();
+}
+
+}  // namespace wb::gui

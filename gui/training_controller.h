@@ -1,0 +1,62 @@
+// Runs queued trainings one at a time on one worker thread that owns the backend.
+// The GUI thread never waits on training: it queues runs, and hears back through queued signals
+// carrying plain values (run id, EpochMetrics, RunRecord). Stop sets an atomic flag the trainer
+// checks between steps.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QThread>
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <optional>
+
+#include "dataset.h"
+#include "run_config.h"
+#include "run_record.h"
+
+namespace wb::gui {
+
+// One queued run: what to train, on which data, and where its RunRecord goes.
+struct RunRequest {
+    int id = 0;
+    RunConfig config;
+    std::shared_ptr<const Dataset> dataset;  // immutable, shared with the GUI
+    QString recordPath;                      // written after every epoch
+};
+
+class TrainingWorker;
+
+class TrainingController : public QObject {
+    Q_OBJECT
+
+public:
+    explicit TrainingController(QObject* parent = nullptr);
+    ~TrainingController() override;  // stops the current run, quits and joins the thread
+
+    void enqueue(RunRequest request);
+    void stopCurrent();  // the current run ends within one step, marked cancelled
+    void clearQueue();   // drops the runs that have not started
+    bool busy() const { return current_.has_value(); }
+    int queued() const { return static_cast<int>(queue_.size()); }
+    std::optional<int> currentRun() const { return current_; }
+
+signals:
+    void runStarted(int id);
+    void epochFinished(int id, const wb::EpochMetrics& metrics);
+    void runFinished(int id, const wb::RunRecord& record);
+    void queueChanged();
+
+private:
+    void startNext();
+    void onRunFinished(int id, const wb::RunRecord& record);  // from the worker: start the next run
+
+    QThread thread_;
+    TrainingWorker* worker_ = nullptr;  // lives on thread_
+    std::shared_ptr<std::atomic<bool>> cancel_;
+    std::deque<RunRequest> queue_;
+    std::optional<int> current_;
+};
+
+}  // namespace wb::gui

@@ -1,0 +1,63 @@
+#include "training_worker.h"
+
+#include <new>
+
+#include <nlohmann/json.hpp>
+
+#include "prepare.h"
+#include "trainer.h"
+
+namespace wb::gui {
+
+void TrainingWorker::run(const RunRequest& request, const std::shared_ptr<CancelFlag>& cancel) {
+    emit runStarted(request.id);
+    RunRecord record = train(request, *cancel);
+    emit runFinished(request.id, record);
+}
+
+RunRecord TrainingWorker::train(const RunRequest& request, const CancelFlag& cancel) {
+    // The Trainer records failures during training itself; what it throws (bad config, missing
+    // initial weights) and what comes before it (no data, no device, out of memory) lands here.
+    try {
+        if (!request.dataset) return failedRecord(request, "no data set loaded");
+        const RunConfig& config = request.config;
+        const PreparedData data = prepare(*request.dataset, config.prepare);
+        const auto backend = BackendRegistry::instance().create(config.backend, config.device);
+        Trainer trainer(config, *request.dataset, data, *backend, request.recordPath.toStdString());
+        TrainerCallbacks callbacks;
+        callbacks.onEpoch = [this, id = request.id](const EpochMetrics& m, const RunRecord&) {
+            emit epochFinished(id, m);
+        };
+        return trainer.run(cancel, callbacks);
+    } catch (const std::bad_alloc&) {
+        return failedRecord(request, "out of memory");
+    } catch (const std::exception& e) {
+        return failedRecord(request, e.what());
+    } catch (...) {
+        return failedRecord(request, "unknown error");
+    }
+}
+
+RunRecord failedRecord(const RunRequest& request, const std::string& message) {
+    RunRecord record;
+    record.name = request.config.name;
+    record.status = RunStatus::Failed;
+    record.message = message;
+    try {
+        record.config = request.config;
+        if (request.dataset) {
+            record.dataset.source = request.dataset->source;
+            record.dataset.rows = request.dataset->rows;
+            record.dataset.features = request.dataset->cols;
+            record.dataset.label = request.dataset->labelName;
+            record.dataset.hash = request.dataset->hash;
+        }
+        // The failure is kept on disk like any other run, so the session can be reopened with it.
+        if (!request.recordPath.isEmpty()) record.save(request.recordPath.toStdString());
+    } catch (const std::exception& e) {
+        record.message += std::string(" (the record could not be saved: ") + e.what() + ")";
+    }
+    return record;
+}
+
+}  // namespace wb::gui

@@ -1,0 +1,37 @@
+// The object that trains: it lives on the TrainingController's worker thread, runs one request at a
+// time, and reports back only through signals carrying plain values (queued to the GUI thread).
+#pragma once
+
+#include <QObject>
+#include <memory>
+
+#include "backend.h"
+#include "epoch_metrics.h"
+#include "run_record.h"
+#include "training_controller.h"
+
+namespace wb::gui {
+
+class TrainingWorker : public QObject {
+    Q_OBJECT
+
+public:
+    using QObject::QObject;
+
+    // Trains `request` to its end, to a cancel or to a failure; called on the worker thread.
+    // Never throws: anything that goes wrong becomes a record with status "failed" and the message.
+    void run(const RunRequest& request, const std::shared_ptr<CancelFlag>& cancel);
+
+signals:
+    void runStarted(int id);
+    void epochFinished(int id, const wb::EpochMetrics& metrics);
+    void runFinished(int id, const wb::RunRecord& record);
+
+private:
+    RunRecord train(const RunRequest& request, const CancelFlag& cancel);
+};
+
+// The record of a run that could not train at all (bad config, no device, missing file, ...).
+RunRecord failedRecord(const RunRequest& request, const std::string& message);
+
+}  // namespace wb::gui

@@ -1,0 +1,339 @@
+// The live charts: runs overlay with their own graphs, epochs reach the charts through the
+// buffered replot (a burst costs a handful of replots), hidden runs disappear, and the breakdown
+// and speedup charts compute what they draw.
+#include <QElapsedTimer>
+#include <QToolTip>
+#include <QtTest>
+#include <algorithm>
+#include <vector>
+
+#include <qcustomplot.h>
+
+#include "breakdown_chart.h"
+#include "metric_chart.h"
+#include "run_store.h"
+#include "speedup_chart.h"
+
+using wb::EpochMetrics;
+using wb::PhaseTimes;
+using wb::RunConfig;
+using wb::RunRecord;
+using wb::gui::BreakdownChart;
+using wb::gui::MetricChart;
+using wb::gui::RunStore;
+using wb::gui::SpeedupChart;
+
+Q_DECLARE_METATYPE(MetricChart::Kind)
+
+namespace {
+EpochMetrics makeEpoch(int n, bool validation, double wallMs = 10.0) {
+    EpochMetrics e;
+    e.epoch = n;
+    e.warmup = n == 1;
+    e.trainLoss = 1.0 / n;
+    e.trainAccuracy = 0.5 + 0.4 * (1.0 - 1.0 / n);
+    if (validation) {
+        e.valLoss = 1.1 / n;
+        e.valAccuracy = e.trainAccuracy - 0.02;
+    }
+    e.wallMs = wallMs;
+    e.elapsedMs = n * wallMs;
+    return e;
+}
+
+// A finished run whose epochs after warm-up take the given wall times (the warm-up takes 10x the first).
+RunRecord recordWithTimes(const std::string& name, const std::vector<double>& wallMs, bool phases) {
+    RunRecord r;
+    r.name = name;
+    r.status = wb::RunStatus::Completed;
+    r.epochs.push_back(makeEpoch(1, false, wallMs.front() * 10));
+    for (std::size_t i = 0; i < wallMs.size(); ++i)
+        r.epochs.push_back(makeEpoch(static_cast<int>(i) + 2, false, wallMs[i]));
+    for (EpochMetrics& e : r.epochs)
+        if (phases)
+            e.phases = PhaseTimes{0.1 * e.wallMs, 0.2 * e.wallMs, 0.3 * e.wallMs, 0.1 * e.wallMs, 0.3 * e.wallMs};
+    return r;
+}
+
+int addRun(RunStore& store, const std::string& name) {
+    RunConfig config;
+    config.name = name;
+    return store.addPending(config);
+}
+
+int addFinishedRun(RunStore& store, const RunRecord& record) {
+    const int id = addRun(store, record.name);
+    store.finish(id, record);
+    return id;
+}
+
+void appendEpochs(RunStore& store, int id, int count, bool validation) {
+    for (int n = 1; n <= count; ++n) store.appendEpoch(id, makeEpoch(n, validation));
+}
+
+QCPBars* barsNamed(QCustomPlot& plot, const QString& prefix) {
+    for (int i = 0; i < plot.plottableCount(); ++i)
+        if (plot.plottable(i)->name().startsWith(prefix)) return qobject_cast<QCPBars*>(plot.plottable(i));
+    return nullptr;
+}
+}  // namespace
+
+class TestCharts : public QObject {
+    Q_OBJECT
+
+private slots:
+    void overlaysTwoRuns_data();
+    void overlaysTwoRuns();
+    void burstOfEpochsCostsAFewReplots();
+    void hidingARunRemovesItsGraphs();
+    void removingARunRemovesItsGraphs();
+    void xAxisByElapsedTime_data();
+    void xAxisByElapsedTime();
+    void logScaleDropsNonPositiveTimes();
+    void warmupEpochHasALegendKey();
+    void hoverNamesRunEpochAndValue();
+    void smoothing_data();
+    void smoothing();
+    void breakdownSeparatesWhatWasMeasured();
+    void speedupNumbers_data();
+    void speedupNumbers();
+    void speedupLabels_data();
+    void speedupLabels();
+};
+
+void TestCharts::overlaysTwoRuns_data() {
+    QTest::addColumn<MetricChart::Kind>("kind");
+    QTest::addColumn<bool>("validation");
+    QTest::addColumn<int>("graphs");
+    QTest::newRow("loss, train only") << MetricChart::Kind::Loss << false << 2;
+    QTest::newRow("loss, train and validation") << MetricChart::Kind::Loss << true << 4;
+    QTest::newRow("accuracy, train only") << MetricChart::Kind::Accuracy << false << 2;
+    QTest::newRow("accuracy, train and validation") << MetricChart::Kind::Accuracy << true << 4;
+    QTest::newRow("epoch time") << MetricChart::Kind::EpochTime << true << 2;
+}
+
+void TestCharts::overlaysTwoRuns() {
+    QFETCH(MetricChart::Kind, kind);
+    QFETCH(bool, validation);
+    QFETCH(int, graphs);
+    RunStore store;
+    MetricChart chart(&store, kind);
+    const int a = addRun(store, "A");
+    const int b = addRun(store, "B");
+    appendEpochs(store, a, 5, validation);
+    appendEpochs(store, b, 3, validation);
+    QTRY_COMPARE(chart.pointCount(a), 5);  // after the replot timer, not before
+    QCOMPARE(chart.pointCount(b), 3);
+    QCOMPARE(chart.graphCount(), graphs);
+}
+
+void TestCharts::burstOfEpochsCostsAFewReplots() {
+    RunStore store;
+    MetricChart chart(&store, MetricChart::Kind::Loss);
+    chart.resize(800, 500);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const int id = addRun(store, "fast");
+    QTRY_COMPARE(chart.graphCount(), 1);
+    const int before = chart.replotCount();
+
+    // 200 epochs arrive over 0.1 s of wall time, the event loop turning between them.
+    QElapsedTimer clock;
+    clock.start();
+    int appended = 0;
+    while (appended < 200) {
+        const int due = std::min(200, static_cast<int>(clock.elapsed()) * 2 + 1);
+        while (appended < due) store.appendEpoch(id, makeEpoch(++appended, true));
+        QCoreApplication::processEvents();
+    }
+    QTRY_COMPARE(chart.pointCount(id), 200);
+    const int replots = chart.replotCount() - before;
+    QVERIFY2(replots >= 1 && replots <= 10, qPrintable(QString("%1 replots for 200 epochs").arg(replots)));
+}
+
+void TestCharts::hidingARunRemovesItsGraphs() {
+    RunStore store;
+    MetricChart chart(&store, MetricChart::Kind::Loss);
+    const int a = addRun(store, "A");
+    const int b = addRun(store, "B");
+    appendEpochs(store, a, 4, true);
+    appendEpochs(store, b, 4, true);
+    QTRY_COMPARE(chart.graphCount(), 4);
+    store.setVisible(a, false);
+    QTRY_COMPARE(chart.graphCount(), 2);
+    QCOMPARE(chart.pointCount(a), 0);
+    QCOMPARE(chart.pointCount(b), 4);
+    store.setVisible(a, true);
+    QTRY_COMPARE(chart.graphCount(), 4);
+    QTRY_COMPARE(chart.pointCount(a), 4);
+}
+
+void TestCharts::removingARunRemovesItsGraphs() {
+    RunStore store;
+    MetricChart chart(&store, MetricChart::Kind::EpochTime);
+    const int a = addRun(store, "A");
+    const int b = addRun(store, "B");
+    appendEpochs(store, a, 3, false);
+    appendEpochs(store, b, 3, false);
+    QTRY_COMPARE(chart.graphCount(), 2);
+    store.remove(a);
+    QTRY_COMPARE(chart.graphCount(), 1);
+    QCOMPARE(chart.pointCount(b), 3);
+}
+
+void TestCharts::xAxisByElapsedTime_data() {
+    QTest::addColumn<bool>("recordsElapsed");
+    QTest::addColumn<double>("lastKey");
+    QTest::newRow("elapsed time recorded") << true << 0.9;
+    QTest::newRow("peer without elapsed time: summed wall times") << false << 0.6;
+}
+
+void TestCharts::xAxisByElapsedTime() {
+    QFETCH(bool, recordsElapsed);
+    QFETCH(double, lastKey);
+    RunStore store;
+    MetricChart chart(&store, MetricChart::Kind::Loss);
+    chart.setXAxisByTime(true);
+    const int id = addRun(store, "A");
+    for (int n = 1; n <= 3; ++n) {
+        EpochMetrics e = makeEpoch(n, false, 200.0);
+        e.elapsedMs = recordsElapsed ? n * 300.0 : 0.0;
+        store.appendEpoch(id, e);
+    }
+    chart.refreshNow();
+    QCOMPARE(chart.pointCount(id), 3);
+    QCPGraph* graph = chart.plot().graph(0);
+    QCOMPARE(graph->data()->at(2)->key, lastKey);
+    QCOMPARE(chart.plot().xAxis->label(), QString("Elapsed time (s)"));
+}
+
+void TestCharts::logScaleDropsNonPositiveTimes() {
+    RunStore store;
+    MetricChart chart(&store, MetricChart::Kind::EpochTime);
+    const int id = addRun(store, "A");
+    appendEpochs(store, id, 4, false);
+    store.appendEpoch(id, makeEpoch(5, false, 0.0));  // a peer that measured nothing
+    chart.refreshNow();
+    QCOMPARE(chart.pointCount(id), 5);
+    chart.setLogScale(true);
+    chart.refreshNow();
+    QCOMPARE(chart.plot().yAxis->scaleType(), QCPAxis::stLogarithmic);
+    QCOMPARE(chart.pointCount(id), 4);
+}
+
+void TestCharts::warmupEpochHasALegendKey() {
+    RunStore store;
+    MetricChart chart(&store, MetricChart::Kind::EpochTime);
+    appendEpochs(store, addRun(store, "A"), 3, false);
+    appendEpochs(store, addRun(store, "B"), 3, false);
+    chart.refreshNow();
+    QCOMPARE(chart.graphCount(), 2);
+    QCOMPARE(chart.plot().legend->itemCount(), 3);  // two runs and the warm-up marker's key
+    auto* key = qobject_cast<QCPPlottableLegendItem*>(chart.plot().legend->item(2));
+    QVERIFY(key);
+    QVERIFY(key->plottable()->name().startsWith("warm-up epoch"));
+}
+
+void TestCharts::hoverNamesRunEpochAndValue() {
+    RunStore store;
+    MetricChart chart(&store, MetricChart::Kind::Loss);
+    chart.resize(800, 500);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    appendEpochs(store, addRun(store, "A"), 5, true);
+    chart.refreshNow();
+    QCPGraph* validation = chart.plot().graph(1);
+    const QPointF point = validation->coordsToPixels(3, *makeEpoch(3, true).valLoss);
+    QTest::mouseMove(&chart.plot(), point.toPoint());
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY2(QToolTip::text().contains("<b>A</b> (validation)"), qPrintable(QToolTip::text()));
+    QVERIFY2(QToolTip::text().contains("epoch 3"), qPrintable(QToolTip::text()));
+    QVERIFY2(QToolTip::text().contains("loss: 0.3667"), qPrintable(QToolTip::text()));
+}
+
+void TestCharts::smoothing_data() {
+    QTest::addColumn<std::vector<double>>("values");
+    QTest::addColumn<double>("factor");
+    QTest::addColumn<std::vector<double>>("expected");
+    QTest::newRow("off") << std::vector<double>{1, 5, 2} << 0.0 << std::vector<double>{1, 5, 2};
+    QTest::newRow("half") << std::vector<double>{0, 10, 10} << 0.5 << std::vector<double>{0, 5, 7.5};
+    QTest::newRow("empty") << std::vector<double>{} << 0.6 << std::vector<double>{};
+}
+
+void TestCharts::smoothing() {
+    QFETCH(std::vector<double>, values);
+    QFETCH(double, factor);
+    QFETCH(std::vector<double>, expected);
+    QCOMPARE(wb::gui::smoothExponential(values, factor), expected);
+}
+
+void TestCharts::breakdownSeparatesWhatWasMeasured() {
+    RunStore store;
+    BreakdownChart chart(&store);
+    addFinishedRun(store, recordWithTimes("measured", {10, 20, 30}, true));
+    addFinishedRun(store, recordWithTimes("fused", {40, 60}, false));
+    chart.refreshNow();
+
+    QCOMPARE(chart.rows().size(), std::size_t(2));
+    const auto& measured = chart.rows()[0].breakdown;
+    QVERIFY(measured.separable);
+    QCOMPARE(measured.phaseMs[1], 4.0);  // forward: 0.2 x the median 20 ms; warm-up excluded
+    QCOMPARE(measured.totalMs, 20.0);
+    const auto& fused = chart.rows()[1].breakdown;
+    QVERIFY(!fused.separable);
+    QCOMPARE(fused.totalMs, 50.0);  // the median wall time after warm-up
+
+    QCPBars* notSeparable = barsNamed(chart.plot(), "not separable");
+    QVERIFY(notSeparable);
+    QCOMPARE(notSeparable->dataCount(), 1);
+    QCOMPARE(notSeparable->data()->at(0)->value, 50.0);
+    QVERIFY(chart.plot().legend->hasItemWithPlottable(notSeparable));
+    QCPBars* forward = barsNamed(chart.plot(), "forward");
+    QVERIFY(forward);
+    QCOMPARE(forward->dataCount(), 1);  // only the measured run has parts
+}
+
+void TestCharts::speedupNumbers_data() {
+    QTest::addColumn<int>("baseline");  // index of the picked baseline, -1 for none
+    QTest::addColumn<std::vector<double>>("expected");
+    QTest::newRow("first picked") << 0 << std::vector<double>{1.0, 4.0, 2.5};
+    QTest::newRow("second picked") << 1 << std::vector<double>{0.25, 1.0, 0.625};
+    QTest::newRow("none picked: the first run") << -1 << std::vector<double>{1.0, 4.0, 2.5};
+}
+
+void TestCharts::speedupNumbers() {
+    QFETCH(int, baseline);
+    QFETCH(std::vector<double>, expected);
+    RunStore store;
+    SpeedupChart chart(&store);
+    const std::vector<int> ids = {addFinishedRun(store, recordWithTimes("slow", {100, 100, 100}, true)),
+                                  addFinishedRun(store, recordWithTimes("fast", {20, 25, 30}, false)),
+                                  addFinishedRun(store, recordWithTimes("middle", {40, 40}, true))};
+    if (baseline >= 0) store.setBaseline(ids[static_cast<std::size_t>(baseline)]);
+    chart.refreshNow();
+
+    QCOMPARE(chart.rows().size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        QVERIFY(chart.rows()[i].speedup.has_value());
+        QCOMPARE(*chart.rows()[i].speedup, expected[i]);
+        QCOMPARE(chart.rows()[i].baseline, expected[i] == 1.0);
+    }
+    QCOMPARE(chart.baselineRun(), ids[static_cast<std::size_t>(std::max(baseline, 0))]);
+}
+
+void TestCharts::speedupLabels_data() {
+    QTest::addColumn<double>("speedup");
+    QTest::addColumn<QString>("label");
+    QTest::newRow("many times") << 12.345 << QString("12.3×");
+    QTest::newRow("whole") << 4.0 << QString("4.0×");
+    QTest::newRow("slower") << 0.456 << QString("0.46×");
+}
+
+void TestCharts::speedupLabels() {
+    QFETCH(double, speedup);
+    QFETCH(QString, label);
+    QCOMPARE(wb::gui::formatSpeedup(speedup), label);
+}
+
+QTEST_MAIN(TestCharts)
+#include "tst_charts.moc"

@@ -1,0 +1,414 @@
+// The run store (colours, files ours and peers', baseline and speedup) and the runs table over it.
+#include <QDialog>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.h"
+#include "execution_settings.h"
+#include "run_store.h"
+#include "runs_table_model.h"
+#include "runs_table_view.h"
+
+using namespace wb;
+using namespace wb::gui;
+
+namespace {
+// A record whose epochs took `wallMs` each (the first is the warm-up one).
+RunRecord recordWithEpochs(const QList<double>& wallMs, RunStatus status = RunStatus::Completed) {
+    RunRecord record;
+    record.status = status;
+    for (int i = 0; i < wallMs.size(); ++i) {
+        EpochMetrics m;
+        m.epoch = i + 1;
+        m.warmup = i == 0;
+        m.trainLoss = 0.5 - 0.01 * i;
+        m.trainAccuracy = 0.7 + 0.01 * i;
+        m.wallMs = wallMs[i];
+        record.epochs.push_back(m);
+    }
+    return record;
+}
+
+RunConfig namedConfig(const std::string& name) {
+    RunConfig config;
+    config.name = name;
+    return config;
+}
+
+// What a PyTorch peer in bench/peers/ writes: its own config keys, nulls where it cannot measure.
+const char* kPeerRecord = R"({
+  "schema": "mlpwb.run/1", "name": "PyTorch DataLoader loop", "status": "completed", "message": "",
+  "config": {"backend": "pytorch", "execution": null, "train": {"epochs": 2, "batch_size": 2048}},
+  "dataset": {"source": "builtin", "rows": 2000, "features": 61, "label": "label", "hash": null},
+  "environment": {"backend": "pytorch", "device": "cpu", "threads": 2},
+  "epochs": [
+    {"epoch": 1, "warmup": true, "train_loss": 0.69, "train_accuracy": 0.52, "val_loss": null,
+     "val_accuracy": null, "wall_ms": 480.0, "device_ms": null, "samples_per_s": 4100.0, "phases_ms": null},
+    {"epoch": 2, "warmup": false, "train_loss": 0.66, "train_accuracy": 0.61, "val_loss": null,
+     "val_accuracy": null, "wall_ms": 460.0, "device_ms": null, "samples_per_s": 4300.0, "phases_ms": null}],
+  "summary": {"median_epoch_ms": 460.0, "min_epoch_ms": 460.0, "total_ms": 940.0, "final": null}
+})";
+
+QString statusOf(const RunEntry* run) {
+    return QString::fromStdString(toString(run->record.status));
+}
+
+void writeFile(const QString& path, const QByteArray& text) {
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(text);
+}
+}  // namespace
+
+class TestRunStore : public QObject {
+    Q_OBJECT
+
+private slots:
+    void coloursAreDistinctAndReadable();
+    void addPendingStartsRunning();
+    void appendEpochAndFinish();
+    void addFromFileReadsOwnRecord();
+    void addFromFileReadsPeerRecord();
+    void badFileLeavesStoreUnchanged_data();
+    void badFileLeavesStoreUnchanged();
+    void speedup_data();
+    void speedup();
+    void removeClearsBaseline();
+    void renameAndVisibility();
+    void modelRowsFollowStore();
+    void checkboxTogglesVisibility();
+    void renameViaSetData();
+    void speedupColumnText();
+    void epochUpdatesOnlyItsRow();
+    void configDifferences_data();
+    void configDifferences();
+    void viewActionsFollowSelection();
+};
+
+void TestRunStore::coloursAreDistinctAndReadable() {
+    RunStore store;
+    std::set<QRgb> seen;
+    for (int i = 0; i < 40; ++i) {
+        const QColor c = store.find(store.addPending(namedConfig("r")))->color;
+        QVERIFY2(seen.insert(c.rgb()).second, qPrintable(QString("colour %1 repeats: %2").arg(i).arg(c.name())));
+        QVERIFY2(c.lightnessF() < 0.8f, qPrintable(c.name() + " is too pale on white"));
+    }
+}
+
+void TestRunStore::addPendingStartsRunning() {
+    RunStore store;
+    QSignalSpy added(&store, &RunStore::runAdded);
+    RunConfig config = namedConfig("");
+    config.execution = presetByName("Seed PyTorch loop").settings;
+    const int a = store.addPending(config);
+    const int b = store.addPending(namedConfig("Second"));
+    QCOMPARE(added.count(), 2);
+    QVERIFY(a != b);
+    const RunEntry* run = store.find(a);
+    QVERIFY(run);
+    QCOMPARE(run->name, QString("Run %1").arg(a));  // unnamed configs get a name
+    QCOMPARE(run->preset(), QString("Seed PyTorch loop"));
+    QCOMPARE(run->backend(), QString("cpu"));
+    QCOMPARE(statusOf(run), QString("running"));
+    QCOMPARE(store.find(b)->name, QString("Second"));
+    QCOMPARE(store.find(b)->preset(), QString("custom"));  // the default switches match no preset
+    QVERIFY(!store.find(12345));
+}
+
+void TestRunStore::appendEpochAndFinish() {
+    RunStore store;
+    const int id = store.addPending(namedConfig("Live"));
+    QSignalSpy appended(&store, &RunStore::epochAppended);
+    QSignalSpy changed(&store, &RunStore::runChanged);
+    const RunRecord final = recordWithEpochs({30, 10, 12});
+    store.appendEpoch(id, final.epochs[0]);
+    store.appendEpoch(id, final.epochs[1]);
+    store.appendEpoch(999, final.epochs[1]);  // a removed run: ignored
+    QCOMPARE(appended.count(), 2);
+    QCOMPARE(store.find(id)->record.epochs.size(), std::size_t{2});
+    store.rename(id, "Renamed while training");
+    store.finish(id, final);
+    QCOMPARE(changed.count(), 2);
+    const RunEntry* run = store.find(id);
+    QCOMPARE(statusOf(run), QString("completed"));
+    QCOMPARE(run->record.epochs.size(), std::size_t{3});
+    QCOMPARE(run->name, QString("Renamed while training"));
+}
+
+void TestRunStore::addFromFileReadsOwnRecord() {
+    QTemporaryDir dir;
+    RunRecord saved = recordWithEpochs({40, 20, 22});
+    saved.name = "Saved earlier";
+    RunConfig config = namedConfig("Saved earlier");
+    config.execution = presetByName("Static graph (Keras-like)").settings;
+    saved.config = config;
+    const QString path = dir.filePath("saved.json");
+    saved.save(path.toStdString());
+
+    RunStore store;
+    QSignalSpy added(&store, &RunStore::runAdded);
+    const int id = store.addFromFile(path);
+    QCOMPARE(added.count(), 1);
+    const RunEntry* run = store.find(id);
+    QCOMPARE(run->name, QString("Saved earlier"));
+    QCOMPARE(run->preset(), QString("Static graph (Keras-like)"));
+    QCOMPARE(run->backend(), QString("cpu"));
+    QCOMPARE(run->path, path);
+    QCOMPARE(run->record.epochs.size(), std::size_t{3});
+    QCOMPARE(statusOf(run), QString("completed"));
+}
+
+void TestRunStore::addFromFileReadsPeerRecord() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("peer.json");
+    writeFile(path, kPeerRecord);
+    RunStore store;
+    const int id = store.addFromFile(path);
+    const RunEntry* run = store.find(id);
+    QCOMPARE(run->name, QString("PyTorch DataLoader loop"));
+    QCOMPARE(run->preset(), QString("peer"));
+    QCOMPARE(run->backend(), QString("pytorch"));
+    QCOMPARE(run->record.epochs.size(), std::size_t{2});
+    QVERIFY(!run->record.epochs[1].phases);
+    QCOMPARE(run->record.summary().medianEpochMs.value_or(0), 460.0);
+}
+
+void TestRunStore::badFileLeavesStoreUnchanged_data() {
+    QTest::addColumn<QByteArray>("content");  // empty: the file does not exist
+    QTest::newRow("missing file") << QByteArray();
+    QTest::newRow("not JSON") << QByteArray("epoch,loss\n1,0.5\n");
+    QTest::newRow("wrong schema") << QByteArray(R"({"schema": "mlpwb.ablation/1", "steps": []})");
+    QTest::newRow("epoch without wall time")
+        << QByteArray(R"({"schema": "mlpwb.run/1", "epochs": [{"epoch": 1, "train_loss": 0.5}]})");
+}
+
+void TestRunStore::badFileLeavesStoreUnchanged() {
+    QFETCH(QByteArray, content);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("bad.json");
+    if (!content.isEmpty()) writeFile(path, content);
+    RunStore store;
+    const int kept = store.addPending(namedConfig("Kept"));
+    QSignalSpy added(&store, &RunStore::runAdded);
+    QVERIFY_THROWS_EXCEPTION(wb::DataError, store.addFromFile(path));
+    QCOMPARE(added.count(), 0);
+    QCOMPARE(store.runs().size(), std::size_t{1});
+    QCOMPARE(store.runs().front().id, kept);
+}
+
+void TestRunStore::speedup_data() {
+    QTest::addColumn<QList<double>>("baselineMs");
+    QTest::addColumn<QList<double>>("runMs");
+    QTest::addColumn<double>("expected");
+    // The warm-up (first) epoch is left out of the medians.
+    QTest::newRow("4x faster") << QList<double>{100, 20, 20, 20} << QList<double>{50, 5, 5, 5} << 4.0;
+    QTest::newRow("2x slower") << QList<double>{100, 10, 10} << QList<double>{9, 20, 20} << 0.5;
+    QTest::newRow("even count median") << QList<double>{1, 30, 10} << QList<double>{1, 5, 5, 15} << 4.0;
+}
+
+void TestRunStore::speedup() {
+    QFETCH(QList<double>, baselineMs);
+    QFETCH(QList<double>, runMs);
+    QFETCH(double, expected);
+    RunStore store;
+    const int base = store.addPending(namedConfig("Base"));
+    const int run = store.addPending(namedConfig("Run"));
+    store.finish(base, recordWithEpochs(baselineMs));
+    store.finish(run, recordWithEpochs(runMs));
+    QVERIFY(!store.speedup(run));  // no baseline yet
+    QSignalSpy changed(&store, &RunStore::baselineChanged);
+    store.setBaseline(base);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(store.baseline().value_or(0), base);
+    QCOMPARE(store.speedup(run).value_or(-1), expected);
+    QCOMPARE(store.speedup(base).value_or(-1), 1.0);
+    const int empty = store.addPending(namedConfig("No epochs yet"));
+    QVERIFY(!store.speedup(empty));
+}
+
+void TestRunStore::removeClearsBaseline() {
+    RunStore store;
+    const int a = store.addPending(namedConfig("A"));
+    const int b = store.addPending(namedConfig("B"));
+    store.setBaseline(a);
+    QSignalSpy removed(&store, &RunStore::runRemoved);
+    QSignalSpy baselineChanged(&store, &RunStore::baselineChanged);
+    store.remove(b);
+    QCOMPARE(store.baseline().value_or(0), a);  // another run's removal keeps the baseline
+    QCOMPARE(baselineChanged.count(), 0);
+    store.remove(a);
+    QCOMPARE(removed.count(), 2);
+    QCOMPARE(baselineChanged.count(), 1);
+    QVERIFY(!store.baseline());
+    QVERIFY(!store.find(a));
+    QVERIFY(store.runs().empty());
+    store.remove(a);  // twice: nothing happens
+    QCOMPARE(removed.count(), 2);
+}
+
+void TestRunStore::renameAndVisibility() {
+    RunStore store;
+    const int id = store.addPending(namedConfig("Before"));
+    QSignalSpy changed(&store, &RunStore::runChanged);
+    store.rename(id, "  ");      // a run keeps a name
+    store.setVisible(id, true);  // already visible: no change
+    QCOMPARE(changed.count(), 0);
+    store.rename(id, " After ");
+    store.setVisible(id, false);
+    QCOMPARE(changed.count(), 2);
+    QCOMPARE(store.find(id)->name, QString("After"));
+    QVERIFY(!store.find(id)->visible);
+}
+
+void TestRunStore::modelRowsFollowStore() {
+    RunStore store;
+    const int a = store.addPending(namedConfig("A"));
+    RunsTableModel model(&store);
+    const int b = store.addPending(namedConfig("B"));
+    const int c = store.addPending(namedConfig("C"));
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.columnCount(), int(RunsTableModel::ColumnCount));
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    store.remove(b);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.runId(0), a);
+    QCOMPARE(model.runId(1), c);
+    QCOMPARE(model.index(1, RunsTableModel::Name).data().toString(), QString("C"));
+    QCOMPARE(model.index(0, RunsTableModel::Status).data().toString(), QString("running"));
+    QCOMPARE(model.index(0, RunsTableModel::Shown).data(Qt::DecorationRole).value<QColor>(), store.find(a)->color);
+    QCOMPARE(reset.count(), 0);
+}
+
+void TestRunStore::checkboxTogglesVisibility() {
+    RunStore store;
+    RunsTableModel model(&store);
+    const int id = store.addPending(namedConfig("A"));
+    const QModelIndex shown = model.index(0, RunsTableModel::Shown);
+    QVERIFY(model.flags(shown) & Qt::ItemIsUserCheckable);
+    QCOMPARE(shown.data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
+    QVERIFY(model.setData(shown, Qt::Unchecked, Qt::CheckStateRole));
+    QVERIFY(!store.find(id)->visible);
+    QCOMPARE(shown.data(Qt::CheckStateRole).toInt(), int(Qt::Unchecked));
+    store.setVisible(id, true);  // and the other way: the store changes, the checkbox follows
+    QCOMPARE(shown.data(Qt::CheckStateRole).toInt(), int(Qt::Checked));
+}
+
+void TestRunStore::renameViaSetData() {
+    RunStore store;
+    RunsTableModel model(&store);
+    const int id = store.addPending(namedConfig("Old"));
+    const QModelIndex name = model.index(0, RunsTableModel::Name);
+    QVERIFY(model.flags(name) & Qt::ItemIsEditable);
+    QVERIFY(!(model.flags(model.index(0, RunsTableModel::Status)) & Qt::ItemIsEditable));
+    QVERIFY(model.setData(name, "New name"));
+    QCOMPARE(store.find(id)->name, QString("New name"));
+    QCOMPARE(name.data().toString(), QString("New name"));
+    QVERIFY(!model.setData(name, "   "));
+    QCOMPARE(store.find(id)->name, QString("New name"));
+}
+
+void TestRunStore::speedupColumnText() {
+    RunStore store;
+    RunsTableModel model(&store);
+    const int base = store.addPending(namedConfig("Base"));
+    const int fast = store.addPending(namedConfig("Fast"));
+    store.finish(base, recordWithEpochs({100, 20, 20}));
+    store.finish(fast, recordWithEpochs({50, 5, 5}));
+    QVERIFY(model.index(1, RunsTableModel::Speedup).data().isNull());
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    store.setBaseline(base);
+    QVERIFY(changed.count() > 0);
+    QCOMPARE(model.index(0, RunsTableModel::Speedup).data().toString(), QString("baseline"));
+    QCOMPARE(model.index(1, RunsTableModel::Speedup).data().toString(), QString("4.00×"));
+    QCOMPARE(model.index(1, RunsTableModel::Speedup).data(RunsTableModel::SortRole).toDouble(), 4.0);
+    QCOMPARE(model.index(1, RunsTableModel::MedianEpochMs).data().toString(), QString("5.00 ms"));
+    QCOMPARE(model.index(1, RunsTableModel::Progress).data().toString(), QString("3/200"));
+    QCOMPARE(model.index(1, RunsTableModel::Status).data().toString(), QString("completed"));
+    store.remove(base);
+    QVERIFY(model.index(0, RunsTableModel::Speedup).data().isNull());
+}
+
+void TestRunStore::epochUpdatesOnlyItsRow() {
+    RunStore store;
+    RunsTableModel model(&store);
+    store.addPending(namedConfig("A"));
+    const int b = store.addPending(namedConfig("B"));
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    store.appendEpoch(b, recordWithEpochs({12}).epochs[0]);
+    QCOMPARE(reset.count(), 0);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.at(0).at(0).toModelIndex().row(), 1);
+    QCOMPARE(changed.at(0).at(1).toModelIndex().row(), 1);
+    QCOMPARE(model.index(1, RunsTableModel::Progress).data().toString(), QString("1/200"));
+}
+
+void TestRunStore::configDifferences_data() {
+    QTest::addColumn<QString>("a");
+    QTest::addColumn<QString>("b");
+    QTest::addColumn<QStringList>("keys");
+    QTest::addColumn<QStringList>("valuesA");
+    QTest::addColumn<QStringList>("valuesB");
+    QTest::newRow("identical but the name")
+        << QString(R"({"name": "x", "optimizer": {"lr": 0.001}})")
+        << QString(R"({"name": "y", "optimizer": {"lr": 0.001}})") << QStringList{} << QStringList{} << QStringList{};
+    QTest::newRow("nested values")
+        << QString(R"({"execution": {"loss": "sigmoid_bce", "precision": "fp32"}, "train": {"epochs": 200}})")
+        << QString(R"({"execution": {"loss": "bce_with_logits", "precision": "fp32"}, "train": {"epochs": 50}})")
+        << QStringList{"execution.loss", "train.epochs"} << QStringList{"sigmoid_bce", "200"}
+        << QStringList{"bce_with_logits", "50"};
+    QTest::newRow("arrays whole, missing keys")
+        << QString(R"({"model": {"hidden": [20, 10]}, "backend": "cpu"})")
+        << QString(R"({"model": {"hidden": [64]}, "execution": null})")
+        << QStringList{"backend", "execution", "model.hidden"} << QStringList{"cpu", "(not set)", "[20,10]"}
+        << QStringList{"(not set)", "null", "[64]"};
+}
+
+void TestRunStore::configDifferences() {
+    QFETCH(QString, a);
+    QFETCH(QString, b);
+    QFETCH(QStringList, keys);
+    QFETCH(QStringList, valuesA);
+    QFETCH(QStringList, valuesB);
+    const auto diffs =
+        wb::gui::configDifferences(nlohmann::json::parse(a.toStdString()), nlohmann::json::parse(b.toStdString()));
+    QStringList gotKeys, gotA, gotB;
+    for (const auto& d : diffs) {
+        gotKeys << d.key;
+        gotA << d.a;
+        gotB << d.b;
+    }
+    QCOMPARE(gotKeys, keys);
+    QCOMPARE(gotA, valuesA);
+    QCOMPARE(gotB, valuesB);
+}
+
+void TestRunStore::viewActionsFollowSelection() {
+    RunStore store;
+    RunsTableView view(&store);
+    const int a = store.addPending(namedConfig("A"));
+    const int b = store.addPending(namedConfig("B"));
+    QVERIFY(!view.deleteAction()->isEnabled());
+    view.selectRuns({a});
+    QVERIFY(view.baselineAction()->isEnabled());
+    QVERIFY(!view.compareAction()->isEnabled());
+    view.setSelectedAsBaseline();
+    QCOMPARE(store.baseline().value_or(0), a);
+    view.selectRuns({a, b});
+    QCOMPARE(view.selectedRunIds(), (std::vector<int>{a, b}));
+    QVERIFY(view.compareAction()->isEnabled());
+    view.compareSelected();
+    QVERIFY(view.findChild<QDialog*>("configDiffDialog"));
+    view.selectRuns({b});
+    view.deleteSelected();
+    QVERIFY(!store.find(b));
+    QCOMPARE(view.model()->rowCount(), 1);
+}
+
+QTEST_MAIN(TestRunStore)
+#include "tst_run_store.moc"
