@@ -1,6 +1,7 @@
 // mlpwb: the command-line front end of MLP Workbench. Every failure ends in one line on stderr and
 // a documented exit code (exit_codes.h).
 #include <cstdio>
+#include <exception>
 #include <new>
 #include <string>
 #include <vector>
@@ -13,10 +14,12 @@
 
 using namespace wb::cli;
 
-int main(int argc, char** argv) {
+// A function-try-block: building the command line (CLI11 throws on a malformed option set) happens outside
+// the handlers below, and no exception may leave main (std::terminate would abort without our one line).
+int main(int argc, char** argv) try {
     CLI::App app{"MLP Workbench: train small MLPs and measure why one way of executing them is faster"};
     app.require_subcommand(1);
-    app.set_version_flag("--version", "mlpwb 0.1.0");
+    app.set_version_flag("--version", std::string("mlpwb ") + WB_VERSION);
     const std::vector<std::pair<std::string, Command>> commands = {{"train", addTrainCommand(app)},
                                                                    {"dataset", addDatasetCommand(app)},
                                                                    {"presets", addPresetsCommand(app)},
@@ -56,4 +59,10 @@ int main(int argc, char** argv) {
         return kRunFailed;
     }
     return kUsage;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "mlpwb: internal error: %s\n", e.what());
+    return kRunFailed;
+} catch (...) {
+    std::fprintf(stderr, "mlpwb: internal error: unknown exception\n");
+    return kRunFailed;
 }

@@ -1,5 +1,7 @@
 #include "progress_printer.h"
 
+#include <cmath>
+#include <cstdio>
 #include <string>
 
 #include <unistd.h>
@@ -10,7 +12,7 @@ namespace {
 constexpr int kBarWidth = 28;
 
 std::string formatDuration(double ms) {
-    const long s = static_cast<long>(ms / 1000.0 + 0.5);
+    const long s = std::lround(ms / 1000.0);
     char buf[32];
     std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
     return buf;

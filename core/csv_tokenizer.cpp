@@ -220,8 +220,9 @@ std::vector<std::size_t> fieldCounts(std::string_view text, char delimiter) {
 char detectDelimiter(std::string_view text) {
     // Only the first records matter; a bounded prefix keeps detection cheap on large files.
     // (A record cut at the end of the prefix is dropped from the counts.)
-    const bool cut = text.size() > 64 * 1024;
-    const std::string_view head = text.substr(0, 64 * 1024);
+    constexpr std::size_t kSniffBytes = std::size_t{64} * 1024;
+    const bool cut = text.size() > kSniffBytes;
+    const std::string_view head = text.substr(0, kSniffBytes);
     constexpr std::array<char, 3> kPreference = {'\t', ';', ','};
 
     char best = ',';

@@ -1,0 +1,67 @@
+# Packaging: `cpack -G DEB` in a build directory makes mlp-workbench_<version>_<arch>.deb.
+# scripts/package-test.sh configures, builds, packages, installs and removes it again.
+#
+# A package runs on other machines, so it must be built without -march=native:
+#   cmake -S . -B build-package -DWB_NATIVE=OFF -DWB_TESTS=OFF -DCMAKE_INSTALL_PREFIX=/usr
+# cpack refuses to package a build configured with WB_NATIVE=ON.
+
+set(WB_PACKAGE_MAINTAINER "MLP Workbench developers <mlp-workbench@example.org>"
+    CACHE STRING "The Maintainer field of the Debian package (Name <email>)")
+
+set(CPACK_PACKAGE_NAME "mlp-workbench")
+set(CPACK_PACKAGE_VENDOR "MLP Workbench")
+set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
+set(CPACK_PACKAGE_CONTACT "${WB_PACKAGE_MAINTAINER}")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "workbench that trains small MLPs and measures why one way of running them is faster")
+set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
+set(CPACK_STRIP_FILES ON)
+
+set(CPACK_GENERATOR "DEB")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)   # mlp-workbench_0.1.0_amd64.deb
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${WB_PACKAGE_MAINTAINER}")
+set(CPACK_DEBIAN_PACKAGE_SECTION "science")
+set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
+# CPACK_DEBIAN_PACKAGE_ARCHITECTURE is left unset: CPack asks `dpkg --print-architecture`.
+# Runtime dependencies (libc6, libstdc++6, libssl3, Qt when the GUI is built, ...) come from
+# dpkg-shlibdeps (Debian's dpkg-dev), which reads the binaries' NEEDED entries.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# The first line is the synopsis, the rest the extended description (each line indented by one space).
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}
+ MLP Workbench trains small multilayer perceptrons (a 61-20-10-1 tanh network with
+ binary cross-entropy and Adam is the founding case) and shows, measured side by side,
+ why one way of executing the same training is many times faster than another.
+ Every suspected cause of a slow training loop (per-sample data loading, host-to-device
+ copies, one launch per operation, zero_grad twice, Sigmoid + BCELoss, fp32) is one
+ switch, timed honestly per epoch and phase.
+ .
+ This package contains mlpwb, the command-line front end, and the desktop entry and
+ icon of the graphical front end mlp-workbench (with the binary when it was built).")
+
+# A source package (cpack --config CPackSourceConfig.cmake) leaves out build trees and outputs.
+set(CPACK_SOURCE_GENERATOR "TGZ")
+string(REGEX REPLACE "([][+.*?()^$|\\\\])" "\\\\\\1" _wb_src_re "${PROJECT_SOURCE_DIR}")
+set(CPACK_SOURCE_IGNORE_FILES "^${_wb_src_re}/(\\\\.git|build[^/]*|\\\\.venv[^/]*|bench/out)/" "/__pycache__/")
+
+# Guard rail: a package built with -march=native crashes with SIGILL on an older CPU. The check runs
+# when cpack runs (CPACK_PROJECT_CONFIG_FILE), so it also catches a build directory reconfigured later.
+set(CPACK_WB_NATIVE "${WB_NATIVE}")
+set(CPACK_PROJECT_CONFIG_FILE "${CMAKE_BINARY_DIR}/CPackProjectConfig.cmake")
+file(WRITE "${CPACK_PROJECT_CONFIG_FILE}" [=[
+# Written by cmake/packaging.cmake; read by cpack.
+# A source package installs no CMake project (CPACK_INSTALL_CMAKE_PROJECTS is empty): its files
+# belong at the top of the archive, not under /usr, and -march=native does not matter there.
+if(NOT CPACK_INSTALL_CMAKE_PROJECTS)
+  unset(CPACK_PACKAGING_INSTALL_PREFIX)
+elseif(CPACK_WB_NATIVE)
+  message(FATAL_ERROR "This build directory was configured with WB_NATIVE=ON (-march=native): its "
+    "binaries do not run on older CPUs. Package a build configured with -DWB_NATIVE=OFF "
+    "(scripts/package-test.sh does).")
+endif()
+]=])
+if(WB_NATIVE)
+  message(STATUS "Packaging: WB_NATIVE=ON, so cpack will refuse to make a binary package "
+                 "(configure with -DWB_NATIVE=OFF to package)")
+endif()
+
+include(CPack)
