@@ -362,29 +362,35 @@ private:
 
 Dataset readCsv(const std::string& path, const CsvOptions& options) {
     const FileBytes bytes = readFileBytes(path);
-    std::string_view text = csv::stripBom(bytes.view());
-    if (csv::isBlank(text)) throw DataError(path, "the file is empty");
-    csv::checkLooksLikeText(text, path);
+    return parseCsv(bytes.view(), path, options);
+}
+
+Dataset parseCsv(std::string_view bytes, const std::string& name, const CsvOptions& options) {
+    std::string_view text = csv::stripBom(bytes);
+    if (csv::isBlank(text)) throw DataError(name, "the file is empty");
+    csv::checkLooksLikeText(text, name);
     long line = 1;
     text = csv::skipLines(text, options.skipLines, line);
     if (csv::isBlank(text))
-        throw DataError(path, "nothing left after skipping " + std::to_string(options.skipLines) + " line(s)");
+        throw DataError(name, "nothing left after skipping " + std::to_string(options.skipLines) + " line(s)");
 
     const char delimiter = options.delimiter ? options.delimiter : csv::detectDelimiter(text);
-    csv::Tokenizer tokenizer(text, delimiter, path, line);
+    csv::Tokenizer tokenizer(text, delimiter, name, line);
     std::vector<Field> fields;
-    if (!tokenizer.next(fields)) throw DataError(path, "the file is empty");
+    if (!tokenizer.next(fields)) throw DataError(name, "the file is empty");
 
     const bool header = hasHeader(fields, options);
-    const Layout layout = makeLayout(fields, header, options, path);
-    // Records never outnumber lines; counting them is far cheaper than regrowing the vectors.
+    const Layout layout = makeLayout(fields, header, options, name);
+    // Records never outnumber lines; counting them is far cheaper than regrowing the vectors. A
+    // record of n fields also takes at least n bytes (n - 1 delimiters and a line end), which bounds
+    // the hint when a wide first record is followed by many blank lines.
     const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-    RowConverter rows(layout, options.missing, path, lines);
+    RowConverter rows(layout, options.missing, name, std::min(lines, text.size() / layout.columns + 1));
     if (!header) rows.add(fields, tokenizer.recordLine(), tokenizer.recordText());
     while (tokenizer.next(fields)) rows.add(fields, tokenizer.recordLine(), tokenizer.recordText());
 
     Dataset d = rows.finish(header);
-    d.source = path;
+    d.source = name;
     d.computeHash();
     return d;
 }

@@ -88,7 +88,11 @@ NpyHeader parseHeader(std::string_view dict, const std::string& path) {
         if (dims.empty()) break;
         std::size_t n = 0;
         std::size_t used = 0;
-        while (used < dims.size() && dims[used] >= '0' && dims[used] <= '9') n = n * 10 + (dims[used++] - '0');
+        for (; used < dims.size() && dims[used] >= '0' && dims[used] <= '9'; ++used) {
+            const auto digit = static_cast<std::size_t>(dims[used] - '0');
+            if (n > (SIZE_MAX - digit) / 10) throw DataError(path, "a dimension of 'shape' is too large");
+            n = n * 10 + digit;
+        }
         if (used == 0) throw bad("a dimension of 'shape' is not a number");
         if (used < dims.size() && dims[used] == 'L') ++used;  // Python 2 long literals
         h.shape.push_back(n);
@@ -140,37 +144,41 @@ std::string numberText(float v) {
 
 NpyArray readNpy(const std::string& path) {
     const FileBytes file = readFileBytes(path);
-    const auto* bytes = reinterpret_cast<const unsigned char*>(file.data.get());
-    if (file.size < kMagicSize + 4 || std::memcmp(bytes, kMagic, kMagicSize) != 0)
-        throw DataError(path, "not a .npy file (the magic string \\x93NUMPY is missing)");
-    const int major = bytes[6];
-    const int minor = bytes[7];
+    return parseNpy(file.view(), path);
+}
+
+NpyArray parseNpy(std::string_view bytes, const std::string& name) {
+    const auto* raw = reinterpret_cast<const unsigned char*>(bytes.data());
+    if (bytes.size() < kMagicSize + 4 || std::memcmp(raw, kMagic, kMagicSize) != 0)
+        throw DataError(name, "not a .npy file (the magic string \\x93NUMPY is missing)");
+    const int major = raw[6];
+    const int minor = raw[7];
     if (major < 1 || major > 3)
-        throw DataError(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
+        throw DataError(name, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
     const std::size_t lengthBytes = major == 1 ? 2 : 4;
     const std::size_t headerStart = kMagicSize + 2 + lengthBytes;
-    if (file.size < headerStart) throw DataError(path, "truncated .npy file: the header length is cut off");
-    const std::size_t headerLength = readLittle(bytes + kMagicSize + 2, lengthBytes);
-    if (file.size < headerStart + headerLength) throw DataError(path, "truncated .npy file: the header is cut off");
+    if (bytes.size() < headerStart) throw DataError(name, "truncated .npy file: the header length is cut off");
+    const std::size_t headerLength = readLittle(raw + kMagicSize + 2, lengthBytes);
+    if (bytes.size() < headerStart + headerLength) throw DataError(name, "truncated .npy file: the header is cut off");
 
-    const NpyHeader header = parseHeader(file.view().substr(headerStart, headerLength), path);
-    const std::size_t size = itemSize(header, path);
-    checkLayout(header, path);
+    const NpyHeader header = parseHeader(bytes.substr(headerStart, headerLength), name);
+    const std::size_t size = itemSize(header, name);
+    checkLayout(header, name);
 
     std::size_t count = 1;
     for (std::size_t d : header.shape) {
         if (d != 0 && count > SIZE_MAX / d / size)
-            throw DataError(path, "shape " + shapeText(header.shape) + " is too large");
+            throw DataError(name, "shape " + shapeText(header.shape) + " is too large");
         count *= d;
     }
     const std::size_t dataStart = headerStart + headerLength;
-    const std::size_t available = file.size - dataStart;
+    const std::size_t available = bytes.size() - dataStart;
     if (available < count * size) {
-        throw DataError(path, "truncated .npy file: shape " + shapeText(header.shape) + " needs " +
+        throw DataError(name, "truncated .npy file: shape " + shapeText(header.shape) + " needs " +
                                   std::to_string(count * size) + " bytes of data, the file has " +
                                   std::to_string(available));
     }
-    return NpyArray{header.shape, convert(file.data.get() + dataStart, count, size, path)};
+    return NpyArray{header.shape, convert(bytes.data() + dataStart, count, size, name)};
 }
 
 void writeNpy(const std::string& path, const float* data, const std::vector<std::size_t>& shape) {
@@ -260,29 +268,45 @@ void takePair(NpyArray&& x, NpyArray&& y, Dataset& d, const std::string& xPath, 
     d.labels = std::move(y.data);
 }
 
-}  // namespace
-
-Dataset loadNpyDataset(const std::string& featuresPath, const std::string& labelsPath) {
+// Features and labels -> a checked Dataset; with labelsPath empty the label is the last column of x.
+Dataset makeDataset(NpyArray&& x, std::optional<NpyArray>&& y, const std::string& featuresPath,
+                    const std::string& labelsPath) {
     Dataset d;
-    NpyArray x = readNpy(featuresPath);
-    if (labelsPath.empty())
+    if (!y)
         splitLastColumn(x, d, featuresPath);
     else
-        takePair(std::move(x), readNpy(labelsPath), d, featuresPath, labelsPath);
+        takePair(std::move(x), std::move(*y), d, featuresPath, labelsPath);
 
     if (d.rows == 0) throw DataError(featuresPath, "the array has no rows");
     if (d.cols == 0) throw DataError(featuresPath, "the array has no feature columns");
     checkFeatures(d, featuresPath);
-    checkLabels(d, labelsPath.empty() ? featuresPath : labelsPath);
+    checkLabels(d, y ? labelsPath : featuresPath);
 
     d.source = featuresPath;
     for (std::size_t j = 0; j < d.cols; ++j) {
-        d.columnNames.push_back("x");
+        d.columnNames.emplace_back("x");
         d.columnNames.back() += std::to_string(j);  // appended: GCC 12 warns falsely on "x" + s
     }
     d.labelName = "label";
     d.computeHash();
     return d;
+}
+
+}  // namespace
+
+Dataset loadNpyDataset(const std::string& featuresPath, const std::string& labelsPath) {
+    NpyArray x = readNpy(featuresPath);
+    std::optional<NpyArray> y;
+    if (!labelsPath.empty()) y = readNpy(labelsPath);
+    return makeDataset(std::move(x), std::move(y), featuresPath, labelsPath);
+}
+
+Dataset parseNpyDataset(std::string_view features, const std::string& featuresName, std::string_view labels,
+                        const std::string& labelsName) {
+    NpyArray x = parseNpy(features, featuresName);
+    std::optional<NpyArray> y;
+    if (!labelsName.empty()) y = parseNpy(labels, labelsName);
+    return makeDataset(std::move(x), std::move(y), featuresName, labelsName);
 }
 
 }  // namespace wb

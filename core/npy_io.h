@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dataset.h"
@@ -15,11 +16,17 @@ struct NpyArray {
 };
 
 NpyArray readNpy(const std::string& path);  // throws DataError
+// The same for the bytes of a .npy file already in memory; `name` stands for the file in errors.
+NpyArray parseNpy(std::string_view bytes, const std::string& name);
 // Writes float32, C order. Throws IoError.
 void writeNpy(const std::string& path, const float* data, const std::vector<std::size_t>& shape);
 
 // Features (rows, cols) + labels (rows), or, with labelsPath empty, one (rows, cols+1) array whose
 // last column is the label.
 Dataset loadNpyDataset(const std::string& featuresPath, const std::string& labelsPath);
+// The same for files already in memory; with labelsName empty, `labels` is not used and the label is
+// the last column of `features`.
+Dataset parseNpyDataset(std::string_view features, const std::string& featuresName, std::string_view labels,
+                        const std::string& labelsName);
 
 }  // namespace wb

@@ -4,6 +4,7 @@
 // so `safetensors.torch.load_file` reads what we write and we read what it writes (in any order).
 #include "safetensors.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "file_bytes.h"
 
 namespace wb {
 namespace {
@@ -64,13 +66,14 @@ void writeFile(std::ofstream& out, const MlpParams& params) {
         const LayerSlice& l = params.layers[i];
         const auto w = static_cast<std::size_t>(l.out) * static_cast<std::size_t>(l.in);
         out.write(reinterpret_cast<const char*>(params.weight(i)), static_cast<std::streamsize>(4 * w));
-        out.write(reinterpret_cast<const char*>(params.bias(i)), static_cast<std::streamsize>(4 * l.out));
+        out.write(reinterpret_cast<const char*>(params.bias(i)), 4 * static_cast<std::streamsize>(l.out));
     }
 }
 
 // ---- reading ----
 
 struct TensorRef {
+    std::string name;
     std::vector<std::uint64_t> shape;
     std::uint64_t begin = 0;  // byte offsets into the data section
     std::uint64_t end = 0;
@@ -81,19 +84,7 @@ struct LayerRefs {
     const TensorRef* bias = nullptr;
 };
 
-std::vector<char> readAll(const std::string& path) {
-    std::error_code ec;
-    const auto status = std::filesystem::status(path, ec);
-    if (!std::filesystem::exists(status)) throw DataError(path, "file not found");
-    if (!std::filesystem::is_regular_file(status)) throw DataError(path, "not a regular file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw DataError(path, "cannot open the file for reading");
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) throw DataError(path, "read error");
-    return bytes;
-}
-
-Json parseHeader(const std::string& path, const std::vector<char>& bytes, std::uint64_t& dataStart) {
+Json parseHeader(const std::string& path, std::string_view bytes, std::uint64_t& dataStart) {
     if (bytes.size() < 8)
         throw DataError(path, "too short for a safetensors file (" + std::to_string(bytes.size()) +
                                   " bytes; the header length alone takes 8)");
@@ -105,8 +96,8 @@ Json parseHeader(const std::string& path, const std::vector<char>& bytes, std::u
     dataStart = 8 + n;
     Json header;
     try {
-        header = Json::parse(bytes.begin() + 8, bytes.begin() + static_cast<std::ptrdiff_t>(dataStart));
-    } catch (const Json::parse_error& e) {
+        header = Json::parse(bytes.substr(8, n));
+    } catch (const Json::exception& e) {  // parse_error, or out_of_range for a number like 1e400
         throw DataError(path, std::string("header is not valid JSON: ") + e.what());
     }
     if (!header.is_object()) throw DataError(path, "header is not a JSON object");
@@ -154,10 +145,15 @@ TensorRef parseTensor(const std::string& path, const std::string& name, const Js
     const auto shape = t.find("shape");
     if (shape == t.end() || !shape->is_array()) tensorError(path, name, "no shape");
     TensorRef ref;
+    ref.name = name;
     std::uint64_t bytes = 4;  // of the whole tensor; checked against dataSize before it can overflow
+    // Checked before the shape is printed: dump() recurses, and a deeply nested shape would overflow the stack.
+    for (const Json& d : *shape)
+        if (!d.is_number_unsigned())
+            tensorError(path, name,
+                        std::string("shape is not a list of sizes (an element is of JSON type ") + d.type_name() + ")");
     const std::string shapeText = "shape " + shape->dump();
     for (const Json& d : *shape) {
-        if (!d.is_number_unsigned()) tensorError(path, name, shapeText + " is not a list of sizes");
         const auto v = d.get<std::uint64_t>();
         if (v == 0) tensorError(path, name, shapeText + " has a zero size");
         if (v > dataSize / bytes) tensorError(path, name, shapeText + " is larger than the data");
@@ -204,6 +200,19 @@ std::map<std::size_t, LayerRefs> collectLayers(const std::string& path, const Js
     return layers;
 }
 
+// Tensors may not share bytes (safetensors refuses to save shared tensors), so the parameters never
+// take more memory than the file, whatever the header claims.
+void checkNoOverlap(const std::string& path, const std::vector<TensorRef>& store) {
+    std::vector<const TensorRef*> sorted;
+    sorted.reserve(store.size());
+    for (const TensorRef& t : store) sorted.push_back(&t);
+    std::sort(sorted.begin(), sorted.end(), [](const TensorRef* a, const TensorRef* b) { return a->begin < b->begin; });
+    for (std::size_t i = 1; i < sorted.size(); ++i)
+        if (sorted[i]->begin < sorted[i - 1]->end)
+            throw DataError(
+                path, "tensors " + sorted[i - 1]->name + " and " + sorted[i]->name + " overlap in the data section");
+}
+
 // The widths {in, h1, ..., 1} from the layers, after checking they are complete and chain.
 std::vector<int> checkLayers(const std::string& path, const std::map<std::size_t, LayerRefs>& layers) {
     std::vector<int> widths;
@@ -231,7 +240,7 @@ std::vector<int> checkLayers(const std::string& path, const std::map<std::size_t
     return widths;
 }
 
-void copyTensor(const std::vector<char>& bytes, std::uint64_t dataStart, const TensorRef& t, float* dst) {
+void copyTensor(std::string_view bytes, std::uint64_t dataStart, const TensorRef& t, float* dst) {
     std::memcpy(dst, bytes.data() + dataStart + t.begin, t.end - t.begin);
 }
 
@@ -259,14 +268,19 @@ void saveSafetensors(const std::string& path, const MlpParams& params) {
 }
 
 MlpParams loadSafetensors(const std::string& path) {
-    const std::vector<char> bytes = readAll(path);
+    const FileBytes file = readFileBytes(path);
+    return parseSafetensors(file.view(), path);
+}
+
+MlpParams parseSafetensors(std::string_view bytes, const std::string& name) {
     std::uint64_t dataStart = 0;
-    const Json header = parseHeader(path, bytes, dataStart);
+    const Json header = parseHeader(name, bytes, dataStart);
     if (auto meta = header.find("__metadata__"); meta != header.end() && !meta->is_object())
-        throw DataError(path, "__metadata__ is not a JSON object");
+        throw DataError(name, "__metadata__ is not a JSON object");
     std::vector<TensorRef> store;
-    const auto layers = collectLayers(path, header, bytes.size() - dataStart, store);
-    MlpParams params = MlpParams::zeros(checkLayers(path, layers));
+    const auto layers = collectLayers(name, header, bytes.size() - dataStart, store);
+    checkNoOverlap(name, store);
+    MlpParams params = MlpParams::zeros(checkLayers(name, layers));
     for (const auto& [index, refs] : layers) {
         copyTensor(bytes, dataStart, *refs.weight, params.weight(index));
         copyTensor(bytes, dataStart, *refs.bias, params.bias(index));

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The guard rails CI runs after the plain test suite: format, clang-tidy, the ASan+UBSan test run,
+# the fuzzers, and the .deb install test. Every step runs; the script fails if any step failed.
+#   scripts/ci-checks.sh [FUZZ_SECONDS=60]
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+fuzz_seconds=${1:-60}
+# shellcheck source=lib/packages.sh
+. "$root/scripts/lib/packages.sh"
+wb_install_packages clang clang-format clang-tidy libclang-rt-14-dev dpkg-dev desktop-file-utils || exit 1
+
+failed=()
+summary=()
+step() {  # step NAME COMMAND...: runs one check, times it, remembers a failure
+  local name=$1 start=$SECONDS
+  shift
+  echo "=== $name: $*"
+  if "$@"; then
+    summary+=("ok      $name ($((SECONDS - start)) s)")
+  else
+    summary+=("FAILED  $name ($((SECONDS - start)) s)")
+    failed+=("$name")
+  fi
+}
+
+format_check() {
+  git ls-files '*.h' '*.cpp' '*.cu' '*.cuh' | xargs clang-format --dry-run --Werror
+}
+
+step "format" format_check
+step "clang-tidy" scripts/tidy.sh
+step "asan+ubsan tests" scripts/sanitize.sh
+step "fuzzers (${fuzz_seconds} s each)" scripts/fuzz.sh "$fuzz_seconds"
+step "package install" scripts/package-test.sh
+
+echo "=== guard rails"
+printf '%s\n' "${summary[@]}"
+[ ${#failed[@]} -eq 0 ] || { echo "failed: ${failed[*]}"; exit 1; }
