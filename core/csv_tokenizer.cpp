@@ -220,9 +220,9 @@ std::vector<std::size_t> fieldCounts(std::string_view text, char delimiter) {
 char detectDelimiter(std::string_view text) {
     // Only the first records matter; a bounded prefix keeps detection cheap on large files.
     // (A record cut at the end of the prefix is dropped from the counts.)
-    constexpr std::size_t kSniffBytes = std::size_t{64} * 1024;
-    const bool cut = text.size() > kSniffBytes;
-    const std::string_view head = text.substr(0, kSniffBytes);
+    constexpr std::size_t kDelimiterSniffBytes = std::size_t{64} * 1024;
+    const bool cut = text.size() > kDelimiterSniffBytes;
+    const std::string_view head = text.substr(0, kDelimiterSniffBytes);
     constexpr std::array<char, 3> kPreference = {'\t', ';', ','};
 
     char best = ',';
