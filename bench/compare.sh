@@ -16,7 +16,9 @@
 #   --repeats R            runs of each program, interleaved (default 3)
 #   --device cpu|cuda      the peers' --device and the workbench's --backend (default cpu)
 #   --build DIR            the workbench's build folder, with cli/mlpwb (default: build)
-#   --threads T            --threads for the peers (default: each framework's own choice)
+#   --threads T|default    --threads for the peers (default 1 on cpu, the workbench CPU backend's
+#                          count; "default" leaves each framework its own choice, which on a busy
+#                          2-core machine can be far slower: OpenMP threads waiting on each other)
 #   --only KEYS            comma-separated subset of: dataloader,resident,compile,cudagraph,jax,keras,wb
 #   --out DIR              where data, RunRecords (DIR/runs) and compare.md go (default bench/out/compare)
 #   --results FILE         Markdown file whose compare.sh section is replaced (default bench/RESULTS.md;
@@ -36,7 +38,7 @@ peer_python="${WB_PEER_PYTHON:-$root/.venv/bin/python}"
 table_python=/usr/bin/python3
 [[ -x "$table_python" ]] || table_python=python3
 
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 die() { echo "compare.sh: $*" >&2; exit 2; }
 
 data="" epochs=20 dataloader_epochs="" wb_epochs="" repeats=3 device=cpu build="$root/build"
@@ -67,6 +69,8 @@ done
 [[ "$device" == cpu || "$device" == cuda ]] || die "--device must be cpu or cuda"
 for n in "$epochs" "$repeats"; do [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "--epochs and --repeats take a positive integer"; done
 dataloader_epochs="${dataloader_epochs:-$(( epochs < 8 ? epochs : 8 ))}"
+if [[ -z "$threads" && "$device" == cpu ]]; then threads=1; fi
+[[ "$threads" != default ]] || threads=""
 wb_epochs="${wb_epochs:-$epochs}"
 mlpwb="$build/cli/mlpwb"
 
@@ -156,7 +160,7 @@ wb_version="$("$mlpwb" --version 2>/dev/null || true)"
 full_note="Data: $(basename "$x")/$(basename "$y") ($data); $repeats repeats, interleaved; batch 2048, "
 full_note+="features→20→10→1 tanh, Adam lr 1e-3, BCE, no shuffling, no standardisation, "
 full_note+="the same initial weights for every run ($init). Epochs: DataLoader loop $dataloader_epochs, "
-full_note+="other peers $epochs, workbench $wb_epochs.${wb_version:+ Workbench: $wb_version ($mlpwb).}"
+full_note+="other peers $epochs, workbench $wb_epochs. Peer threads: ${threads:-each framework's default}.${wb_version:+ Workbench: $wb_version ($mlpwb).}"
 [[ -z "$note" ]] || full_note="$note"$'\n\n'"$full_note"
 results_args=()
 [[ "$results" == none ]] || results_args=(--results "$results")

@@ -11,6 +11,7 @@ lr 1e-3, batch 2048, no shuffling), written the way JAX wants it:
     binary cross-entropy with logits, the batch mean as in PyTorch;
   * fp32 matmuls at "highest" precision, so a GPU does not silently use TF32 (PyTorch's default).
 
+--threads T restricts the process to T CPUs (an affinity mask: XLA sizes its pool from it).
 Initial weights: --init-weights FILE (the workbench's safetensors names), else nn.Linear's
 default distribution drawn with numpy from --seed (same distribution as PyTorch, other numbers).
 
@@ -38,6 +39,18 @@ LOOP = {
 }
 
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
+
+
+def limit_cpus(threads):
+    """Restricts this process to `threads` of the CPUs it may run on, before JAX starts.
+
+    XLA has no supported thread-count setting; it sizes its CPU thread pool from the CPUs the
+    process may use (sched_getaffinity), so an affinity mask is how --threads T is honoured.
+    Returns the number of CPUs now allowed.
+    """
+    allowed = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, allowed[:max(1, min(threads, len(allowed)))])
+    return len(os.sched_getaffinity(0))
 
 
 def import_jax(device):
@@ -126,6 +139,7 @@ def main(argv=None):
     reason = peer_core.numpy_unavailable_reason()
     if reason:
         return peer_core.skip(reason)
+    cpus = limit_cpus(args.threads) if args.threads is not None else None
     jax, jnp, reason = import_jax(args.device)
     if reason:
         return peer_core.skip(reason)
@@ -151,8 +165,8 @@ def main(argv=None):
     batches = [jax.device_put(a, device) for a in split_batches(x, y, args.batch_size)]  # moved once
     epoch = make_epoch(jax, jnp, args.lr)
 
-    # XLA sizes its own CPU thread pool (--threads is not applied: XLA has no flag for it).
-    env = peer_core.base_environment("jax", args.device, f"jax {jax.__version__}", None)
+    # threads: the CPUs the process may use with --threads (XLA's pool follows them), else None.
+    env = peer_core.base_environment("jax", args.device, f"jax {jax.__version__}", cpus)
     env["jaxlib"] = getattr(sys.modules.get("jaxlib"), "__version__", None)
     env["device_name"] = str(device.device_kind)
     config = peer_core.peer_config(args, LOOP, backend="jax", init="torch")
