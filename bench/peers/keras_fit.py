@@ -15,7 +15,8 @@ Two modes:
     in the same order, and --init-weights for the same starting point);
   * --as-posted: the compile and fit calls exactly as posted: loss='binary_crossentropy' on the
     linear output (Keras then treats the outputs as probabilities and clips them), metrics
-    "Accuracy" (keras.metrics.Accuracy: exact equality of output and label, so near 0), fit's
+    ["Accuracy"] (the post's bare string, which Keras 3 refuses, in a list; Keras 3 reads any
+    casing of "accuracy" as BinaryAccuracy here, threshold 0.5 on the linear output), fit's
     default shuffle=True, Keras' glorot initialisation. Its loss and accuracy are not the others'.
 Adam: lr 1e-3, beta 0.9/0.999, epsilon 1e-8 as PyTorch's (--as-posted: Keras' Adam(), epsilon 1e-7).
 fit runs with verbose=0 (the peer prints its own line per epoch) instead of the post's verbose=2.
@@ -121,7 +122,8 @@ def make_recorder(keras, log, as_posted):
 def compile_model(keras, model, as_posted, lr):
     """model.compile as posted, or with the loss and metric the linear output needs."""
     if as_posted:
-        model.compile(loss="binary_crossentropy", optimizer=keras.optimizers.Adam(), metrics="Accuracy")
+        # Keras 3 refuses a bare string for metrics (Keras 2 accepted it): the list is the nearest.
+        model.compile(loss="binary_crossentropy", optimizer=keras.optimizers.Adam(), metrics=["Accuracy"])
     else:
         model.compile(loss=keras.losses.BinaryCrossentropy(from_logits=True),
                       optimizer=keras.optimizers.Adam(learning_rate=lr, epsilon=1e-8),
@@ -161,7 +163,7 @@ def main(argv=None):
     loop = dict(LOOP)
     if args.as_posted:
         loop["description"] = "the founding post's Keras code as posted: loss='binary_crossentropy' " \
-                              "on the linear output, metrics='Accuracy', fit's default shuffle=True"
+                              "on the linear output, metrics=['Accuracy'], fit's default shuffle=True"
         loop["switches"] = dict(LOOP["switches"], loss="binary_crossentropy_on_linear_output")
     config = peer_core.peer_config(args, loop, backend="keras", init="glorot")
     config["train"]["shuffle"] = bool(args.as_posted)
