@@ -24,6 +24,7 @@
 #   --results FILE         Markdown file whose compare.sh section is replaced (default bench/RESULTS.md;
 #                          "none" to leave it alone)
 #   --note TEXT            a paragraph for the section, above the table
+#   --table-only           make the table again from OUT/manifest.tsv and its RunRecords, run nothing
 # Interpreters: Debian's /usr/bin/python3 (PyTorch 1.13) runs the DataLoader and resident-tensor
 # peers, or $WB_TORCH1_PYTHON; the peers' venv runs the others: $WB_PEER_PYTHON, default
 # .venv/bin/python (make it with bench/peers/setup_venv.sh). A peer whose framework or GPU is
@@ -43,8 +44,9 @@ die() { echo "compare.sh: $*" >&2; exit 2; }
 
 data="" epochs=20 dataloader_epochs="" wb_epochs="" repeats=3 device=cpu build="$root/build"
 threads="" only="dataloader,resident,compile,cudagraph,jax,keras,wb" out="$here/out/compare"
-results="$here/RESULTS.md" note=""
-command_line="bench/compare.sh $*"
+results="$here/RESULTS.md" note="" table_only=0
+command_line="bench/compare.sh$(printf ' %q' "$@")"
+[[ -z "${WB_PEER_PYTHON:-}" ]] || command_line="WB_PEER_PYTHON=$WB_PEER_PYTHON $command_line"
 while [[ $# -gt 0 ]]; do
     case "$1" in
         -h|--help) usage 0 ;;
@@ -60,6 +62,7 @@ while [[ $# -gt 0 ]]; do
         --out) out="$2"; shift ;;
         --results) results="$2"; shift ;;
         --note) note="$2"; shift ;;
+        --table-only) table_only=1 ;;
         -*) die "unknown option $1 (see --help)" ;;
         *) [[ -z "$data" ]] || die "one data set only (got $data and $1)"; data="$1" ;;
     esac
@@ -126,8 +129,18 @@ fi
 
 # ---- run them, interleaved so that a slow spell of the machine hits every program ---------------
 manifest="$out/manifest.tsv"
-: > "$manifest"
 load_before="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)"
+if [[ "$table_only" == 1 ]]; then
+    [[ -f "$manifest" ]] || die "--table-only: no $manifest"
+    repeats=0 load_before="$(cat "$out/load_before" 2>/dev/null || true)"
+    repeats_text="$(cut -f3 "$manifest" | sort -n | tail -1)"
+    command_line="$(cat "$out/command" 2>/dev/null || echo "$command_line")"
+else
+    : > "$manifest"
+    echo "$load_before" > "$out/load_before"
+    echo "$command_line" > "$out/command"
+    repeats_text="$repeats"
+fi
 for ((r = 1; r <= repeats; r++)); do
     i=0
     for entry in "${programs[@]}"; do
@@ -154,17 +167,25 @@ for ((r = 1; r <= repeats; r++)); do
     done
 done
 
+if [[ "$table_only" == 1 ]]; then
+    load_after="$(cat "$out/load_after" 2>/dev/null || true)"
+else
+    load_after="$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || true)"
+    echo "$load_after" > "$out/load_after"
+fi
+
 # ---- the table ----------------------------------------------------------------------------------
 title="Every peer and the workbench on the same data ($device)"
 wb_version="$("$mlpwb" --version 2>/dev/null || true)"
-full_note="Data: $(basename "$x")/$(basename "$y") ($data); $repeats repeats, interleaved; batch 2048, "
+full_note="Data: $(basename "$x")/$(basename "$y") ($data); $repeats_text repeats, interleaved; batch 2048, "
 full_note+="features→20→10→1 tanh, Adam lr 1e-3, BCE, no shuffling, no standardisation, "
 full_note+="the same initial weights for every run ($init). Epochs: DataLoader loop $dataloader_epochs, "
-full_note+="other peers $epochs, workbench $wb_epochs. Peer threads: ${threads:-each framework's default}.${wb_version:+ Workbench: $wb_version ($mlpwb).}"
+threads_text="${threads:-the framework default}"
+full_note+="other peers $epochs, workbench $wb_epochs. Peer threads: $threads_text.${wb_version:+ Workbench: $wb_version ($mlpwb).}"
 [[ -z "$note" ]] || full_note="$note"$'\n\n'"$full_note"
 results_args=()
 [[ "$results" == none ]] || results_args=(--results "$results")
 "$table_python" "$here/compare_table.py" --manifest "$manifest" --markdown "$out/compare.md" \
     "${results_args[@]}" --section "$title" --command "$command_line" --note "$full_note" \
-    --load-before "$load_before"
+    --load-before "$load_before" --load-after "$load_after"
 echo "RunRecords: $out/runs; table and machine: $out/compare.md${results_args:+; section updated in $results}" >&2

@@ -176,14 +176,14 @@ def os_name():
     return platform.platform()
 
 
-def machine_lines(rows, load_before):
+def machine_lines(rows, load_before, load_after):
     """The machine's description: CPU, cores, memory, OS, GPUs, load, and what each run used."""
     memory = memory_gib()
     lines = [f"- CPU: {cpu_model()}, {os.cpu_count()} hardware threads"
              + (f", {memory:.0f} GiB" if memory else "") + f"; {os_name()}; kernel {platform.release()}"]
     gpus = gpu_names()
     lines.append(f"- GPU: {'; '.join(gpus)}" if gpus else "- GPU: none (nvidia-smi lists none)")
-    load_after = " ".join(f"{v:.2f}" for v in os.getloadavg())
+    load_after = load_after or " ".join(f"{v:.2f}" for v in os.getloadavg())
     lines.append(f"- load average (1/5/15 min) before: {load_before or 'not recorded'}; after: {load_after}")
     described = {}  # one line per distinct set-up, naming the runs that share it
     for r in rows:
@@ -199,14 +199,14 @@ def machine_lines(rows, load_before):
     return lines
 
 
-def section_text(title, rows, common_epoch, command, note, load_before):
+def section_text(title, rows, common_epoch, command, note, load_before, load_after):
     today = datetime.date.today().isoformat()
     parts = [f"## {title} ({today})", ""]
     if note:
         parts += [note, ""]
     if command:
         parts += [f"Command: `{command}`", ""]
-    parts += ["Machine:", *machine_lines(rows, load_before), ""]
+    parts += ["Machine:", *machine_lines(rows, load_before, load_after), ""]
     parts += markdown_table(rows, common_epoch)
     parts += ["", "Median epoch ms: per repeat, the RunRecord's median epoch time without the warm-up "
               "epoch 1 (compilation, tracing, capture); the median of those over repeats. Every run "
@@ -243,6 +243,7 @@ def main(argv=None):
     parser.add_argument("--command", default="", help="the command that produced the runs")
     parser.add_argument("--note", default="", help="a paragraph to put above the table")
     parser.add_argument("--load-before", default="", help="load average when the runs started")
+    parser.add_argument("--load-after", default="", help="load average when they ended (default: now)")
     args = parser.parse_args(argv)
 
     rows, common_epoch = summarize_groups(group_runs(read_manifest(args.manifest)))
@@ -250,7 +251,8 @@ def main(argv=None):
         print("no runs in the manifest", file=sys.stderr)
         return 1
     print("\n".join(markdown_table(rows, common_epoch)))
-    text = section_text(args.section, rows, common_epoch, args.command, args.note, args.load_before)
+    text = section_text(args.section, rows, common_epoch, args.command, args.note, args.load_before,
+                        args.load_after)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(text)
