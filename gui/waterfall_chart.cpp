@@ -22,12 +22,12 @@ const QColor kNothingColor(120, 120, 120);
 const QColor kWhiskerColor(40, 40, 40);
 
 QString percent(double fraction) {
-    return QString::number(fraction * 100.0, 'f', 1) + " %";
+    return QString::number(fraction * 100.0, 'f', 1) + "%";
 }
 
 QString finalText(const std::optional<StepFinal>& f) {
     if (!f) return {};
-    return QString("loss %1 · acc %2").arg(f->trainLoss, 0, 'f', 4).arg(percent(f->trainAccuracy));
+    return QString("loss %1, acc %2").arg(f->trainLoss, 0, 'f', 4).arg(percent(f->trainAccuracy));
 }
 
 QString statusWords(const AblationStep& s, const std::string& backend) {
@@ -44,7 +44,7 @@ QString statusWords(const AblationStep& s, const std::string& backend) {
 QString stepLabel(const AblationStep& s, const std::string& backend) {
     if (!s.measured()) return statusWords(s, backend) + "\n0 ms (not run)";
     const QString saved = s.savedMs >= 0 ? "saved " + formatMs(s.savedMs) : "slower by " + formatMs(-s.savedMs);
-    const QString share = s.share ? percent(*s.share) + " of the gap" : QString("no gap to share");
+    const QString share = s.share ? percent(*s.share) + " of the gap" : QString("no gap to share");  // a zero gap
     return saved + "\n" + share + "\n" + finalText(s.final);
 }
 
