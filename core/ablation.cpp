@@ -371,7 +371,8 @@ double AblationResult::totalGapMs() const {
 
 void AblationResult::updateSavings() {
     const double gap = totalGapMs();
-    auto shareOf = [gap](double saved) { return gap != 0.0 ? std::optional<double>(saved / gap) : std::nullopt; };
+    // (+ 0.0 turns the -0 of "saved nothing out of a negative gap" into 0.)
+    auto shareOf = [gap](double saved) { return gap != 0.0 ? std::optional<double>(saved / gap + 0.0) : std::nullopt; };
     for (std::size_t i = 0; i < steps.size(); ++i) {
         steps[i].savedMs = i == 0 ? 0.0 : steps[i - 1].medianEpochMs - steps[i].medianEpochMs;
         steps[i].share = i == 0 ? std::nullopt : shareOf(steps[i].savedMs);
