@@ -33,7 +33,12 @@ std::string switchValue(const ExecutionSettings& s, const std::string& name) {
 
 std::string stepName(const AblationFix& fix) {
     std::string name;
-    for (const auto& [sw, value] : fix.sets) name += (name.empty() ? "" : ", ") + sw + "=" + value;
+    for (const auto& [sw, value] : fix.sets) {
+        if (!name.empty()) name += ", ";
+        name += sw;
+        name += '=';
+        name += value;
+    }
     return name;
 }
 
@@ -460,7 +465,7 @@ void AblationResult::saveCsv(const std::string& path) const {
     if (!out) throw IoError("cannot write '" + path + "'");
     out.precision(9);
     auto opt = [&out](const std::optional<double>& v) -> std::ostream& { return v ? out << *v : out; };
-    auto quoted = [](std::string text) {
+    auto quoted = [](const std::string& text) {
         std::string q = "\"";
         for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
         return q + "\"";
