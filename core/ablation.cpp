@@ -167,6 +167,7 @@ public:
                     !applyFix(result_.alone, ablationFixByName(name), result_.steps.front(), index++))
                     return finish();
         }
+        if (!repeatRounds()) return finish();
         result_.status = AblationStatus::Completed;
         return finish();
     }
@@ -219,48 +220,99 @@ private:
         return "not applicable on the " + probe_->name() + " backend: " + reasons;
     }
 
-    // Trains the step `repeats` times; sets its status, runs and level.
-    void runStep(AblationStep& step, int index) {
+    // Trains the step once more (run `repeat`); sets its status, runs and level. False when the run did not
+    // complete: the status says why (refused, failed, cancelled) and the runs are kept as they were.
+    bool runOnce(AblationStep& step, int index, int repeat) {
         RunConfig config = base_;
         config.execution = step.settings;
         config.name = step.fix.empty() ? plan_.baseline : step.name;
-        for (int repeat = 1; repeat <= plan_.repeats; ++repeat) {
-            if (callbacks_.onRunStarted) callbacks_.onRunStarted(index, step.name, repeat, plannedRuns(plan_));
-            RunRecord record;
-            try {
-                auto backend = BackendRegistry::instance().create(config.backend, config.device);
-                Trainer trainer(config, dataset_, data_, *backend);
-                TrainerCallbacks cb;
-                if (callbacks_.onEpoch)
-                    cb.onEpoch = [this](const EpochMetrics& m, const RunRecord&) { callbacks_.onEpoch(m); };
-                record = trainer.run(cancel_, cb);
-            } catch (const ConfigError& e) {  // the backend refuses the combination at set-up
-                step.status = StepStatus::Refused;
-                step.message = e.what();
-                step.runs.clear();
-                return;
-            } catch (const std::bad_alloc&) {
-                step.status = StepStatus::Failed;
-                step.message = "out of memory";
-                step.runs.clear();
-                return;
-            } catch (const std::exception& e) {
-                step.status = StepStatus::Failed;
-                step.message = e.what();
-                step.runs.clear();
-                return;
-            }
-            if (record.status != RunStatus::Completed) {
-                step.status = record.status == RunStatus::Cancelled ? StepStatus::Cancelled : StepStatus::Failed;
-                step.message = "run " + std::to_string(repeat) + " " + toString(record.status) +
-                               (record.message.empty() ? "" : ": " + record.message);
-                step.runs.clear();
-                return;
-            }
-            step.runs.push_back(std::move(record));
+        if (callbacks_.onRunStarted) callbacks_.onRunStarted(index, step.name, repeat, plannedRuns(plan_));
+        RunRecord record;
+        try {
+            auto backend = BackendRegistry::instance().create(config.backend, config.device);
+            Trainer trainer(config, dataset_, data_, *backend);
+            TrainerCallbacks cb;
+            if (callbacks_.onEpoch)
+                cb.onEpoch = [this](const EpochMetrics& m, const RunRecord&) { callbacks_.onEpoch(m); };
+            record = trainer.run(cancel_, cb);
+        } catch (const ConfigError& e) {  // the backend refuses the combination at set-up
+            step.status = StepStatus::Refused;
+            step.message = e.what();
+            return false;
+        } catch (const std::bad_alloc&) {
+            step.status = StepStatus::Failed;
+            step.message = "out of memory";
+            return false;
+        } catch (const std::exception& e) {
+            step.status = StepStatus::Failed;
+            step.message = e.what();
+            return false;
         }
+        if (record.status != RunStatus::Completed) {
+            step.status = record.status == RunStatus::Cancelled ? StepStatus::Cancelled : StepStatus::Failed;
+            step.message = "run " + std::to_string(repeat) + " " + toString(record.status) +
+                           (record.message.empty() ? "" : ": " + record.message);
+            return false;
+        }
+        step.runs.push_back(std::move(record));
         step.status = StepStatus::Ran;
         measure(step);
+        return true;
+    }
+
+    // The first run of a step (round 1); a step whose run does not complete has no runs.
+    void runStep(AblationStep& step, int index) {
+        if (!runOnce(step, index, 1)) step.runs.clear();
+    }
+
+    // Rounds 2..repeats run every measured step once more, in the same order, so that a slow stretch of a
+    // busy machine spreads over all steps instead of landing on one. False when the ablation must stop.
+    bool repeatRounds() {
+        for (int round = 2; round <= plan_.repeats; ++round)
+            for (auto* steps : {&result_.steps, &result_.alone})
+                for (std::size_t i = 0; i < steps->size(); ++i) {
+                    AblationStep& step = (*steps)[i];
+                    if (step.status != StepStatus::Ran) continue;
+                    const std::size_t offset = steps == &result_.steps ? 0 : result_.steps.size();
+                    if (!rerun(step, static_cast<int>(offset + i), round)) return false;
+                }
+        return true;
+    }
+
+    // One more run of a measured step; false when the ablation must stop (cancelled, or the baseline failed).
+    bool rerun(AblationStep& step, int index, int round) {
+        const std::string note = step.message;
+        const bool completed = runOnce(step, index, round);
+        if (!completed && step.status == StepStatus::Cancelled) {
+            step.status = StepStatus::Ran;  // the runs it completed still stand
+            step.message = note;
+            result_.status = AblationStatus::Cancelled;
+            result_.message = "cancelled during round " + std::to_string(round) + ", step '" + step.name + "'";
+        } else if (!completed) {
+            // A run that failed only now: the step no longer counts (later steps ran with it applied).
+            step.runs.clear();
+            step.final.reset();
+            step.message += "; later steps ran with this fix applied";
+        }
+        relevel();
+        result_.updateSavings();
+        if (callbacks_.onStepFinished) callbacks_.onStepFinished(result_, step);
+        if (result_.status == AblationStatus::Cancelled) return false;
+        if (!result_.steps.front().measured()) {
+            result_.status = AblationStatus::Failed;
+            result_.message = "the baseline failed in round " + std::to_string(round) + ": " + step.message;
+            return false;
+        }
+        return true;
+    }
+
+    // Every step that did not run keeps the level before it: the previous step's, or the baseline's for an
+    // alone step.
+    void relevel() {
+        for (std::size_t i = 1; i < result_.steps.size(); ++i)
+            if (!result_.steps[i].measured()) keepLevel(result_.steps[i], result_.steps[i - 1].medianEpochMs);
+        for (auto& s : result_.alone)
+            if (!s.measured()) keepLevel(s, result_.steps.front().medianEpochMs);
     }
 
     // Adds the step, updates the savings and reports it; false when the ablation must stop.
@@ -283,6 +335,7 @@ private:
     }
 
     AblationResult finish() {
+        relevel();
         result_.updateSavings();
         return std::move(result_);
     }

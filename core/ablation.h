@@ -40,9 +40,9 @@ AblationFix ablationFixByName(const std::string& name);
 struct AblationPlan {
     std::string baseline = "Seed PyTorch loop";          // a preset name
     std::vector<std::string> fixes = defaultFixOrder();  // applied cumulatively, in this order
-    int repeats = 3;                                     // runs per step: the spread of the waterfall
-    bool alone = false;                                  // also each fix alone on top of the baseline
-    void validate() const;                               // throws ConfigError
+    int repeats = 3;        // runs per step, in rounds (every step once, then again): the spread of the waterfall
+    bool alone = false;     // also each fix alone on top of the baseline
+    void validate() const;  // throws ConfigError
 };
 
 // What became of a step. Only `Ran` steps have runs; every other step keeps the previous level, so it
@@ -117,12 +117,16 @@ struct AblationCallbacks {
     // ones), its name, the repeat (1-based), and the number of runs planned in all.
     std::function<void(int step, const std::string& name, int repeat, int plannedRuns)> onRunStarted;
     std::function<void(const EpochMetrics&)> onEpoch;
-    // After each step, with the result so far (savings already updated).
+    // After every run of a step (and once for a step that did not run), with the result so far (levels
+    // and savings already updated).
     std::function<void(const AblationResult&, const AblationStep&)> onStepFinished;
 };
 
 // Runs `plan` on `base` (data, model, optimizer, training, backend; its execution is replaced by each
 // step's). `data` is `dataset` prepared once. Every run gets a fresh backend from the registry.
+// Round 1 runs every step once, deciding what is applied; rounds 2..repeats run the measured steps
+// again in the same order, so the load of a busy machine spreads over all steps. onStepFinished is
+// called after every run of a step.
 // Throws ConfigError for a bad plan or config before anything runs; every later failure is recorded.
 AblationResult runAblation(const AblationPlan& plan, const RunConfig& base, const Dataset& dataset,
                            const PreparedData& data, const CancelFlag& cancel, const AblationCallbacks& callbacks = {});

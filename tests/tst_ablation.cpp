@@ -87,6 +87,8 @@ private slots:
     void badPlansAreRefusedBeforeAnyRun_data();
     void badPlansAreRefusedBeforeAnyRun();
     void customFixBySwitchAndValue();
+    void repeatsRunInRounds();
+    void cancellingALaterRoundKeepsTheRunsMade();
 };
 
 void TestAblation::defaultPlanMakesTheExpectedSteps() {
@@ -307,6 +309,39 @@ void TestAblation::customFixBySwitchAndValue() {
     const AblationResult r = run(plan({"loss=bce_with_logits", "precision=bf16"}));
     QCOMPARE(statusesOf(r.steps), QStringList({"ran", "ran", "not_applicable"}));
     WB_COMPARE_NAME(r.steps[1].settings.loss, "bce_with_logits");
+}
+
+void TestAblation::repeatsRunInRounds() {
+    QStringList order;
+    AblationCallbacks cb;
+    cb.onRunStarted = [&](int step, const std::string&, int repeat, int planned) {
+        order << QString("%1/%2").arg(step).arg(repeat);
+        QCOMPARE(planned, 14);  // (baseline + 3 fixes + 3 alone) x 2
+    };
+    const AblationResult r = run(plan({"data_path", "launch", "loss"}, 2, true), cb);
+    // Steps 0..3 cumulative (2 = launch, not applicable), 4..6 alone (5 = launch): every step once, then again.
+    QCOMPARE(order, QStringList({"0/1", "1/1", "3/1", "4/1", "6/1", "0/2", "1/2", "3/2", "4/2", "6/2"}));
+    for (const auto* steps : {&r.steps, &r.alone})
+        for (const auto& s : *steps) QCOMPARE(s.runs.size(), std::size_t(s.status == StepStatus::Ran ? 2 : 0));
+    QCOMPARE(r.steps[2].medianEpochMs, r.steps[1].medianEpochMs);  // the level before it, after both rounds
+    QCOMPARE(r.alone[1].medianEpochMs, r.steps[0].medianEpochMs);
+}
+
+void TestAblation::cancellingALaterRoundKeepsTheRunsMade() {
+    static const Fixture f;
+    CancelFlag cancel{false};
+    AblationCallbacks cb;
+    cb.onRunStarted = [&](int step, const std::string&, int repeat, int) {
+        if (step == 1 && repeat == 2) cancel.store(true);  // the run about to start is cancelled at once
+    };
+    const AblationResult r = runAblation(plan({"data_path", "loss"}, 3), f.config, f.dataset, f.data, cancel, cb);
+    WB_COMPARE_NAME(r.status, "cancelled");
+    QVERIFY(r.message.find("round 2") != std::string::npos);
+    QCOMPARE(statusesOf(r.steps), QStringList({"ran", "ran", "ran"}));
+    QCOMPARE(r.steps[0].runs.size(), std::size_t(2));
+    QCOMPARE(r.steps[1].runs.size(), std::size_t(1));
+    QCOMPARE(r.steps[2].runs.size(), std::size_t(1));
+    QVERIFY(std::abs(sumOfSavings(r) - r.totalGapMs()) <= 1e-9 * std::max(1.0, std::abs(r.totalGapMs())));
 }
 
 QTEST_GUILESS_MAIN(TestAblation)
