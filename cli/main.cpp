@@ -21,6 +21,7 @@ int main(int argc, char** argv) try {
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("mlpwb ") + WB_VERSION);
     const std::vector<std::pair<std::string, Command>> commands = {{"train", addTrainCommand(app)},
+                                                                   {"ablate", addAblateCommand(app)},
                                                                    {"dataset", addDatasetCommand(app)},
                                                                    {"presets", addPresetsCommand(app)},
                                                                    {"info", addInfoCommand(app)}};

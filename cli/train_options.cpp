@@ -6,7 +6,6 @@
 
 namespace wb::cli {
 
-namespace {
 std::vector<std::string> splitList(const std::string& s) {
     std::vector<std::string> items;
     std::size_t start = 0;
@@ -20,6 +19,7 @@ std::vector<std::string> splitList(const std::string& s) {
     return items;
 }
 
+namespace {
 std::vector<int> parseLayers(const std::string& s) {
     std::vector<int> widths;
     for (const auto& item : splitList(s)) {
@@ -78,6 +78,26 @@ DataSpec DataOptions::toDataSpec() const {
 }
 
 void TrainOptions::bind(CLI::App& app) {
+    CLI::Option_group* x = bindProblem(app);
+    x->add_option("--preset", preset, "an execution preset (see `mlpwb presets`)");
+    x->add_option("--data-path", dataPath, "per_sample_gather|pageable_copy|pinned_async|device_resident");
+    x->add_option("--launch", launch, "eager_sync|eager|graph_step|fused");
+    x->add_option("--loss", loss, "sigmoid_bce|bce_with_logits");
+    x->add_option("--zero-grad", zeroGrad, "twice|once|none");
+    x->add_option("--optimizer-kernel", optimizerKernel, "per_tensor|multi_tensor");
+    x->add_option("--precision", precision, "fp32|tf32|bf16|fp16");
+    x->add_option("--gemm", gemm, "cublas|custom");
+
+    auto* o = app.add_option_group("Output");
+    o->add_option("--name", name, "name of the run (default: the preset's, or 'custom')");
+    o->add_option("--out", out, "RunRecord JSON, rewritten after every epoch");
+    o->add_option("--csv", csv, "per-epoch metrics as CSV");
+    o->add_option("--init-weights", initWeights, "start from these weights (safetensors)");
+    o->add_option("--save-weights", saveWeights, "save the final weights (safetensors)");
+    o->add_flag("--quiet", quiet, "print only the summary");
+}
+
+CLI::Option_group* TrainOptions::bindProblem(CLI::App& app) {
     auto* d = app.add_option_group("Data");
     source.bind(*d);
     d->add_option("--val-split", valSplit, "fraction held out for validation (stratified)")
@@ -109,22 +129,7 @@ void TrainOptions::bind(CLI::App& app) {
     auto* x = app.add_option_group("Execution");
     x->add_option("--backend", backend, "cpu|cuda");
     x->add_option("--device", device, "CUDA device index");
-    x->add_option("--preset", preset, "an execution preset (see `mlpwb presets`)");
-    x->add_option("--data-path", dataPath, "per_sample_gather|pageable_copy|pinned_async|device_resident");
-    x->add_option("--launch", launch, "eager_sync|eager|graph_step|fused");
-    x->add_option("--loss", loss, "sigmoid_bce|bce_with_logits");
-    x->add_option("--zero-grad", zeroGrad, "twice|once|none");
-    x->add_option("--optimizer-kernel", optimizerKernel, "per_tensor|multi_tensor");
-    x->add_option("--precision", precision, "fp32|tf32|bf16|fp16");
-    x->add_option("--gemm", gemm, "cublas|custom");
-
-    auto* o = app.add_option_group("Output");
-    o->add_option("--name", name, "name of the run (default: the preset's, or 'custom')");
-    o->add_option("--out", out, "RunRecord JSON, rewritten after every epoch");
-    o->add_option("--csv", csv, "per-epoch metrics as CSV");
-    o->add_option("--init-weights", initWeights, "start from these weights (safetensors)");
-    o->add_option("--save-weights", saveWeights, "save the final weights (safetensors)");
-    o->add_flag("--quiet", quiet, "print only the summary");
+    return x;
 }
 
 RunConfig TrainOptions::toRunConfig(const CLI::App& app) const {

@@ -9,6 +9,9 @@
 
 namespace wb::cli {
 
+// "a,b,,c" -> {"a", "b", "c"}: empty items are dropped.
+std::vector<std::string> splitList(const std::string& s);
+
 // Where the data comes from: shared by `train` and `dataset`.
 struct DataOptions {
     std::string data, labels;
@@ -43,6 +46,10 @@ struct TrainOptions {
     bool quiet = false;
 
     void bind(CLI::App& app);
+    // Only what defines the problem and where it runs: data, model, optimizer, training, backend and
+    // device (shared with `mlpwb ablate`, which chooses the execution switches itself). Returns the
+    // "Execution" group, for the switches `bind` adds to it.
+    CLI::Option_group* bindProblem(CLI::App& app);
     // Throws ConfigError for values that do not parse.
     RunConfig toRunConfig(const CLI::App& app) const;
 };

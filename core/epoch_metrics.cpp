@@ -1,5 +1,7 @@
 #include "epoch_metrics.h"
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 namespace wb {
@@ -42,7 +44,9 @@ void from_json(const nlohmann::json& j, EpochMetrics& m) {
     m = EpochMetrics{};
     m.epoch = j.at("epoch").get<int>();
     m.warmup = j.contains("warmup") && j.at("warmup").is_boolean() && j.at("warmup").get<bool>();
-    m.trainLoss = j.at("train_loss").get<double>();
+    // Required; null where a peer's loss was not finite (Python writes NaN, read as null): NaN again.
+    const nlohmann::json& loss = j.at("train_loss");
+    m.trainLoss = loss.is_null() ? std::numeric_limits<double>::quiet_NaN() : loss.get<double>();
     m.trainAccuracy = optionalNumber(j, "train_accuracy").value_or(0.0);
     m.valLoss = optionalNumber(j, "val_loss");
     m.valAccuracy = optionalNumber(j, "val_accuracy");

@@ -13,6 +13,7 @@
 #include "metric_chart.h"
 #include "run_store.h"
 #include "speedup_chart.h"
+#include "waterfall_chart.h"
 
 namespace wb::gui {
 
@@ -20,7 +21,7 @@ namespace {
 constexpr int kExitUsage = 2;
 constexpr int kExitBadFile = 3;
 constexpr int kExitWrite = 6;
-const QStringList kCharts = {"loss", "accuracy", "epoch-time", "breakdown", "speedup"};
+const QStringList kCharts = {"loss", "accuracy", "epoch-time", "breakdown", "speedup", "waterfall"};
 
 struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -29,6 +30,7 @@ struct UsageError : std::runtime_error {
 struct Options {
     QString chart;
     QStringList runs;
+    QString ablation;  // the ablation JSON of the waterfall chart
     QString out;
     int width = 1600;
     int height = 900;
@@ -73,11 +75,13 @@ void checkComplete(const Options& o) {
     if (!kCharts.contains(o.chart))
         throw UsageError("--export-chart wants one of " + kCharts.join(", ").toStdString() + ", not '" +
                          o.chart.toStdString() + "'");
-    if (o.runs.isEmpty()) throw UsageError("--runs wants one or more RunRecord JSON files");
+    if (o.chart == "waterfall" && o.ablation.isEmpty())
+        throw UsageError("--export-chart waterfall wants --ablation ABLATION.json (written by mlpwb ablate)");
+    if (o.chart != "waterfall" && o.runs.isEmpty()) throw UsageError("--runs wants one or more RunRecord JSON files");
     if (o.out.isEmpty()) throw UsageError("--out wants the chart file to write (.png, .jpg, .pdf or .svg)");
     if (!chartFormatForPath(o.out))
         throw UsageError("--out " + o.out.toStdString() + ": the name must end in .png, .jpg, .pdf or .svg");
-    if (o.baseline > o.runs.size())
+    if (o.chart != "waterfall" && o.baseline > o.runs.size())
         throw UsageError("--baseline " + std::to_string(o.baseline) + " is beyond the " +
                          std::to_string(o.runs.size()) + " file(s) of --runs");
 }
@@ -91,6 +95,8 @@ Options parseOptions(const QStringList& args) {
             o.chart = valueOf(args, i);
         } else if (flag == "--runs") {
             while (i + 1 < args.size() && !args[i + 1].startsWith("--")) o.runs << args[++i];
+        } else if (flag == "--ablation") {
+            o.ablation = valueOf(args, i);
         } else if (flag == "--out") {
             o.out = valueOf(args, i);
         } else if (flag == "--size") {
@@ -129,6 +135,25 @@ void renderChart(const Options& o, RunStore& store) {
         exportChart(chart.plot(), o.out, o.width, o.height, o.scale);
     }
 }
+// The waterfall of an ablation JSON (it is not a set of runs, so it does not go through a RunStore).
+int exportWaterfall(const Options& o) {
+    AblationResult result;
+    try {
+        result = AblationResult::load(o.ablation.toStdString());
+    } catch (const Error& e) {
+        return fail(kExitBadFile, e.what());
+    }
+    WaterfallChart chart;
+    chart.setResult(result);
+    try {
+        exportChart(chart.plot(), o.out, o.width, o.height, o.scale);
+    } catch (const ConfigError& e) {
+        return fail(kExitUsage, e.what());
+    } catch (const Error& e) {
+        return fail(kExitWrite, e.what());
+    }
+    return 0;
+}
 }  // namespace
 
 int runHeadlessExport(const QStringList& args) {
@@ -140,6 +165,7 @@ int runHeadlessExport(const QStringList& args) {
     } catch (const UsageError& e) {
         return fail(kExitUsage, e.what());
     }
+    if (options.chart == "waterfall") return exportWaterfall(options);
     RunStore store;
     std::vector<int> ids;
     try {

@@ -19,6 +19,7 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include "ablation_tab.h"
 #include "breakdown_chart.h"
 #include "chart_export.h"
 #include "data_panel.h"
@@ -31,6 +32,7 @@
 #include "runs_table_view.h"
 #include "speedup_chart.h"
 #include "training_controller.h"
+#include "waterfall_chart.h"
 
 namespace wb::gui {
 
@@ -71,6 +73,8 @@ void MainWindow::buildCharts() {
     tabs_->addTab(timeChart_, "Epoch time");
     tabs_->addTab(breakdownChart_, "Time breakdown");
     tabs_->addTab(speedupChart_, "Speedup");
+    ablationTab_ = new AblationTab(controller_, tabs_);
+    tabs_->addTab(ablationTab_, "Ablation");
     setCentralWidget(tabs_);
 }
 
@@ -100,6 +104,7 @@ void MainWindow::buildDocks() {
     runsDock->setWidget(runsView_);
     addDockWidget(Qt::BottomDockWidgetArea, runsDock);
 
+    ablationTab_->setSources([this] { return currentConfig(); }, [this] { return dataPanel_->dataset(); });
     connect(dataPanel_, &DataPanel::datasetChanged, this, [this](const std::shared_ptr<const Dataset>& ds) {
         if (ds) modelPanel_->setInputs(static_cast<int>(ds->cols));
     });
@@ -316,6 +321,8 @@ void MainWindow::exportChart() {
         plot = &static_cast<MetricChart*>(current)->plot();
     else if (current == breakdownChart_)
         plot = &breakdownChart_->plot();
+    else if (current == ablationTab_)
+        plot = &ablationTab_->chart().plot();
     else
         plot = &speedupChart_->plot();
     ExportDialog dialog(tabs_->tabText(tabs_->currentIndex()), this);

@@ -12,6 +12,7 @@
 
 namespace wb::gui {
 
+class AblationTab;
 class BreakdownChart;
 class DataPanel;
 class ExecutionPanel;
@@ -32,6 +33,7 @@ public:
     // The configuration the panels describe now (the next Run trains this).
     RunConfig currentConfig() const;
     RunStore& store() { return *store_; }
+    AblationTab& ablationTab() { return *ablationTab_; }
     TrainingController& controller() { return *controller_; }
 
 public slots:
@@ -77,6 +79,7 @@ private:
     MetricChart* timeChart_ = nullptr;
     BreakdownChart* breakdownChart_ = nullptr;
     SpeedupChart* speedupChart_ = nullptr;
+    AblationTab* ablationTab_ = nullptr;
     QLabel* backendLabel_ = nullptr;
     QLabel* runLabel_ = nullptr;
     QMenu* recentMenu_ = nullptr;

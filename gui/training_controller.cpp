@@ -1,5 +1,6 @@
 #include "training_controller.h"
 
+#include "ablation_metatypes.h"
 #include "metatypes.h"
 #include "training_worker.h"
 
@@ -8,6 +9,7 @@ namespace wb::gui {
 TrainingController::TrainingController(QObject* parent)
     : QObject(parent), worker_(new TrainingWorker), cancel_(std::make_shared<CancelFlag>(false)) {
     registerMetaTypes();
+    registerAblationMetaTypes();
     thread_.setObjectName("training");
     worker_->moveToThread(&thread_);
     // The worker lives on another thread, so these connections are queued: the GUI thread only
@@ -15,6 +17,9 @@ TrainingController::TrainingController(QObject* parent)
     connect(worker_, &TrainingWorker::runStarted, this, &TrainingController::runStarted);
     connect(worker_, &TrainingWorker::epochFinished, this, &TrainingController::epochFinished);
     connect(worker_, &TrainingWorker::runFinished, this, &TrainingController::onRunFinished);
+    connect(worker_, &TrainingWorker::ablationProgress, this, &TrainingController::ablationProgress);
+    connect(worker_, &TrainingWorker::ablationStepFinished, this, &TrainingController::ablationStepFinished);
+    connect(worker_, &TrainingWorker::ablationFinished, this, &TrainingController::onAblationFinished);
     thread_.start();
 }
 
@@ -58,6 +63,12 @@ void TrainingController::startNext() {
 void TrainingController::onRunFinished(int id, const RunRecord& record) {
     current_.reset();
     emit runFinished(id, record);
+    startNext();
+}
+
+void TrainingController::onAblationFinished(int id, const AblationResult& result) {
+    current_.reset();
+    emit ablationFinished(id, result);
     startNext();
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 
+#include "ablation.h"
 #include "dataset.h"
 #include "run_config.h"
 #include "run_record.h"
@@ -24,6 +25,9 @@ struct RunRequest {
     RunConfig config;
     std::shared_ptr<const Dataset> dataset;  // immutable, shared with the GUI
     QString recordPath;                      // written after every epoch
+    // Set: the request is an ablation of `config` on `dataset` (every step of the plan, run by the same
+    // worker, so its timed runs never overlap other runs). It reports through the ablation signals.
+    std::shared_ptr<const AblationPlan> ablation = nullptr;
 };
 
 class TrainingWorker;
@@ -47,10 +51,16 @@ signals:
     void epochFinished(int id, const wb::EpochMetrics& metrics);
     void runFinished(int id, const wb::RunRecord& record);
     void queueChanged();
+    // An ablation request: before each of its runs (1-based, of at most `planned`), after each step
+    // (the result so far), and at its end (completed, cancelled or failed).
+    void ablationProgress(int id, int run, int planned, const QString& step, int repeat);
+    void ablationStepFinished(int id, const wb::AblationResult& partial);
+    void ablationFinished(int id, const wb::AblationResult& result);
 
 private:
     void startNext();
     void onRunFinished(int id, const wb::RunRecord& record);  // from the worker: start the next run
+    void onAblationFinished(int id, const wb::AblationResult& result);
 
     QThread thread_;
     TrainingWorker* worker_ = nullptr;  // lives on thread_

@@ -4,12 +4,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "errors.h"
 #include "prepare.h"
 #include "trainer.h"
 
 namespace wb::gui {
 
 void TrainingWorker::run(const RunRequest& request, const std::shared_ptr<CancelFlag>& cancel) {
+    if (request.ablation) {
+        ablate(request, *cancel);
+        return;
+    }
     emit runStarted(request.id);
     RunRecord record = train(request, *cancel);
     emit runFinished(request.id, record);
@@ -36,6 +41,31 @@ RunRecord TrainingWorker::train(const RunRequest& request, const CancelFlag& can
     } catch (...) {
         return failedRecord(request, "unknown error");
     }
+}
+
+void TrainingWorker::ablate(const RunRequest& request, const CancelFlag& cancel) {
+    AblationResult result;
+    result.plan = *request.ablation;
+    try {
+        if (!request.dataset) throw ConfigError("no data set loaded");
+        const PreparedData data = prepare(*request.dataset, request.config.prepare);
+        AblationCallbacks callbacks;
+        int runs = 0;
+        callbacks.onRunStarted = [&](int, const std::string& step, int repeat, int planned) {
+            emit ablationProgress(request.id, ++runs, planned, QString::fromStdString(step), repeat);
+        };
+        callbacks.onStepFinished = [&](const AblationResult& partial, const AblationStep&) {
+            emit ablationStepFinished(request.id, partial);
+        };
+        result = runAblation(*request.ablation, request.config, *request.dataset, data, cancel, callbacks);
+    } catch (const std::bad_alloc&) {
+        result.status = AblationStatus::Failed;
+        result.message = "out of memory";
+    } catch (const std::exception& e) {
+        result.status = AblationStatus::Failed;
+        result.message = e.what();
+    }
+    emit ablationFinished(request.id, result);
 }
 
 RunRecord failedRecord(const RunRequest& request, const std::string& message) {

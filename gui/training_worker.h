@@ -26,9 +26,14 @@ signals:
     void runStarted(int id);
     void epochFinished(int id, const wb::EpochMetrics& metrics);
     void runFinished(int id, const wb::RunRecord& record);
+    void ablationProgress(int id, int run, int planned, const QString& step, int repeat);
+    void ablationStepFinished(int id, const wb::AblationResult& partial);
+    void ablationFinished(int id, const wb::AblationResult& result);
 
 private:
     RunRecord train(const RunRequest& request, const CancelFlag& cancel);
+    // Runs every step of request.ablation; never throws (a failure is a result with status "failed").
+    void ablate(const RunRequest& request, const CancelFlag& cancel);
 };
 
 // The record of a run that could not train at all (bad config, no device, missing file, ...).

@@ -1,0 +1,147 @@
+// `mlpwb ablate`: from a baseline preset, apply the fixes one at a time, train every step for real
+// (repeated), and print what each fix saved: the table behind the waterfall chart.
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "ablation.h"
+#include "commands.h"
+#include "data_source.h"
+#include "exit_codes.h"
+#include "prepare.h"
+#include "train_options.h"
+
+namespace wb::cli {
+
+namespace {
+CancelFlag gCancel{false};  // set by SIGINT/SIGTERM, read by the trainer between steps
+
+extern "C" void onAblateSignal(int) {
+    gCancel.store(true);
+}
+
+struct AblateOptions {
+    TrainOptions problem;  // data, model, optimizer, training, backend (the switches come from the plan)
+    std::string baseline = "Seed PyTorch loop";
+    std::string fixes;  // comma-separated; empty = the default order
+    int repeats = 3;
+    bool alone = false;
+    std::string out, csv;
+    bool quiet = false;
+
+    void bind(CLI::App& app) {
+        problem.bindProblem(app);
+        auto* a = app.add_option_group("Ablation");
+        a->add_option("--baseline", baseline, "the preset to start from (see `mlpwb presets`)");
+        a->add_option("--fixes", fixes,
+                      "fixes in the order to apply them: data_path,launch,loss,zero_grad,optimizer_kernel,"
+                      "precision,fused (the default), or switch=value");
+        a->add_option("--repeats", repeats, "runs per step (the spread)")->check(CLI::Range(1, 100));
+        a->add_flag("--alone", alone, "also run each fix alone on top of the baseline");
+        auto* o = app.add_option_group("Output");
+        o->add_option("--out", out, "the ablation JSON (mlpwb.ablation/1), rewritten after every step");
+        o->add_option("--csv", csv, "the table as CSV");
+        o->add_flag("--quiet", quiet, "print only the table");
+    }
+
+    AblationPlan plan() const {
+        AblationPlan p;
+        p.baseline = baseline;
+        if (!fixes.empty()) p.fixes = splitList(fixes);
+        p.repeats = repeats;
+        p.alone = alone;
+        p.validate();
+        return p;
+    }
+};
+
+std::string orDash(const std::optional<double>& v, const char* format, double factor = 1.0) {
+    if (!v) return "-";
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, format, *v * factor);
+    return buffer;
+}
+
+void printRow(const AblationStep& s, bool savings) {
+    const bool ran = s.measured();
+    const std::string spread = ran ? orDash(s.minEpochMs, "%.2f") + "-" + orDash(s.maxEpochMs, "%.2f") : "-";
+    const std::optional<double> level = s.medianEpochMs;
+    std::printf("  %-32s %10s  %-17s %9s %7s %11s %8s  %s\n", s.name.c_str(), orDash(level, "%.2f").c_str(),
+                spread.c_str(), savings ? orDash(s.savedMs, "%.2f").c_str() : "-",
+                orDash(s.share, "%.1f%%", 100.0).c_str(), s.final ? orDash(s.final->trainLoss, "%.6f").c_str() : "-",
+                s.final ? orDash(s.final->trainAccuracy, "%.4f").c_str() : "-", ran ? "" : toString(s.status).c_str());
+}
+
+void printTable(const AblationResult& r) {
+    std::printf("\nAblation from '%s' on %s (%s), %d run(s) per step; median epoch ms without the warm-up epoch\n",
+                r.plan.baseline.c_str(), r.backend.c_str(), r.device.c_str(), r.plan.repeats);
+    std::printf("  %-32s %10s  %-17s %9s %7s %11s %8s  %s\n", "step", "median ms", "spread (min-max)", "saved ms",
+                "share", "final loss", "accuracy", "");
+    for (std::size_t i = 0; i < r.steps.size(); ++i) printRow(r.steps[i], i > 0);
+    if (!r.steps.empty()) {
+        const double first = r.steps.front().medianEpochMs, last = r.steps.back().medianEpochMs;
+        std::printf("  total gap %.2f ms: %.2f -> %.2f ms per epoch (%.2fx)\n", r.totalGapMs(), first, last,
+                    last > 0 ? first / last : 0.0);
+    }
+    if (!r.alone.empty()) {
+        std::printf("Each fix alone on top of the baseline (saved ms vs the baseline):\n");
+        for (const auto& s : r.alone) printRow(s, true);
+    }
+    bool header = false;
+    for (const auto* steps : {&r.steps, &r.alone})
+        for (const auto& s : *steps)
+            if (!s.message.empty()) {
+                if (!header) std::printf("Notes:\n");
+                header = true;
+                std::printf("  %s%s: %s\n", steps == &r.alone ? "alone " : "", s.name.c_str(), s.message.c_str());
+            }
+}
+
+int exitCodeFor(AblationStatus status) {
+    switch (status) {
+        case AblationStatus::Completed: return kOk;
+        case AblationStatus::Cancelled: return kCancelled;
+        default: return kRunFailed;
+    }
+}
+
+int runAblate(const AblateOptions& opt, const CLI::App& app) {
+    const AblationPlan plan = opt.plan();
+    const RunConfig config = opt.problem.toRunConfig(app);
+    const Dataset dataset = loadDataset(config.data);
+    for (const auto& note : dataset.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+    const PreparedData data = prepare(dataset, config.prepare);
+
+    AblationCallbacks callbacks;
+    int runs = 0;
+    callbacks.onRunStarted = [&](int, const std::string& name, int repeat, int planned) {
+        if (!opt.quiet) std::printf("[%d/%d] %s, run %d/%d\n", ++runs, planned, name.c_str(), repeat, plan.repeats);
+        std::fflush(stdout);
+    };
+    callbacks.onStepFinished = [&](const AblationResult& partial, const AblationStep&) {
+        if (!opt.out.empty()) partial.save(opt.out);  // a crash keeps the finished steps
+    };
+    std::signal(SIGINT, onAblateSignal);
+    std::signal(SIGTERM, onAblateSignal);
+    const AblationResult result = runAblation(plan, config, dataset, data, gCancel, callbacks);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+
+    printTable(result);
+    if (!opt.out.empty()) result.save(opt.out);
+    if (!opt.csv.empty()) result.saveCsv(opt.csv);
+    if (result.status != AblationStatus::Completed) std::fprintf(stderr, "mlpwb: %s\n", result.message.c_str());
+    return exitCodeFor(result.status);
+}
+}  // namespace
+
+Command addAblateCommand(CLI::App& app) {
+    auto* cmd = app.add_subcommand("ablate", "apply the fixes one at a time from a baseline and measure each");
+    auto opt = std::make_shared<AblateOptions>();
+    opt->bind(*cmd);
+    return [opt, cmd] { return runAblate(*opt, *cmd); };
+}
+
+}  // namespace wb::cli

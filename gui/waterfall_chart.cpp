@@ -1,0 +1,279 @@
+#include "waterfall_chart.h"
+
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include <qcustomplot.h>
+
+#include "chart_style.h"
+
+namespace wb::gui {
+
+namespace {
+constexpr double kBarWidth = 0.62;
+constexpr double kHeadroom = 1.32;  // value axis above the tallest bar: room for three label lines
+const QColor kSavedColor(44, 160, 44);
+const QColor kSlowerColor(214, 39, 40);
+const QColor kTotalColor(31, 119, 180);
+const QColor kNothingColor(120, 120, 120);
+const QColor kWhiskerColor(40, 40, 40);
+
+QString percent(double fraction) {
+    return QString::number(fraction * 100.0, 'f', 1) + "%";
+}
+
+QString finalText(const std::optional<StepFinal>& f) {
+    if (!f) return {};
+    return QString("loss %1, acc %2").arg(f->trainLoss, 0, 'f', 4).arg(percent(f->trainAccuracy));
+}
+
+QString statusWords(const AblationStep& s, const std::string& backend) {
+    switch (s.status) {
+        case StepStatus::NotApplicable: return QString("not applicable on %1").arg(QString::fromStdString(backend));
+        case StepStatus::Refused: return "refused";
+        case StepStatus::Failed: return "failed";
+        case StepStatus::Cancelled: return "cancelled";
+        case StepStatus::Ran: break;
+    }
+    return {};
+}
+
+QString stepLabel(const AblationStep& s, const std::string& backend) {
+    if (!s.measured()) return statusWords(s, backend) + "\n0 ms (not run)";
+    const QString saved = s.savedMs >= 0 ? "saved " + formatMs(s.savedMs) : "slower by " + formatMs(-s.savedMs);
+    const QString share = s.share ? percent(*s.share) + " of the gap" : QString("no gap to share");  // a zero gap
+    return saved + "\n" + share + "\n" + finalText(s.final);
+}
+
+WaterfallChart::Bar barOf(const AblationStep& s, double before, const std::string& backend) {
+    WaterfallChart::Bar bar;
+    bar.name = QString::fromStdString(s.name);
+    bar.low = std::min(before, s.medianEpochMs);
+    bar.high = std::max(before, s.medianEpochMs);
+    bar.measured = s.measured();
+    bar.slower = s.measured() && s.medianEpochMs > before;
+    bar.label = stepLabel(s, backend);
+    if (s.measured()) {
+        bar.spreadLow = s.minEpochMs;
+        bar.spreadHigh = s.maxEpochMs;
+    }
+    return bar;
+}
+
+QString settingsText(const ExecutionSettings& settings) {
+    QStringList parts;
+    for (const auto& d : describeSwitches(settings))
+        parts << QString::fromStdString(d.name) + "=" + QString::fromStdString(d.value);
+    return parts.join(", ");
+}
+
+QString stepTooltip(const AblationStep& s, const std::string& backend) {
+    QString text = "<b>" + QString::fromStdString(s.name).toHtmlEscaped() + "</b>";
+    if (!s.description.empty()) text += "<br>" + QString::fromStdString(s.description).toHtmlEscaped();
+    text += "<br>settings: " + settingsText(s.settings).toHtmlEscaped();
+    if (s.measured()) {
+        text += QString("<br>median epoch %1 (spread %2 to %3 over %4 run(s))")
+                    .arg(formatMs(s.medianEpochMs), formatMs(s.minEpochMs), formatMs(s.maxEpochMs))
+                    .arg(s.runs.size());
+        if (!s.fix.empty())
+            text += "<br>saved " + formatMs(s.savedMs) + (s.share ? ", " + percent(*s.share) + " of the gap" : "");
+        text += "<br>final " + finalText(s.final);
+        if (s.final && s.final->valLoss)
+            text += QString("; validation loss %1 · acc %2")
+                        .arg(*s.final->valLoss, 0, 'f', 4)
+                        .arg(percent(s.final->valAccuracy.value_or(0.0)));
+    } else {
+        text += "<br>" + statusWords(s, backend) + ": not run, 0 ms";
+    }
+    if (!s.message.empty()) text += "<br><i>" + QString::fromStdString(s.message).toHtmlEscaped() + "</i>";
+    return text;
+}
+}  // namespace
+
+QString formatMs(double ms) {
+    const double magnitude = std::abs(ms);
+    const int decimals = magnitude >= 100 ? 0 : magnitude >= 10 ? 1 : magnitude >= 0.1 ? 2 : 3;
+    return QString::number(ms, 'f', decimals) + " ms";
+}
+
+QString stepTickLabel(const std::string& name) {
+    constexpr qsizetype kLongPart = 16;
+    QStringList lines;
+    for (QString part : QString::fromStdString(name).split(", ")) {
+        const qsizetype eq = part.indexOf('=');
+        if (part.size() > kLongPart && eq > 0) part.insert(eq + 1, '\n');
+        lines << part;
+    }
+    return lines.join('\n');
+}
+
+WaterfallChart::WaterfallChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+    title_ = applyChartStyle(*plot_, "Ablation: where the epoch time goes", LegendPlace::None);
+    plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
+    plot_->xAxis->grid()->setVisible(false);
+    plot_->yAxis->setLabel("Median epoch time (ms), warm-up epoch excluded");
+    placeholder_ = addPlaceholder(*plot_, "No ablation yet: press Run in the Ablation tab, or open an ablation JSON");
+    placeholder_->setVisible(true);
+    connect(plot_, &QCustomPlot::mouseMove, this, &WaterfallChart::showHoverTip);
+}
+
+void WaterfallChart::clearDrawing() {
+    for (QCPAbstractPlottable* p : plottables_) plot_->removePlottable(p);
+    for (QCPAbstractItem* item : items_) plot_->removeItem(item);
+    plottables_.clear();
+    items_.clear();
+    bars_.clear();
+    tooltips_.clear();
+}
+
+void WaterfallChart::clear() {
+    clearDrawing();
+    title_->setText("Ablation: where the epoch time goes");
+    placeholder_->setVisible(true);
+    plot_->replot();
+}
+
+void WaterfallChart::setResult(const AblationResult& result) {
+    clearDrawing();
+    placeholder_->setVisible(result.steps.empty());
+    const std::string& backend = result.backend;
+    for (std::size_t i = 0; i < result.steps.size(); ++i) {
+        const AblationStep& s = result.steps[i];
+        if (i == 0) {
+            Bar base;
+            base.kind = Bar::Kind::Baseline;
+            base.name = QString::fromStdString(result.plan.baseline);
+            base.high = s.medianEpochMs;
+            base.measured = s.measured();
+            base.label = formatMs(s.medianEpochMs) + "\n" + finalText(s.final);
+            if (s.measured()) {
+                base.spreadLow = s.minEpochMs;
+                base.spreadHigh = s.maxEpochMs;
+            }
+            bars_.push_back(base);
+        } else {
+            bars_.push_back(barOf(s, result.steps[i - 1].medianEpochMs, backend));
+        }
+        tooltips_.push_back(stepTooltip(s, backend));
+    }
+    if (result.steps.size() > 1) {
+        const double first = result.steps.front().medianEpochMs, last = result.steps.back().medianEpochMs;
+        Bar total;
+        total.kind = Bar::Kind::Total;
+        total.name = "after all fixes";
+        total.high = last;
+        total.measured = true;
+        const double speedup = last > 0 ? first / last : 0.0;
+        total.label = formatMs(last) + "\n" + "speedup " + QString::number(speedup, 'f', 2) + "×";
+        bars_.push_back(total);
+        tooltips_.push_back(QString("<b>After all fixes</b><br>%1 → %2 per epoch: %3 saved, %4× faster")
+                                .arg(formatMs(first), formatMs(last), formatMs(first - last))
+                                .arg(speedup, 0, 'f', 2));
+    }
+
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    double top = 0;
+    for (std::size_t i = 0; i < bars_.size(); ++i) {
+        const double key = static_cast<double>(i + 1);
+        const Bar& bar = bars_[i];
+        ticker->addTick(key, bar.kind == Bar::Kind::Baseline ? "baseline\n" + stepTickLabel(bar.name.toStdString())
+                             : bar.kind == Bar::Kind::Total  ? QString("after all\nfixes")
+                                                             : stepTickLabel(bar.name.toStdString()));
+        drawBar(bar, key);
+        drawSpread(bar, key);
+        if (i + 1 < bars_.size() && bars_[i + 1].kind == Bar::Kind::Step)
+            drawConnector(key, key + 1, result.steps[i].medianEpochMs);
+        top = std::max({top, bar.high, bar.spreadHigh.value_or(0.0)});
+    }
+    plot_->xAxis->setTicker(ticker);
+    plot_->xAxis->setRange(0.4, static_cast<double>(bars_.size()) + 0.6);
+    plot_->yAxis->setRange(0, top > 0 ? top * kHeadroom : 1.0);
+    QString title = "Ablation from \u201C" + QString::fromStdString(result.plan.baseline) + "\u201D";
+    if (!backend.empty())
+        title += QString(" on %1 (%2), %3 run(s) per step")
+                     .arg(QString::fromStdString(backend), QString::fromStdString(result.device))
+                     .arg(result.plan.repeats);
+    if (result.status == AblationStatus::Running) title += " — running";
+    if (result.status == AblationStatus::Cancelled) title += " — cancelled";
+    if (result.status == AblationStatus::Failed) title += " — failed";
+    title_->setText(title);
+    plot_->replot();
+}
+
+void WaterfallChart::drawBar(const Bar& bar, double key) {
+    const bool flat = bar.high - bar.low <= 0.0;
+    if (bar.kind == Bar::Kind::Step && (!bar.measured || flat)) {
+        // Nothing happened here: a flat line at the level, dashed when the step did not even run.
+        auto* line = new QCPItemLine(plot_);
+        line->start->setCoords(key - kBarWidth / 2, bar.low);
+        line->end->setCoords(key + kBarWidth / 2, bar.low);
+        line->setPen(QPen(kNothingColor, 2.5, bar.measured ? Qt::SolidLine : Qt::DashLine));
+        line->setSelectable(false);
+        items_.push_back(line);
+    } else {
+        auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
+        bars->setWidth(kBarWidth);
+        const QColor color = bar.kind == Bar::Kind::Baseline ? neutralColor()
+                             : bar.kind == Bar::Kind::Total  ? kTotalColor
+                             : bar.slower                    ? kSlowerColor
+                                                             : kSavedColor;
+        bars->setBrush(color);
+        bars->setPen(QPen(color.darker(130), 1));
+        bars->setBaseValue(bar.low);  // a floating bar: from the lower level up by the difference
+        bars->addData(key, bar.high - bar.low);
+        bars->setSelectable(QCP::stNone);
+        plottables_.push_back(bars);
+    }
+    QCPItemText* label = addValueLabel(*plot_, bar.label);
+    label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+    label->setTextAlignment(Qt::AlignHCenter);
+    label->position->setCoords(key, std::max(bar.high, bar.spreadHigh.value_or(0.0)));
+    label->setPadding(QMargins(0, 0, 0, 5));
+    if (!bar.measured) label->setColor(kNothingColor);
+    items_.push_back(label);
+}
+
+// The spread over the repeats: a whisker from the fastest to the slowest run's median.
+void WaterfallChart::drawSpread(const Bar& bar, double key) {
+    if (!bar.spreadLow || !bar.spreadHigh || *bar.spreadHigh <= *bar.spreadLow) return;
+    auto* whisker = new QCPItemLine(plot_);
+    whisker->start->setCoords(key, *bar.spreadLow);
+    whisker->end->setCoords(key, *bar.spreadHigh);
+    whisker->setPen(QPen(kWhiskerColor, 1.5));
+    whisker->setHead(QCPLineEnding(QCPLineEnding::esBar, 10));
+    whisker->setTail(QCPLineEnding(QCPLineEnding::esBar, 10));
+    whisker->setSelectable(false);
+    items_.push_back(whisker);
+}
+
+// A dotted line carrying the level from one bar's edge to the next bar's.
+void WaterfallChart::drawConnector(double fromKey, double toKey, double level) {
+    auto* line = new QCPItemLine(plot_);
+    line->start->setCoords(fromKey + kBarWidth / 2, level);
+    line->end->setCoords(toKey - kBarWidth / 2, level);
+    line->setPen(QPen(QColor(150, 150, 150), 1, Qt::DotLine));
+    line->setSelectable(false);
+    items_.push_back(line);
+}
+
+QString WaterfallChart::tooltipFor(std::size_t index) const {
+    return index < tooltips_.size() ? tooltips_[index] : QString();
+}
+
+void WaterfallChart::showHoverTip(QMouseEvent* event) {
+    const double key = plot_->xAxis->pixelToCoord(event->position().x());
+    const long nearest = std::lround(key);
+    if (nearest < 1 || nearest > static_cast<long>(bars_.size()) || std::abs(key - double(nearest)) > kBarWidth / 2) {
+        QToolTip::hideText();
+        return;
+    }
+    QToolTip::showText(event->globalPosition().toPoint(), tooltipFor(static_cast<std::size_t>(nearest - 1)), plot_);
+}
+
+}  // namespace wb::gui

@@ -1,0 +1,73 @@
+// The answer of an ablation in one picture: a waterfall of median epoch time from the baseline to the
+// last step. The baseline is a full bar; each fix is a floating bar from the level before it to the
+// level after it (green when it saved time, red when it cost time), labelled with the milliseconds it
+// saved, its share of the total gap and the step's final loss and accuracy; whiskers show the spread
+// over the repeats; a last full bar shows where all fixes together end. A step that did not run
+// (refused, not applicable, failed) is a flat grey line at the level it started from, labelled why.
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <optional>
+#include <vector>
+
+#include "ablation.h"
+
+class QCustomPlot;
+class QCPAbstractItem;
+class QCPAbstractPlottable;
+class QCPItemText;
+class QCPTextElement;
+class QMouseEvent;
+
+namespace wb::gui {
+
+class WaterfallChart : public QWidget {
+    Q_OBJECT
+
+public:
+    // One bar as drawn, left to right.
+    struct Bar {
+        enum class Kind { Baseline, Step, Total };
+        Kind kind = Kind::Step;
+        QString name;           // the step's name ("baseline", "loss=bce_with_logits", "after all fixes")
+        double low = 0;         // the bar spans low..high (ms); low == high for a step that did nothing
+        double high = 0;        //
+        bool measured = false;  // the step ran; false: refused / not applicable / failed / cancelled
+        bool slower = false;    // the step made the epoch slower
+        QString label;          // the text above the bar
+        std::optional<double> spreadLow, spreadHigh;  // whisker over the repeats (measured steps)
+    };
+
+    explicit WaterfallChart(QWidget* parent = nullptr);
+
+    // Draws `result` (the cumulative steps; the "alone" steps are not part of the waterfall).
+    void setResult(const AblationResult& result);
+    void clear();
+    QCustomPlot& plot() { return *plot_; }
+    const std::vector<Bar>& bars() const { return bars_; }
+    // What the tooltip over bar `index` says: the step's description, settings, numbers and notes.
+    QString tooltipFor(std::size_t index) const;
+
+private:
+    void drawBar(const Bar& bar, double key);
+    void drawSpread(const Bar& bar, double key);
+    void drawConnector(double fromKey, double toKey, double level);
+    void clearDrawing();
+    void showHoverTip(QMouseEvent* event);
+
+    QCustomPlot* plot_;
+    QCPTextElement* title_ = nullptr;
+    QCPItemText* placeholder_ = nullptr;
+    std::vector<QCPAbstractPlottable*> plottables_;
+    std::vector<QCPAbstractItem*> items_;
+    std::vector<Bar> bars_;
+    std::vector<QString> tooltips_;
+};
+
+// "3.21 ms" with as many decimals as the size of the number deserves.
+QString formatMs(double ms);
+// The tick label of a step: each "switch=value" on its own line, long ones broken after the '='.
+QString stepTickLabel(const std::string& name);
+
+}  // namespace wb::gui

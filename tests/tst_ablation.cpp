@@ -1,0 +1,348 @@
+// The ablation runner on a tiny data set (400 built-in rows, 2 epochs, one run per step): the steps it
+// makes and what becomes of each fix on the CPU backend, the waterfall arithmetic, the JSON round trip,
+// reordering, refused fixes, "alone" steps and cancellation. Nothing here asserts a timing.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <fstream>
+
+#include "ablation.h"
+#include "builtin_data.h"
+#include "errors.h"
+#include "prepare.h"
+#include "test_support.h"
+
+using namespace wb;
+
+namespace {
+
+struct Fixture {
+    Dataset dataset = generateSeedLike(400, 1);
+    PreparedData data = prepare(dataset, {});
+    RunConfig config = [] {
+        RunConfig c;
+        c.data.rows = 400;
+        c.train.epochs = 2;
+        c.train.batchSize = 64;
+        c.backend = "cpu";
+        return c;
+    }();
+};
+
+AblationPlan plan(std::vector<std::string> fixes, int repeats = 1, bool alone = false) {
+    AblationPlan p;
+    p.fixes = std::move(fixes);
+    p.repeats = repeats;
+    p.alone = alone;
+    return p;
+}
+
+AblationResult run(const AblationPlan& p, const AblationCallbacks& callbacks = {}) {
+    static const Fixture f;
+    CancelFlag cancel{false};
+    return runAblation(p, f.config, f.dataset, f.data, cancel, callbacks);
+}
+
+QStringList namesOf(const std::vector<AblationStep>& steps) {
+    QStringList names;
+    for (const auto& s : steps) names << QString::fromStdString(s.name);
+    return names;
+}
+
+QStringList statusesOf(const std::vector<AblationStep>& steps) {
+    QStringList statuses;
+    for (const auto& s : steps) statuses << QString::fromStdString(toString(s.status));
+    return statuses;
+}
+
+// Settings as their JSON text: compared with a readable message when they differ.
+QString text(const ExecutionSettings& s) {
+    return QString::fromStdString(nlohmann::json(s).dump());
+}
+
+double sumOfSavings(const AblationResult& r) {
+    double sum = 0;
+    for (std::size_t i = 1; i < r.steps.size(); ++i) sum += r.steps[i].savedMs;
+    return sum;
+}
+
+}  // namespace
+
+class TestAblation : public QObject {
+    Q_OBJECT
+
+private slots:
+    void defaultPlanMakesTheExpectedSteps();
+    void stepsThatDidNotRunKeepTheLevel();
+    void savingsAddUpToTheGap();
+    void jsonRoundTrips();
+    void reorderingChangesTheOrderNotTheEnd();
+    void refusedFixIsReportedAndNotApplied();
+    void aloneStepsStartFromTheBaseline();
+    void aFixThatChangesNothingStillRuns();
+    void repeatsRunTheSameTraining();
+    void cancellationStopsAtTheStepInFlight_data();
+    void cancellationStopsAtTheStepInFlight();
+    void badPlansAreRefusedBeforeAnyRun_data();
+    void badPlansAreRefusedBeforeAnyRun();
+    void customFixBySwitchAndValue();
+    void repeatsRunInRounds();
+    void cancellingALaterRoundKeepsTheRunsMade();
+};
+
+void TestAblation::defaultPlanMakesTheExpectedSteps() {
+    int started = 0;
+    AblationCallbacks cb;
+    cb.onRunStarted = [&](int, const std::string&, int, int) { ++started; };
+    const AblationResult r = run(plan(defaultFixOrder()), cb);
+    WB_COMPARE_NAME(r.status, "completed");
+    QCOMPARE(namesOf(r.steps), QStringList({"baseline", "data_path=device_resident", "launch=graph_step",
+                                            "loss=bce_with_logits", "zero_grad=none", "optimizer_kernel=multi_tensor",
+                                            "precision=fp16", "launch=fused, gemm=custom"}));
+    // On the CPU backend launch, precision and the fused path are ignored: reported, not run.
+    QCOMPARE(statusesOf(r.steps),
+             QStringList({"ran", "ran", "not_applicable", "ran", "ran", "ran", "not_applicable", "not_applicable"}));
+    for (const auto& s : r.steps) {
+        QCOMPARE(s.runs.size(), std::size_t(s.status == StepStatus::Ran ? 1 : 0));
+        for (const auto& record : s.runs) {
+            QCOMPARE(record.epochs.size(), std::size_t(2));
+            WB_COMPARE_NAME(record.status, "completed");
+            // The run trained with the step's settings.
+            QCOMPARE(text(record.config.at("execution").get<ExecutionSettings>()), text(s.settings));
+        }
+    }
+    QVERIFY(r.steps[2].message.find("launch=graph_step") != std::string::npos);
+    QCOMPARE(started, 5);
+    QCOMPARE(plannedRuns(plan(defaultFixOrder())), 8);
+    // The last step's settings are the baseline with every fix applied.
+    const ExecutionSettings& last = r.steps.back().settings;
+    QCOMPARE(text(last),
+             text(ExecutionSettings{DataPath::DeviceResident, Launch::Fused, LossKind::BceWithLogits, ZeroGrad::None,
+                                    OptimizerKernel::MultiTensor, Precision::Fp16, Gemm::Custom}));
+}
+
+void TestAblation::stepsThatDidNotRunKeepTheLevel() {
+    const AblationResult r = run(plan({"launch", "loss", "precision"}));
+    QCOMPARE(statusesOf(r.steps), QStringList({"ran", "not_applicable", "ran", "not_applicable"}));
+    QCOMPARE(r.steps[1].medianEpochMs, r.steps[0].medianEpochMs);
+    QCOMPARE(r.steps[1].savedMs, 0.0);
+    QCOMPARE(r.steps[3].medianEpochMs, r.steps[2].medianEpochMs);
+    QCOMPARE(r.steps[3].savedMs, 0.0);
+    QVERIFY(!r.steps[1].final);
+    QVERIFY(r.steps[2].final);
+    // A ran step's level is its run's own median epoch time.
+    QCOMPARE(r.steps[2].medianEpochMs, *r.steps[2].runs[0].summary().medianEpochMs);
+}
+
+void TestAblation::savingsAddUpToTheGap() {
+    const AblationResult r = run(plan(defaultFixOrder()));
+    const double gap = r.steps.front().medianEpochMs - r.steps.back().medianEpochMs;
+    QCOMPARE(r.totalGapMs(), gap);
+    QVERIFY2(std::abs(sumOfSavings(r) - gap) <= 1e-9 * std::max(1.0, std::abs(gap)),
+             qPrintable(QString("sum %1 vs gap %2").arg(sumOfSavings(r)).arg(gap)));
+    QVERIFY(gap != 0.0);  // two different measured levels are never bit-identical
+    double shares = 0;
+    for (std::size_t i = 1; i < r.steps.size(); ++i) {
+        QVERIFY(r.steps[i].share);
+        QCOMPARE(*r.steps[i].share, r.steps[i].savedMs / gap);
+        shares += *r.steps[i].share;
+    }
+    QVERIFY(std::abs(shares - 1.0) < 1e-9);
+    QCOMPARE(r.steps[0].savedMs, 0.0);
+    QVERIFY(!r.steps[0].share);
+}
+
+void TestAblation::jsonRoundTrips() {
+    const AblationResult r = run(plan({"data_path", "launch", "loss"}, 1, true));
+    const nlohmann::json j = r.toJson();
+    QCOMPARE(QString::fromStdString(j.at("schema").get<std::string>()), QString("mlpwb.ablation/1"));
+    QCOMPARE(QString::fromStdString(j.at("baseline").get<std::string>()), QString("Seed PyTorch loop"));
+    for (const char* key : {"name", "runs", "median_epoch_ms", "saved_ms", "final", "status", "settings"})
+        QVERIFY2(j.at("steps").at(1).contains(key), key);
+    QCOMPARE(AblationResult::fromJson(j).toJson(), j);
+
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("ablation.json").toStdString();
+    r.save(path);
+    const AblationResult loaded = AblationResult::load(path);
+    QCOMPARE(loaded.toJson(), j);
+    QCOMPARE(loaded.steps.size(), r.steps.size());
+    QCOMPARE(loaded.steps[1].runs[0].epochs.size(), std::size_t(2));
+    QCOMPARE(loaded.steps[1].final->trainLoss, r.steps[1].final->trainLoss);
+
+    const std::string csv = dir.filePath("ablation.csv").toStdString();
+    r.saveCsv(csv);
+    std::ifstream in(csv);
+    int lines = 0;
+    for (std::string line; std::getline(in, line);) ++lines;
+    QCOMPARE(lines, 1 + 4 + 3);  // header, cumulative steps, alone steps
+
+    QVERIFY(dataErrorOf([] { AblationResult::fromJson({{"schema", "mlpwb.run/1"}}); }));
+    QVERIFY(dataErrorOf([&] { AblationResult::load(dir.filePath("missing.json").toStdString()); }));
+}
+
+void TestAblation::reorderingChangesTheOrderNotTheEnd() {
+    const AblationResult forward = run(plan({"data_path", "loss", "zero_grad"}));
+    const AblationResult backward = run(plan({"zero_grad", "loss", "data_path"}));
+    QCOMPARE(namesOf(backward.steps),
+             QStringList({"baseline", "zero_grad=none", "loss=bce_with_logits", "data_path=device_resident"}));
+    QCOMPARE(text(forward.steps.back().settings), text(backward.steps.back().settings));
+    // Same data, weights and seed: the training ends at the same numbers whatever the order.
+    QCOMPARE(forward.steps.back().final->trainLoss, backward.steps.back().final->trainLoss);
+}
+
+void TestAblation::refusedFixIsReportedAndNotApplied() {
+    // fp16 with Sigmoid + BCELoss is refused; after the loss fix it is allowed (not applicable on a CPU).
+    const AblationResult r = run(plan({"precision", "loss", "precision"}));
+    QCOMPARE(statusesOf(r.steps), QStringList({"ran", "refused", "ran", "not_applicable"}));
+    QVERIFY(r.steps[1].message.find("BCELoss") != std::string::npos);
+    QVERIFY(r.steps[1].runs.empty());
+    QCOMPARE(r.steps[1].savedMs, 0.0);
+    WB_COMPARE_NAME(r.steps[1].settings.precision, "fp32");  // not applied
+    WB_COMPARE_NAME(r.steps[2].settings.precision, "fp32");
+    WB_COMPARE_NAME(r.steps[3].settings.precision, "fp16");
+}
+
+void TestAblation::aloneStepsStartFromTheBaseline() {
+    const AblationResult r = run(plan({"data_path", "loss", "data_path"}, 1, true));
+    QCOMPARE(namesOf(r.alone), QStringList({"data_path=device_resident", "loss=bce_with_logits"}));  // once each
+    ExecutionSettings expected = presetByName("Seed PyTorch loop").settings;
+    expected.loss = LossKind::BceWithLogits;
+    QCOMPARE(text(r.alone[1].settings), text(expected));
+    for (const auto& s : r.alone) {
+        QCOMPARE(s.runs.size(), std::size_t(1));
+        QCOMPARE(s.savedMs, r.steps.front().medianEpochMs - s.medianEpochMs);
+    }
+    // The alone steps are outside the waterfall: its savings still add up to its own gap.
+    QVERIFY(std::abs(sumOfSavings(r) - r.totalGapMs()) <= 1e-9 * std::max(1.0, std::abs(r.totalGapMs())));
+    QCOMPARE(plannedRuns(plan({"data_path", "loss", "data_path"}, 1, true)), 6);
+}
+
+void TestAblation::aFixThatChangesNothingStillRuns() {
+    const AblationResult r = run(plan({"zero_grad", "zero_grad"}));
+    QCOMPARE(statusesOf(r.steps), QStringList({"ran", "ran", "ran"}));
+    QVERIFY(r.steps[2].message.find("changes no switch") != std::string::npos);
+    QCOMPARE(text(r.steps[2].settings), text(r.steps[1].settings));
+    // Not zeroing gradients that are overwritten anyway changes no number of the training.
+    QCOMPARE(r.steps[1].final->trainLoss, r.steps[0].final->trainLoss);
+    QCOMPARE(r.steps[2].final->trainLoss, r.steps[1].final->trainLoss);
+    QCOMPARE(r.steps[2].final->trainAccuracy, r.steps[0].final->trainAccuracy);
+}
+
+void TestAblation::repeatsRunTheSameTraining() {
+    const AblationResult r = run(plan({"loss"}, 3));
+    for (const auto& s : r.steps) {
+        QCOMPARE(s.runs.size(), std::size_t(3));
+        std::vector<double> medians;
+        for (const auto& run : s.runs) {
+            medians.push_back(*run.summary().medianEpochMs);
+            // The same data, initial weights and seed: the same losses.
+            QCOMPARE(run.epochs.back().trainLoss, s.runs[0].epochs.back().trainLoss);
+        }
+        QCOMPARE(s.medianEpochMs, *median(medians));
+        QCOMPARE(s.minEpochMs, *std::min_element(medians.begin(), medians.end()));
+        QCOMPARE(s.maxEpochMs, *std::max_element(medians.begin(), medians.end()));
+        QVERIFY(s.minEpochMs <= s.medianEpochMs && s.medianEpochMs <= s.maxEpochMs);
+    }
+    // BCEWithLogitsLoss and Sigmoid + BCELoss agree to float precision, but are not the same sums.
+    QVERIFY(std::abs(r.steps[1].final->trainLoss - r.steps[0].final->trainLoss) < 1e-4);
+}
+
+void TestAblation::cancellationStopsAtTheStepInFlight_data() {
+    QTest::addColumn<int>("cancelAfterSteps");
+    QTest::newRow("before the baseline") << 0;
+    QTest::newRow("after the baseline") << 1;
+    QTest::newRow("after two steps") << 2;
+}
+
+void TestAblation::cancellationStopsAtTheStepInFlight() {
+    QFETCH(int, cancelAfterSteps);
+    static const Fixture f;
+    CancelFlag cancel{cancelAfterSteps == 0};
+    int finished = 0;
+    AblationCallbacks cb;
+    cb.onStepFinished = [&](const AblationResult&, const AblationStep&) {
+        if (++finished == cancelAfterSteps) cancel.store(true);
+    };
+    const AblationResult r =
+        runAblation(plan({"data_path", "loss", "zero_grad"}), f.config, f.dataset, f.data, cancel, cb);
+    WB_COMPARE_NAME(r.status, "cancelled");
+    QCOMPARE(r.steps.size(), std::size_t(cancelAfterSteps + 1));
+    WB_COMPARE_NAME(r.steps.back().status, "cancelled");
+    QVERIFY(r.steps.back().runs.empty());
+    for (int i = 0; i < cancelAfterSteps; ++i) WB_COMPARE_NAME(r.steps[std::size_t(i)].status, "ran");
+}
+
+void TestAblation::badPlansAreRefusedBeforeAnyRun_data() {
+    QTest::addColumn<QString>("baseline");
+    QTest::addColumn<QString>("fix");
+    QTest::addColumn<int>("repeats");
+    QTest::newRow("unknown preset") << "Nope"
+                                    << "loss" << 1;
+    QTest::newRow("unknown fix") << "Seed PyTorch loop"
+                                 << "turbo" << 1;
+    QTest::newRow("unknown switch") << "Seed PyTorch loop"
+                                    << "warp=9" << 1;
+    QTest::newRow("unknown value") << "Seed PyTorch loop"
+                                   << "precision=fp8" << 1;
+    QTest::newRow("no repeats") << "Seed PyTorch loop"
+                                << "loss" << 0;
+}
+
+void TestAblation::badPlansAreRefusedBeforeAnyRun() {
+    QFETCH(QString, baseline);
+    QFETCH(QString, fix);
+    QFETCH(int, repeats);
+    AblationPlan p = plan({fix.toStdString()}, repeats);
+    p.baseline = baseline.toStdString();
+    int started = 0;
+    AblationCallbacks cb;
+    cb.onRunStarted = [&](int, const std::string&, int, int) { ++started; };
+    QVERIFY_THROWS_EXCEPTION(ConfigError, run(p, cb));
+    QCOMPARE(started, 0);
+}
+
+void TestAblation::customFixBySwitchAndValue() {
+    const AblationFix fix = ablationFixByName("loss=bce_with_logits");
+    QCOMPARE(fix.sets.size(), std::size_t(1));
+    const AblationResult r = run(plan({"loss=bce_with_logits", "precision=bf16"}));
+    QCOMPARE(statusesOf(r.steps), QStringList({"ran", "ran", "not_applicable"}));
+    WB_COMPARE_NAME(r.steps[1].settings.loss, "bce_with_logits");
+}
+
+void TestAblation::repeatsRunInRounds() {
+    QStringList order;
+    AblationCallbacks cb;
+    cb.onRunStarted = [&](int step, const std::string&, int repeat, int planned) {
+        order << QString("%1/%2").arg(step).arg(repeat);
+        QCOMPARE(planned, 14);  // (baseline + 3 fixes + 3 alone) x 2
+    };
+    const AblationResult r = run(plan({"data_path", "launch", "loss"}, 2, true), cb);
+    // Steps 0..3 cumulative (2 = launch, not applicable), 4..6 alone (5 = launch): every step once, then again.
+    QCOMPARE(order, QStringList({"0/1", "1/1", "3/1", "4/1", "6/1", "0/2", "1/2", "3/2", "4/2", "6/2"}));
+    for (const auto* steps : {&r.steps, &r.alone})
+        for (const auto& s : *steps) QCOMPARE(s.runs.size(), std::size_t(s.status == StepStatus::Ran ? 2 : 0));
+    QCOMPARE(r.steps[2].medianEpochMs, r.steps[1].medianEpochMs);  // the level before it, after both rounds
+    QCOMPARE(r.alone[1].medianEpochMs, r.steps[0].medianEpochMs);
+}
+
+void TestAblation::cancellingALaterRoundKeepsTheRunsMade() {
+    static const Fixture f;
+    CancelFlag cancel{false};
+    AblationCallbacks cb;
+    cb.onRunStarted = [&](int step, const std::string&, int repeat, int) {
+        if (step == 1 && repeat == 2) cancel.store(true);  // the run about to start is cancelled at once
+    };
+    const AblationResult r = runAblation(plan({"data_path", "loss"}, 3), f.config, f.dataset, f.data, cancel, cb);
+    WB_COMPARE_NAME(r.status, "cancelled");
+    QVERIFY(r.message.find("round 2") != std::string::npos);
+    QCOMPARE(statusesOf(r.steps), QStringList({"ran", "ran", "ran"}));
+    QCOMPARE(r.steps[0].runs.size(), std::size_t(2));
+    QCOMPARE(r.steps[1].runs.size(), std::size_t(1));
+    QCOMPARE(r.steps[2].runs.size(), std::size_t(1));
+    QVERIFY(std::abs(sumOfSavings(r) - r.totalGapMs()) <= 1e-9 * std::max(1.0, std::abs(r.totalGapMs())));
+}
+
+QTEST_GUILESS_MAIN(TestAblation)
+#include "tst_ablation.moc"
