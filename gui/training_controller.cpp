@@ -1,5 +1,7 @@
 #include "training_controller.h"
 
+#include <algorithm>
+
 #include "metatypes.h"
 #include "training_worker.h"
 
@@ -38,8 +40,19 @@ void TrainingController::stopCurrent() {
 
 void TrainingController::clearQueue() {
     if (queue_.empty()) return;
-    queue_.clear();
+    std::deque<RunRequest> dropped;
+    dropped.swap(queue_);  // empty before anyone hears of it, so a listener sees the final state
+    for (const RunRequest& run : dropped) emit runDropped(run.id);
     emit queueChanged();
+}
+
+bool TrainingController::removeQueued(int id) {
+    const auto it = std::find_if(queue_.begin(), queue_.end(), [id](const RunRequest& r) { return r.id == id; });
+    if (it == queue_.end()) return false;
+    queue_.erase(it);
+    emit runDropped(id);
+    emit queueChanged();
+    return true;
 }
 
 void TrainingController::startNext() {

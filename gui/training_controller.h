@@ -38,6 +38,9 @@ public:
     void enqueue(RunRequest request);
     void stopCurrent();  // the current run ends within one step, marked cancelled
     void clearQueue();   // drops the runs that have not started
+    // Drops one run that has not started; false when `id` is not waiting (running, done, unknown).
+    bool removeQueued(int id);
+    const std::deque<RunRequest>& pending() const { return queue_; }  // in the order they will run
     bool busy() const { return current_.has_value(); }
     int queued() const { return static_cast<int>(queue_.size()); }
     std::optional<int> currentRun() const { return current_; }
@@ -47,6 +50,7 @@ signals:
     void epochFinished(int id, const wb::EpochMetrics& metrics);
     void runFinished(int id, const wb::RunRecord& record);
     void queueChanged();
+    void runDropped(int id);  // removed from the queue before it started (removeQueued, clearQueue)
 
 private:
     void startNext();
