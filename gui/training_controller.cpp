@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "handoff_fence.h"
 #include "metatypes.h"
 #include "training_worker.h"
 
@@ -14,9 +15,19 @@ TrainingController::TrainingController(QObject* parent)
     worker_->moveToThread(&thread_);
     // The worker lives on another thread, so these connections are queued: the GUI thread only
     // ever receives copies of plain values, and handles them when its event loop gets to them.
-    connect(worker_, &TrainingWorker::runStarted, this, &TrainingController::runStarted);
-    connect(worker_, &TrainingWorker::epochFinished, this, &TrainingController::epochFinished);
-    connect(worker_, &TrainingWorker::runFinished, this, &TrainingController::onRunFinished);
+    // Each first passes the fence the worker posted through (handoff_fence.h).
+    connect(worker_, &TrainingWorker::runStarted, this, [this](int id) {
+        handoffFence().receive();
+        emit runStarted(id);
+    });
+    connect(worker_, &TrainingWorker::epochFinished, this, [this](int id, const EpochMetrics& metrics) {
+        handoffFence().receive();
+        emit epochFinished(id, metrics);
+    });
+    connect(worker_, &TrainingWorker::runFinished, this, [this](int id, const RunRecord& record) {
+        handoffFence().receive();
+        onRunFinished(id, record);
+    });
     thread_.start();
 }
 
@@ -62,9 +73,15 @@ void TrainingController::startNext() {
     current_ = request.id;
     // A fresh flag per run: a stop meant for the previous run can never cancel this one.
     cancel_ = std::make_shared<CancelFlag>(false);
-    QMetaObject::invokeMethod(
-        worker_, [worker = worker_, request = std::move(request), cancel = cancel_] { worker->run(request, cancel); },
-        Qt::QueuedConnection);
+    handoffFence().post([&] {
+        QMetaObject::invokeMethod(
+            worker_,
+            [worker = worker_, request = std::move(request), cancel = cancel_] {
+                handoffFence().receive();  // before the first read of a capture
+                worker->run(request, cancel);
+            },
+            Qt::QueuedConnection);
+    });
     emit queueChanged();
 }
 

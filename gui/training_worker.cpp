@@ -10,9 +10,9 @@
 namespace wb::gui {
 
 void TrainingWorker::run(const RunRequest& request, const std::shared_ptr<CancelFlag>& cancel) {
-    emit runStarted(request.id);
-    RunRecord record = train(request, *cancel);
-    emit runFinished(request.id, record);
+    handoffFence().post([&] { emit runStarted(request.id); });
+    const RunRecord record = train(request, *cancel);
+    handoffFence().post([&] { emit runFinished(request.id, record); });
 }
 
 RunRecord TrainingWorker::train(const RunRequest& request, const CancelFlag& cancel) {
@@ -26,7 +26,7 @@ RunRecord TrainingWorker::train(const RunRequest& request, const CancelFlag& can
         Trainer trainer(config, *request.dataset, data, *backend, request.recordPath.toStdString());
         TrainerCallbacks callbacks;
         callbacks.onEpoch = [this, id = request.id](const EpochMetrics& m, const RunRecord&) {
-            emit epochFinished(id, m);
+            handoffFence().post([&] { emit epochFinished(id, m); });
         };
         return trainer.run(cancel, callbacks);
     } catch (const std::bad_alloc&) {
