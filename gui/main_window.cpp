@@ -109,7 +109,8 @@ void MainWindow::buildDocks() {
     queueDock->setWidget(new QueuePanel(controller_, store_));
     addDockWidget(Qt::BottomDockWidgetArea, queueDock);
     splitDockWidget(runsDock, queueDock, Qt::Horizontal);
-    resizeDocks({runsDock, queueDock}, {1200, 320}, Qt::Horizontal);  // pixels, as a ratio
+    resizeDocks({runsDock, queueDock}, {1200, 240}, Qt::Horizontal);  // pixels, as a ratio
+    resizeDocks({runsDock}, {230}, Qt::Vertical);                     // room for a few runs
 
     connect(dataPanel_, &DataPanel::datasetChanged, this, [this](const std::shared_ptr<const Dataset>& ds) {
         if (ds) modelPanel_->setInputs(static_cast<int>(ds->cols));
@@ -384,6 +385,7 @@ void MainWindow::restoreSettings() {
         executionPanel_->setSettings(c.execution);
         executionPanel_->setBackend(QString::fromStdString(c.backend));
         dataPanel_->setPrepareSpec(c.prepare);
+        dataPanel_->setDataSpec(c.data);  // the built-in rows and seed, the CSV options, the last file
     } catch (const std::exception&) {
         // A setting from another version: keep the defaults rather than fail at start-up.
     }

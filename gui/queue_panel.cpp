@@ -34,6 +34,9 @@ QueuePanel::QueuePanel(TrainingController* controller, RunStore* store, QWidget*
     : QWidget(parent), controller_(controller), store_(store), summary_(new QLabel), list_(new QListWidget) {
     list_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     list_->setObjectName("queueList");
+    list_->setWordWrap(true);  // a narrow dock wraps a long name rather than hiding the epoch
+    list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    list_->setResizeMode(QListView::Adjust);
     auto* buttons = new QHBoxLayout;
     remove_ = makeButton(buttons, "Remove", "Drop the selected waiting runs from the queue", this);
     clear_ = makeButton(buttons, "Clear", "Drop every run that has not started", this);
@@ -101,18 +104,15 @@ void QueuePanel::addItem(int id, bool running, int position) {
     item->setFont(bold);
 }
 
-// "▶ Fastest · running, epoch 3/10" or "2. My run · custom".
+// "▶ Fastest (epoch 3/10)" or "2. My run · custom".
 QString QueuePanel::describe(int id, bool running, int position) const {
     const RunEntry* run = store_->find(id);
     QString text = running ? QString(QChar(0x25B6)) + " " : QString("%1. ").arg(position);
     if (!run) return text + QString("run %1").arg(id);
     text += run->name;
     if (run->preset() != run->name) text += " · " + run->preset();
-    if (running) {
-        text += " · running";
-        if (!run->record.epochs.empty())
-            text += QString(", epoch %1/%2").arg(run->record.epochs.size()).arg(plannedEpochs(*run));
-    }
+    if (running && !run->record.epochs.empty())
+        text += QString(" (epoch %1/%2)").arg(run->record.epochs.size()).arg(plannedEpochs(*run));
     return text;
 }
 

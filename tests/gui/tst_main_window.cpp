@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QLabel>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -33,6 +34,7 @@ private slots:
     void shortcutsAreUniqueAndPresent_data();
     void shortcutsAreUniqueAndPresent();
     void compareQueuesAndOverlaysBothPresets();
+    void lastConfigurationPersists();
 };
 
 void TestMainWindow::initTestCase() {
@@ -40,6 +42,7 @@ void TestMainWindow::initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
     QCoreApplication::setOrganizationName("MLP Workbench tests");
     QCoreApplication::setApplicationName("tst_main_window");
+    QSettings().clear();  // every run starts from the defaults, whatever an earlier run left
     registerMetaTypes();
 }
 
@@ -102,6 +105,31 @@ void TestMainWindow::compareQueuesAndOverlaysBothPresets() {
         QCOMPARE(chart->pointCount(window.store().runs()[1].id), 3);
     }
     QVERIFY2(window.statusBar()->findChildren<QLabel*>().size() >= 2, "run and backend labels");
+}
+
+// What the panels held when the window closed comes back in the next window (through QSettings).
+void TestMainWindow::lastConfigurationPersists() {
+    {
+        MainWindow first;
+        auto* data = first.findChild<DataPanel*>();
+        DataSpec spec = data->dataSpec();
+        spec.rows = 3000;
+        spec.seed = 7;
+        data->setDataSpec(spec);
+        auto* model = first.findChild<ModelPanel*>();
+        TrainSpec train = model->trainSpec();
+        train.epochs = 17;
+        train.batchSize = 512;
+        model->setTrainSpec(train);
+        first.close();  // saves the settings
+    }
+    MainWindow second;
+    auto* data = second.findChild<DataPanel*>();
+    QTRY_VERIFY_WITH_TIMEOUT(data->dataset() != nullptr, kRunTimeoutMs);
+    QCOMPARE(data->dataset()->rows, std::size_t{3000});  // the built-in set at start-up, as it was
+    QCOMPARE(data->dataSpec().seed, std::uint64_t{7});
+    QCOMPARE(second.currentConfig().train.epochs, 17);
+    QCOMPARE(second.currentConfig().train.batchSize, 512);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -65,7 +65,8 @@ void TestQueuePanel::showsRunningAndWaitingRuns() {
     const int c = queueRun(store, controller, "third", 3, data);
     QCOMPARE(panel.shownRuns(), (std::vector<int>{a, b, c}));
     QVERIFY(panel.list()->item(0)->data(QueuePanel::RunningRole).toBool());
-    QVERIFY(panel.list()->item(0)->text().contains("running"));
+    QVERIFY(panel.list()->item(0)->text().startsWith(QChar(0x25B6)));
+    QVERIFY(panel.list()->item(0)->font().bold());
     QVERIFY(panel.list()->item(1)->text().startsWith("1. second"));
     QVERIFY(panel.list()->item(2)->text().startsWith("2. third"));
     QCOMPARE(panel.summary()->text(), QString("1 running, 2 waiting"));
