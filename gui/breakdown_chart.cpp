@@ -1,7 +1,6 @@
 #include "breakdown_chart.h"
 
 #include <QToolTip>
-#include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
@@ -12,7 +11,6 @@
 namespace wb::gui {
 
 namespace {
-constexpr int kRefreshIntervalMs = 33;
 constexpr double kBarWidth = 0.6;
 const QColor kNotSeparableFill(205, 205, 205);
 const QColor kNotSeparableEdge(120, 120, 120);
@@ -63,22 +61,17 @@ std::optional<PhaseBreakdown> phaseBreakdown(const RunRecord& record) {
     return b;
 }
 
-BreakdownChart::BreakdownChart(RunStore* store, QWidget* parent)
-    : QWidget(parent), store_(store), plot_(new QCustomPlot(this)) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
-
-    applyChartStyle(*plot_, "Time per epoch by phase (median after warm-up)");
-    setLegendColumns(*plot_, kPhaseCount + 1);
-    plot_->yAxis->setLabel("Median time per epoch (ms)");
-    plot_->xAxis->grid()->setVisible(false);
-    plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
-    placeholder_ = addPlaceholder(*plot_, "No runs to show yet");
+BreakdownChart::BreakdownChart(RunStore* store, QWidget* parent) : ThrottledChart(store, parent) {
+    applyChartStyle(plot(), "Time per epoch by phase (median after warm-up)");
+    setLegendColumns(plot(), kPhaseCount + 1);
+    plot().yAxis->setLabel("Median time per epoch (ms)");
+    plot().xAxis->grid()->setVisible(false);
+    plot().xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
+    placeholder_ = addPlaceholder(plot(), "No runs to show yet");
 
     QCPBars* below = nullptr;
     for (int phase = 0; phase < kPhaseCount; ++phase) {
-        auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
+        auto* bars = new QCPBars(plot().xAxis, plot().yAxis);
         bars->setName(phaseNames()[static_cast<std::size_t>(phase)]);
         bars->setBrush(phaseColors()[static_cast<std::size_t>(phase)]);
         bars->setPen(QPen(Qt::white, 1));  // a thin gap between the stacked parts
@@ -86,39 +79,17 @@ BreakdownChart::BreakdownChart(RunStore* store, QWidget* parent)
         if (below) bars->moveAbove(below);
         phaseBars_[static_cast<std::size_t>(phase)] = below = bars;
     }
-    notSeparableBars_ = new QCPBars(plot_->xAxis, plot_->yAxis);
+    notSeparableBars_ = new QCPBars(plot().xAxis, plot().yAxis);
     notSeparableBars_->setName("not separable (total only)");
     notSeparableBars_->setBrush(kNotSeparableFill);
     notSeparableBars_->setPen(QPen(kNotSeparableEdge, 1));
     notSeparableBars_->setWidth(kBarWidth);
 
-    plot_->setMouseTracking(true);
-    connect(plot_, &QCustomPlot::mouseMove, this, &BreakdownChart::showHoverTip);
-    refreshTimer_.setSingleShot(true);
-    refreshTimer_.setInterval(kRefreshIntervalMs);
-    connect(&refreshTimer_, &QTimer::timeout, this, &BreakdownChart::refresh);
-    connect(store_, &RunStore::runAdded, this, &BreakdownChart::scheduleRefresh);
-    connect(store_, &RunStore::runChanged, this, &BreakdownChart::scheduleRefresh);
-    connect(store_, &RunStore::epochAppended, this, &BreakdownChart::scheduleRefresh);
-    connect(store_, &RunStore::runRemoved, this, &BreakdownChart::scheduleRefresh);
-    scheduleRefresh();
-}
-
-void BreakdownChart::refreshNow() {
-    refresh();
-}
-
-void BreakdownChart::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    if (replotPending_) replot();
-}
-
-void BreakdownChart::scheduleRefresh() {
-    if (!refreshTimer_.isActive()) refreshTimer_.start();
+    plot().setMouseTracking(true);
+    connect(&plot(), &QCustomPlot::mouseMove, this, &BreakdownChart::showHoverTip);
 }
 
 void BreakdownChart::refresh() {
-    refreshTimer_.stop();
     collectRows();
     fillBars();
     labelBars();
@@ -127,7 +98,7 @@ void BreakdownChart::refresh() {
 
 void BreakdownChart::collectRows() {
     rows_.clear();
-    for (const RunEntry& run : store_->runs()) {
+    for (const RunEntry& run : store().runs()) {
         if (!run.visible) continue;
         if (const auto b = phaseBreakdown(run.record)) rows_.push_back({run.id, run.name, *b});
     }
@@ -157,18 +128,18 @@ void BreakdownChart::fillBars() {
     notSeparableBars_->setData(fusedKeys, fusedValues, true);
     if (fusedKeys.isEmpty())
         notSeparableBars_->removeFromLegend();
-    else if (!plot_->legend->hasItemWithPlottable(notSeparableBars_))
+    else if (!plot().legend->hasItemWithPlottable(notSeparableBars_))
         notSeparableBars_->addToLegend();
 
-    plot_->xAxis->setTicker(ticker);
-    plot_->xAxis->setTickLabelRotation(rows_.size() > 5 ? -25 : 0);  // long names side by side collide
-    plot_->xAxis->setRange(0.4, static_cast<double>(rows_.size()) + 0.6);
-    plot_->yAxis->setRange(0, top > 0 ? top * 1.2 : 1.0);  // room for the totals above the bars
+    plot().xAxis->setTicker(ticker);
+    plot().xAxis->setTickLabelRotation(rows_.size() > 5 ? -25 : 0);  // long names side by side collide
+    plot().xAxis->setRange(0.4, static_cast<double>(rows_.size()) + 0.6);
+    plot().yAxis->setRange(0, top > 0 ? top * 1.2 : 1.0);  // room for the totals above the bars
     placeholder_->setVisible(rows_.empty());
 }
 
 void BreakdownChart::labelBars() {
-    for (QCPItemText* label : labels_) plot_->removeItem(label);
+    for (QCPItemText* label : labels_) plot().removeItem(label);
     labels_.clear();
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         const PhaseBreakdown& b = rows_[i].breakdown;
@@ -176,7 +147,7 @@ void BreakdownChart::labelBars() {
         // Medians of the parts add up to the median epoch only when epochs are alike; say so when not.
         if (b.separable && std::abs(b.totalMs - b.medianWallMs) > 0.15 * b.medianWallMs)
             text += "\n(median epoch " + formatMs(b.medianWallMs) + ")";
-        QCPItemText* label = addValueLabel(*plot_, text);
+        QCPItemText* label = addValueLabel(plot(), text);
         label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         label->position->setCoords(static_cast<double>(i + 1), b.totalMs);
         label->setPadding(QMargins(0, 0, 0, 3));
@@ -184,20 +155,10 @@ void BreakdownChart::labelBars() {
     }
 }
 
-void BreakdownChart::replot() {
-    if (!isVisible()) {
-        replotPending_ = true;
-        return;
-    }
-    replotPending_ = false;
-    plot_->replot();
-    ++replotCount_;
-}
-
 // Hovering a bar lists all its parts, the small ones too.
 void BreakdownChart::showHoverTip(QMouseEvent* event) {
-    const double key = plot_->xAxis->pixelToCoord(event->position().x());
-    const double value = plot_->yAxis->pixelToCoord(event->position().y());
+    const double key = plot().xAxis->pixelToCoord(event->position().x());
+    const double value = plot().yAxis->pixelToCoord(event->position().y());
     const long index = std::lround(key) - 1;
     if (index < 0 || index >= static_cast<long>(rows_.size()) || std::abs(key - std::round(key)) > kBarWidth / 2) {
         QToolTip::hideText();
@@ -215,7 +176,7 @@ void BreakdownChart::showHoverTip(QMouseEvent* event) {
     text += "<br>total: " + formatMs(row.breakdown.totalMs);
     if (row.breakdown.separable)  // medians of the parts need not add up to the median epoch
         text += "<br>median epoch (wall): " + formatMs(row.breakdown.medianWallMs);
-    QToolTip::showText(event->globalPosition().toPoint(), text, plot_);
+    QToolTip::showText(event->globalPosition().toPoint(), text, &plot());
 }
 
 }  // namespace wb::gui

@@ -5,14 +5,13 @@
 #pragma once
 
 #include <QString>
-#include <QTimer>
-#include <QWidget>
 #include <array>
 #include <optional>
 #include <vector>
 
 #include "chart_style.h"
 #include "run_record.h"
+#include "throttled_chart.h"
 
 class QCustomPlot;
 class QCPBars;
@@ -34,7 +33,7 @@ struct PhaseBreakdown {
 // when every such epoch measured its phases. nullopt for a run without epochs.
 std::optional<PhaseBreakdown> phaseBreakdown(const RunRecord& record);
 
-class BreakdownChart : public QWidget {
+class BreakdownChart : public ThrottledChart {
     Q_OBJECT
 
 public:
@@ -46,33 +45,22 @@ public:
 
     explicit BreakdownChart(RunStore* store, QWidget* parent = nullptr);
 
-    QCustomPlot& plot() { return *plot_; }
-    void refreshNow();                                      // applies pending changes now (tests, the headless export)
     const std::vector<Row>& rows() const { return rows_; }  // the bars drawn, left to right
-    int replotCount() const { return replotCount_; }
 
 protected:
-    void showEvent(QShowEvent* event) override;
+    void refresh() override;
 
 private:
-    void scheduleRefresh();
-    void refresh();
     void collectRows();
     void fillBars();
     void labelBars();
-    void replot();
     void showHoverTip(QMouseEvent* event);
 
-    RunStore* store_;
-    QCustomPlot* plot_;
     std::array<QCPBars*, kPhaseCount> phaseBars_{};
     QCPBars* notSeparableBars_ = nullptr;
     QCPItemText* placeholder_ = nullptr;
     std::vector<QCPItemText*> labels_;
     std::vector<Row> rows_;
-    QTimer refreshTimer_;
-    bool replotPending_ = false;
-    int replotCount_ = 0;
 };
 
 }  // namespace wb::gui

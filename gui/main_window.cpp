@@ -20,6 +20,7 @@
 #include <QVBoxLayout>
 
 #include "ablation_tab.h"
+#include "backend.h"
 #include "breakdown_chart.h"
 #include "chart_export.h"
 #include "data_panel.h"
@@ -28,6 +29,8 @@
 #include "export_dialog.h"
 #include "metric_chart.h"
 #include "model_panel.h"
+#include "queue_binding.h"
+#include "queue_panel.h"
 #include "run_store.h"
 #include "runs_table_view.h"
 #include "speedup_chart.h"
@@ -104,10 +107,20 @@ void MainWindow::buildDocks() {
     runsDock->setWidget(runsView_);
     addDockWidget(Qt::BottomDockWidgetArea, runsDock);
 
+    // The queue beside the runs table: what trains now and what waits.
+    auto* queueDock = new QDockWidget("Queue", this);
+    queueDock->setObjectName("queueDock");
+    queueDock->setWidget(new QueuePanel(controller_, store_));
+    addDockWidget(Qt::BottomDockWidgetArea, queueDock);
+    splitDockWidget(runsDock, queueDock, Qt::Horizontal);
+    resizeDocks({runsDock, queueDock}, {1200, 240}, Qt::Horizontal);  // pixels, as a ratio
+    resizeDocks({runsDock}, {230}, Qt::Vertical);                     // room for a few runs
+
     ablationTab_->setSources([this] { return currentConfig(); }, [this] { return dataPanel_->dataset(); });
     connect(dataPanel_, &DataPanel::datasetChanged, this, [this](const std::shared_ptr<const Dataset>& ds) {
         if (ds) modelPanel_->setInputs(static_cast<int>(ds->cols));
     });
+    connect(executionPanel_, &ExecutionPanel::changed, this, &MainWindow::showStatus);  // backend and device
 }
 
 void MainWindow::buildActions() {
@@ -119,8 +132,10 @@ void MainWindow::buildActions() {
         action->setToolTip(QString("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
         return action;
     };
-    add("Open data…", QKeySequence("Ctrl+O"), &MainWindow::openData, "Open a CSV or .npy data set");
-    add("Open runs…", QKeySequence("Ctrl+Shift+O"), &MainWindow::openRuns, "Open RunRecord JSON files");
+    add("Open data…", QKeySequence("Ctrl+O"), &MainWindow::openData, "Open a CSV or .npy data set")
+        ->setObjectName("openDataAction");
+    add("Open runs…", QKeySequence("Ctrl+Shift+O"), &MainWindow::openRuns, "Open RunRecord JSON files")
+        ->setObjectName("openRunsAction");
     bar->addSeparator();
     add("Run", QKeySequence("Ctrl+R"), &MainWindow::runCurrent, "Train the current configuration");
     add("Compare", QKeySequence("Ctrl+Shift+R"), &MainWindow::compare,
@@ -128,7 +143,8 @@ void MainWindow::buildActions() {
     add("Stop", QKeySequence(Qt::Key_Escape), &MainWindow::stop, "Stop the current run (marked cancelled)");
     add("Clear queue", QKeySequence(), &MainWindow::clearQueue, "Drop the runs that have not started");
     bar->addSeparator();
-    add("Export chart…", QKeySequence("Ctrl+E"), &MainWindow::exportChart, "Export the chart shown");
+    add("Export chart…", QKeySequence("Ctrl+E"), &MainWindow::exportChart, "Export the chart shown")
+        ->setObjectName("exportChartAction");
     add("Export data…", QKeySequence(), &MainWindow::exportRunData, "Export the selected runs' epochs");
     bar->addSeparator();
     auto* byTime = bar->addAction("X: elapsed time");
@@ -155,11 +171,13 @@ void MainWindow::buildActions() {
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu("&File");
-    file->addAction("Open data…", QKeySequence("Ctrl+O"), this, &MainWindow::openData);
+    // The toolbar's actions themselves: a second action with the same shortcut would make the
+    // shortcut ambiguous, and Qt then fires neither.
+    file->addAction(findChild<QAction*>("openDataAction"));
     recentMenu_ = file->addMenu("Recent data");
-    file->addAction("Open runs…", this, &MainWindow::openRuns);
+    file->addAction(findChild<QAction*>("openRunsAction"));
     file->addSeparator();
-    file->addAction("Export chart…", this, &MainWindow::exportChart);
+    file->addAction(findChild<QAction*>("exportChartAction"));
     file->addAction("Export run data…", this, &MainWindow::exportRunData);
     file->addSeparator();
     file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);
@@ -224,10 +242,7 @@ void MainWindow::connectTraining() {
         runLabel_->setText(text);
     });
     connect(controller_, &TrainingController::queueChanged, this, &MainWindow::showStatus);
-    // A run deleted while it trains stops training: its results would have nowhere to go.
-    connect(store_, &RunStore::runRemoved, this, [this](int id) {
-        if (controller_->currentRun() == id) controller_->stopCurrent();
-    });
+    linkQueueToStore(*controller_, *store_);
 }
 
 RunConfig MainWindow::currentConfig() const {
@@ -355,7 +370,10 @@ void MainWindow::exportRunData() {
 }
 
 void MainWindow::showStatus() {
-    const QString backend = executionPanel_->backend();
+    QString backend = executionPanel_->backend();
+    for (const BackendInfo& info : BackendRegistry::instance().list())
+        if (info.name == backend.toStdString() && info.available && !info.device.empty())
+            backend += " / " + QString::fromStdString(info.device);
     QString queued = controller_->queued() > 0 ? QString(", %1 queued").arg(controller_->queued()) : QString();
     backendLabel_->setText(QString("Backend: %1%2").arg(backend, queued));
 }
@@ -374,6 +392,7 @@ void MainWindow::restoreSettings() {
         executionPanel_->setSettings(c.execution);
         executionPanel_->setBackend(QString::fromStdString(c.backend));
         dataPanel_->setPrepareSpec(c.prepare);
+        dataPanel_->setDataSpec(c.data);  // the built-in rows and seed, the CSV options, the last file
     } catch (const std::exception&) {
         // A setting from another version: keep the defaults rather than fail at start-up.
     }

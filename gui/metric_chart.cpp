@@ -1,7 +1,6 @@
 #include "metric_chart.h"
 
 #include <QToolTip>
-#include <QVBoxLayout>
 #include <algorithm>
 #include <limits>
 
@@ -13,7 +12,6 @@
 namespace wb::gui {
 
 namespace {
-constexpr int kRefreshIntervalMs = 33;  // <= 30 replots a second, however fast epochs arrive
 constexpr double kHoverRadiusPx = 24.0;
 constexpr double kLineWidth = 2.0;
 
@@ -53,33 +51,20 @@ std::vector<double> smoothExponential(const std::vector<double>& values, double 
     return out;
 }
 
-MetricChart::MetricChart(RunStore* store, Kind kind, QWidget* parent)
-    : QWidget(parent), store_(store), kind_(kind), plot_(new QCustomPlot(this)) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
-
-    title_ = applyChartStyle(*plot_, title());
-    placeholder_ = addPlaceholder(*plot_, "No runs to show yet: press Run, or open RunRecord files");
-    plot_->yAxis->setLabel(kind_ == Kind::Loss       ? "Loss"
+MetricChart::MetricChart(RunStore* store, Kind kind, QWidget* parent) : ThrottledChart(store, parent), kind_(kind) {
+    title_ = applyChartStyle(plot(), title());
+    placeholder_ = addPlaceholder(plot(), "No runs to show yet: press Run, or open RunRecord files");
+    plot().yAxis->setLabel(kind_ == Kind::Loss       ? "Loss"
                            : kind_ == Kind::Accuracy ? "Accuracy (%)"
                                                      : "Wall time per epoch (ms)");
     applyAxisModes();
 
-    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    plot_->setMouseTracking(true);  // hover tool tips without a pressed button
-    connect(plot_, &QCustomPlot::mouseMove, this, &MetricChart::showHoverTip);
-    connect(plot_, &QCustomPlot::mousePress, this, [this] { autoFit_ = false; });
-    connect(plot_, &QCustomPlot::mouseWheel, this, [this] { autoFit_ = false; });
-    connect(plot_, &QCustomPlot::mouseDoubleClick, this, &MetricChart::fitToData);
-
-    refreshTimer_.setSingleShot(true);
-    refreshTimer_.setInterval(kRefreshIntervalMs);
-    connect(&refreshTimer_, &QTimer::timeout, this, &MetricChart::refresh);
-    connect(store_, &RunStore::runAdded, this, &MetricChart::markDirty);
-    connect(store_, &RunStore::runChanged, this, &MetricChart::markDirty);
-    connect(store_, &RunStore::epochAppended, this, &MetricChart::markDirty);
-    connect(store_, &RunStore::runRemoved, this, &MetricChart::markDirty);
+    plot().setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot().setMouseTracking(true);  // hover tool tips without a pressed button
+    connect(&plot(), &QCustomPlot::mouseMove, this, &MetricChart::showHoverTip);
+    connect(&plot(), &QCustomPlot::mousePress, this, [this] { autoFit_ = false; });
+    connect(&plot(), &QCustomPlot::mouseWheel, this, [this] { autoFit_ = false; });
+    connect(&plot(), &QCustomPlot::mouseDoubleClick, this, &MetricChart::fitToData);
     markAllDirty();
 }
 
@@ -92,10 +77,6 @@ QString MetricChart::title() const {
         case Kind::EpochTime: return "Wall time per epoch";
     }
     return {};
-}
-
-void MetricChart::refreshNow() {
-    refresh();
 }
 
 int MetricChart::graphCount() const {
@@ -139,23 +120,17 @@ void MetricChart::fitToData() {
     replot();
 }
 
-void MetricChart::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    if (replotPending_) replot();
-}
-
-void MetricChart::markDirty(int runId) {
+void MetricChart::runTouched(int runId) {
     dirty_.insert(runId);
-    if (!refreshTimer_.isActive()) refreshTimer_.start();
+    scheduleRefresh();
 }
 
 void MetricChart::markAllDirty() {
     allDirty_ = true;
-    if (!refreshTimer_.isActive()) refreshTimer_.start();
+    scheduleRefresh();
 }
 
 void MetricChart::refresh() {
-    refreshTimer_.stop();
     std::vector<RunShape> shape = currentShape();
     if (shape != shape_) {
         shape_ = std::move(shape);
@@ -163,7 +138,7 @@ void MetricChart::refresh() {
     }
     for (RunGraphs& g : graphs_) {
         if (!allDirty_ && !dirty_.count(g.runId)) continue;
-        if (const RunEntry* run = store_->find(g.runId)) fillGraphs(g, *run);
+        if (const RunEntry* run = store().find(g.runId)) fillGraphs(g, *run);
     }
     dirty_.clear();
     allDirty_ = false;
@@ -174,7 +149,7 @@ void MetricChart::refresh() {
 
 std::vector<MetricChart::RunShape> MetricChart::currentShape() const {
     std::vector<RunShape> shape;
-    for (const RunEntry& run : store_->runs()) {
+    for (const RunEntry& run : store().runs()) {
         if (!run.visible) continue;
         shape.push_back({run.id, run.name, run.color, kind_ != Kind::EpochTime && hasValidation(run),
                          kind_ == Kind::EpochTime && hasWarmup(run)});
@@ -185,11 +160,11 @@ std::vector<MetricChart::RunShape> MetricChart::currentShape() const {
 // Rebuilt as a whole (rare: a run added, removed, hidden, renamed), so the legend keeps the
 // runs table's order.
 void MetricChart::rebuildGraphs() {
-    plot_->clearGraphs();
+    plot().clearGraphs();
     graphs_.clear();
     warmupKey_ = nullptr;
     for (const RunShape& s : shape_) {
-        const RunEntry* run = store_->find(s.id);
+        const RunEntry* run = store().find(s.id);
         if (!run) continue;
         RunGraphs g;
         g.runId = s.id;
@@ -201,7 +176,7 @@ void MetricChart::rebuildGraphs() {
     bool anyWarmup = false;
     for (std::size_t i = 0; i < graphs_.size(); ++i) {
         if (!shape_[i].warmup) continue;
-        graphs_[i].warmup = addWarmupMarker(*store_->find(shape_[i].id));
+        graphs_[i].warmup = addWarmupMarker(*store().find(shape_[i].id));
         anyWarmup = true;
     }
     if (anyWarmup) addWarmupLegendKey();
@@ -209,7 +184,7 @@ void MetricChart::rebuildGraphs() {
 }
 
 QCPGraph* MetricChart::addLineGraph(const RunEntry& run, const QString& name, Qt::PenStyle style) {
-    QCPGraph* graph = plot_->addGraph();
+    QCPGraph* graph = plot().addGraph();
     QPen pen(run.color, kLineWidth, style);
     pen.setCapStyle(Qt::FlatCap);
     graph->setPen(pen);
@@ -219,7 +194,7 @@ QCPGraph* MetricChart::addLineGraph(const RunEntry& run, const QString& name, Qt
 }
 
 QCPGraph* MetricChart::addWarmupMarker(const RunEntry& run) {
-    QCPGraph* graph = plot_->addGraph();
+    QCPGraph* graph = plot().addGraph();
     graph->setLineStyle(QCPGraph::lsNone);
     graph->setScatterStyle(hollowCircle(run.color));
     graph->setName(run.name + " (warm-up)");
@@ -229,7 +204,7 @@ QCPGraph* MetricChart::addWarmupMarker(const RunEntry& run) {
 
 // One legend entry explains the hollow circle for all runs.
 void MetricChart::addWarmupLegendKey() {
-    warmupKey_ = plot_->addGraph();
+    warmupKey_ = plot().addGraph();
     warmupKey_->setLineStyle(QCPGraph::lsNone);
     warmupKey_->setScatterStyle(hollowCircle(QColor(90, 90, 90)));
     warmupKey_->setName("warm-up epoch (excluded from medians)");
@@ -282,45 +257,34 @@ std::optional<double> MetricChart::valueOf(const EpochMetrics& epoch, bool valid
 
 void MetricChart::fitAxes() {
     if (graphs_.empty()) return;
-    plot_->rescaleAxes(true);
+    plot().rescaleAxes(true);
     // A little air around the data, so the extreme points and markers are not cut by the frame.
-    plot_->xAxis->scaleRange(1.04, plot_->xAxis->range().center());
-    plot_->yAxis->scaleRange(1.12, plot_->yAxis->range().center());
+    plot().xAxis->scaleRange(1.04, plot().xAxis->range().center());
+    plot().yAxis->scaleRange(1.12, plot().yAxis->range().center());
     // Times start at zero on a linear axis, so the heights of two runs compare as their ratio.
-    if (!logScale_ && (kind_ == Kind::EpochTime || plot_->yAxis->range().lower < 0)) plot_->yAxis->setRangeLower(0);
+    if (!logScale_ && (kind_ == Kind::EpochTime || plot().yAxis->range().lower < 0)) plot().yAxis->setRangeLower(0);
 }
 
 void MetricChart::applyAxisModes() {
-    plot_->xAxis->setLabel(byTime_ ? "Elapsed time (s)" : "Epoch");
+    plot().xAxis->setLabel(byTime_ ? "Elapsed time (s)" : "Epoch");
     if (byTime_) {
-        plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        plot().xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
     } else {
         auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();  // whole epochs only
         ticker->setTickStep(1.0);
         ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-        plot_->xAxis->setTicker(ticker);
+        plot().xAxis->setTicker(ticker);
     }
-    plot_->yAxis->setScaleType(logScale_ ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    plot().yAxis->setScaleType(logScale_ ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     if (logScale_) {
         auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
         ticker->setLogBase(10);
-        plot_->yAxis->setTicker(ticker);
-        plot_->yAxis->setNumberFormat("g");  // 10, 100, 1000 rather than 10^2
+        plot().yAxis->setTicker(ticker);
+        plot().yAxis->setNumberFormat("g");  // 10, 100, 1000 rather than 10^2
     } else {
-        plot_->yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
-        plot_->yAxis->setNumberFormat("gbd");
+        plot().yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        plot().yAxis->setNumberFormat("gbd");
     }
-}
-
-// A hidden chart (another tab) only keeps its data current; it draws when shown.
-void MetricChart::replot() {
-    if (!isVisible()) {
-        replotPending_ = true;
-        return;
-    }
-    replotPending_ = false;
-    plot_->replot();
-    ++replotCount_;
 }
 
 QString MetricChart::formatValue(double value) const {
@@ -339,7 +303,7 @@ void MetricChart::showHoverTip(QMouseEvent* event) {
         QToolTip::hideText();
         return;
     }
-    QToolTip::showText(event->globalPosition().toPoint(), hoverText(hit), plot_);
+    QToolTip::showText(event->globalPosition().toPoint(), hoverText(hit), &plot());
 }
 
 MetricChart::HoverHit MetricChart::nearestPoint(const QPointF& pixel) const {
@@ -363,7 +327,7 @@ MetricChart::HoverHit MetricChart::nearestPoint(const QPointF& pixel) const {
 }
 
 QString MetricChart::hoverText(const HoverHit& hit) const {
-    const RunEntry* run = store_->find(hit.graphs->runId);
+    const RunEntry* run = store().find(hit.graphs->runId);
     const bool validation = hit.graph == hit.graphs->validation;
     const auto& index = validation ? hit.graphs->validationEpochs : hit.graphs->trainEpochs;
     if (!run || hit.point < 0 || static_cast<std::size_t>(hit.point) >= index.size()) return {};

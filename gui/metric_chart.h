@@ -1,19 +1,17 @@
 // A live line chart of one metric of every visible run: loss, accuracy, or wall time per epoch.
-// Incoming epochs only mark the chart dirty; a short timer rebuilds the changed graphs and replots
-// once, at most ~30 times a second, so a run that does 200 epochs in 0.1 s cannot flood the event
-// loop (DESIGN.md, Threads).
+// Incoming epochs only mark their run dirty; the throttled refresh (ThrottledChart, at most ~30 a
+// second) refills only the changed graphs and replots once.
 #pragma once
 
 #include <QColor>
 #include <QString>
-#include <QTimer>
-#include <QWidget>
 #include <cstddef>
 #include <optional>
 #include <set>
 #include <vector>
 
 #include "epoch_metrics.h"
+#include "throttled_chart.h"
 
 class QCustomPlot;
 class QCPGraph;
@@ -30,7 +28,7 @@ struct RunEntry;
 // factor 0 returns the values unchanged; factor is clamped to [0, 0.99].
 std::vector<double> smoothExponential(const std::vector<double>& values, double factor);
 
-class MetricChart : public QWidget {
+class MetricChart : public ThrottledChart {
     Q_OBJECT
 
 public:
@@ -39,18 +37,13 @@ public:
     MetricChart(RunStore* store, Kind kind, QWidget* parent = nullptr);
     ~MetricChart() override;
 
-    QCustomPlot& plot() { return *plot_; }
     Kind kind() const { return kind_; }
     QString title() const;
 
-    // Applies what is pending now instead of on the timer (tests, the headless export).
-    void refreshNow();
-
-    // For tests: the runs' data graphs (train and validation; markers not counted), the points of a
-    // run's train graph, and how many times the chart has replotted.
+    // For tests: the runs' data graphs (train and validation; markers not counted) and the points
+    // of a run's train graph.
     int graphCount() const;
     int pointCount(int runId) const;
-    int replotCount() const { return replotCount_; }
 
 public slots:
     void setXAxisByTime(bool byTime);  // elapsed seconds instead of the epoch number
@@ -59,7 +52,8 @@ public slots:
     void fitToData();                  // rescales to all data and follows new points again
 
 protected:
-    void showEvent(QShowEvent* event) override;
+    void refresh() override;
+    void runTouched(int runId) override;  // only that run's graphs are refilled
 
 private:
     // The graphs of one visible run; the index vectors map a graph's points back to epochs.
@@ -86,9 +80,7 @@ private:
         int point = -1;
     };
 
-    void markDirty(int runId);
     void markAllDirty();
-    void refresh();
     std::vector<RunShape> currentShape() const;
     void rebuildGraphs();
     QCPGraph* addLineGraph(const RunEntry& run, const QString& name, Qt::PenStyle style);
@@ -98,7 +90,6 @@ private:
     void fillGraph(QCPGraph* graph, std::vector<std::size_t>& epochIndex, const RunEntry& run, bool validation) const;
     void fitAxes();
     void applyAxisModes();
-    void replot();
 
     std::optional<double> valueOf(const EpochMetrics& epoch, bool validation) const;
     QString formatValue(double value) const;
@@ -106,24 +97,19 @@ private:
     HoverHit nearestPoint(const QPointF& pixel) const;
     QString hoverText(const HoverHit& hit) const;
 
-    RunStore* store_;
     Kind kind_;
-    QCustomPlot* plot_;
     QCPTextElement* title_ = nullptr;
     QCPItemText* placeholder_ = nullptr;
     QCPGraph* warmupKey_ = nullptr;  // the legend's one "warm-up epoch" entry
     std::vector<RunGraphs> graphs_;
     std::vector<RunShape> shape_;
 
-    QTimer refreshTimer_;
     std::set<int> dirty_;
     bool allDirty_ = false;
-    bool replotPending_ = false;  // data changed while hidden: replot when shown
-    bool autoFit_ = true;         // follow new points until the user pans or zooms
+    bool autoFit_ = true;  // follow new points until the user pans or zooms
     bool byTime_ = false;
     bool logScale_ = false;
     double smoothing_ = 0.0;
-    int replotCount_ = 0;
 };
 
 }  // namespace wb::gui

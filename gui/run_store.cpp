@@ -61,6 +61,7 @@ int RunStore::addPending(const RunConfig& config) {
     entry.record.name = entry.name.toStdString();
     entry.record.config = entry.config;
     entry.record.status = RunStatus::Running;
+    entry.queued = true;
     entry.color = nextColor();
     runs_.push_back(std::move(entry));
     emit runAdded(runs_.back().id);
@@ -82,6 +83,13 @@ int RunStore::addFromFile(const QString& path) {
     return runs_.back().id;
 }
 
+void RunStore::markStarted(int id) {
+    RunEntry* run = findMutable(id);
+    if (!run || !run->queued) return;
+    run->queued = false;
+    emit runChanged(id);
+}
+
 void RunStore::appendEpoch(int id, const EpochMetrics& metrics) {
     RunEntry* run = findMutable(id);
     if (!run) return;  // removed while it trained: its points have nowhere to go
@@ -93,6 +101,7 @@ void RunStore::finish(int id, const RunRecord& record) {
     RunEntry* run = findMutable(id);
     if (!run) return;
     run->record = record;
+    run->queued = false;
     run->record.name = run->name.toStdString();  // the user may have renamed it while it trained
     if (record.config.is_object() && !record.config.empty()) run->config = record.config;
     emit runChanged(id);
@@ -153,8 +162,20 @@ RunEntry* RunStore::findMutable(int id) {
     return const_cast<RunEntry*>(std::as_const(*this).find(id));
 }
 
+std::optional<int> RunStore::effectiveBaseline() const {
+    auto hasMedian = [](const RunEntry& run) {
+        const auto ms = run.record.summary().medianEpochMs;
+        return ms && *ms > 0;
+    };
+    if (const RunEntry* picked = baseline_ ? find(*baseline_) : nullptr; picked && hasMedian(*picked))
+        return picked->id;
+    const auto first = std::find_if(runs_.begin(), runs_.end(), hasMedian);
+    return first == runs_.end() ? std::nullopt : std::optional<int>(first->id);
+}
+
 std::optional<double> RunStore::speedup(int id) const {
-    const RunEntry* base = baseline_ ? find(*baseline_) : nullptr;
+    const auto baseId = effectiveBaseline();
+    const RunEntry* base = baseId ? find(*baseId) : nullptr;
     const RunEntry* run = find(id);
     if (!base || !run) return std::nullopt;
     const auto baseMs = base->record.summary().medianEpochMs;

@@ -22,6 +22,7 @@ struct RunEntry {
     QColor color;             // one distinct colour per run, in every chart
     bool visible = true;      // shown in the charts
     QString path;             // the RunRecord file on disk, empty when not saved
+    bool queued = false;      // waiting in the training queue (the record says "running" already)
     QString preset() const;   // the preset the execution settings match, or "custom" / "peer"
     QString backend() const;  // "cpu", "cuda", "pytorch", ...
 };
@@ -32,8 +33,10 @@ class RunStore : public QObject {
 public:
     explicit RunStore(QObject* parent = nullptr);
 
-    // A new run about to train; returns its id. Status "running" until finish().
+    // A new run waiting to train; returns its id. Queued until markStarted(), its record's status
+    // is "running" until finish().
     int addPending(const RunConfig& config);
+    void markStarted(int id);  // the worker has begun it: no longer queued
     // A finished run from a RunRecord file (ours or a peer's). Throws wb::DataError for a bad file.
     int addFromFile(const QString& path);
     void appendEpoch(int id, const EpochMetrics& metrics);
@@ -48,8 +51,11 @@ public:
 
     const RunEntry* find(int id) const;  // nullptr when unknown
     const std::vector<RunEntry>& runs() const { return runs_; }
-    std::optional<int> baseline() const { return baseline_; }
-    // Median epoch ms of the baseline divided by that of `id`; nullopt when either is unknown.
+    std::optional<int> baseline() const { return baseline_; }  // the run the user picked
+    // What speedups are relative to: the picked run, or until then (or while it has no median
+    // yet) the first run with a median epoch time, so a Compare shows its answer at once.
+    std::optional<int> effectiveBaseline() const;
+    // Median epoch ms of the effective baseline divided by that of `id`; nullopt when either is unknown.
     std::optional<double> speedup(int id) const;
 
 signals:

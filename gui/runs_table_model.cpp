@@ -14,7 +14,7 @@ namespace wb::gui {
 namespace {
 constexpr std::array<const char*, RunsTableModel::ColumnCount> kHeaders = {
     "Show",       "Name",       "Preset",     "Backend / device", "Status",   "Progress", "Median epoch",
-    "Total time", "Train loss", "Train acc.", "Val loss",         "Val acc.", "Speedup"};
+    "Total time", "Train loss", "Train acc.", "Val loss",         "Val acc.", "Speedup",  "Message"};
 
 constexpr std::array<const char*, RunsTableModel::ColumnCount> kHeaderTips = {
     "Colour in the charts; untick to hide the run there",
@@ -29,7 +29,8 @@ constexpr std::array<const char*, RunsTableModel::ColumnCount> kHeaderTips = {
     "Training accuracy after the last epoch",
     "Validation loss after the last epoch (empty without a validation split)",
     "Validation accuracy after the last epoch (empty without a validation split)",
-    "Median epoch time of the baseline run divided by this run's (higher is faster)"};
+    "Median epoch time of the baseline run divided by this run's (higher is faster)",
+    "Why the run failed, diverged or was cancelled"};
 
 QString formatMs(double ms) {
     return QString("%1 ms").arg(ms, 0, 'f', ms < 10 ? 2 : 1);
@@ -107,7 +108,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     const RunEntry* run = index.isValid() ? store_->find(runId(index.row())) : nullptr;
     if (!run) return {};
     const int column = index.column();
-    const bool isBaseline = store_->baseline() == run->id;
+    const bool isBaseline = store_->effectiveBaseline() == run->id;
     switch (role) {
         case Qt::DisplayRole: return display(*run, column);
         case Qt::EditRole: return column == Name ? QVariant(run->name) : display(*run, column);
@@ -141,7 +142,7 @@ QVariant RunsTableModel::display(const RunEntry& run, int column) const {
         case Name: return run.name;
         case Preset: return run.preset();
         case Backend: return backendAndDevice(run);
-        case Status: return QString::fromStdString(toString(run.record.status));
+        case Status: return run.queued ? QString("queued") : QString::fromStdString(toString(run.record.status));
         case Progress: return QString("%1/%2").arg(run.record.epochs.size()).arg(plannedEpochs(run));
         case MedianEpochMs: return textOr(summary.medianEpochMs, formatMs);
         case TotalTime: return run.record.epochs.empty() ? QVariant() : formatDuration(summary.totalMs);
@@ -149,8 +150,9 @@ QVariant RunsTableModel::display(const RunEntry& run, int column) const {
         case TrainAccuracy: return last ? QVariant(formatPercent(last->trainAccuracy)) : QVariant();
         case ValLoss: return last ? textOr(last->valLoss, formatLoss) : QVariant();
         case ValAccuracy: return last ? textOr(last->valAccuracy, formatPercent) : QVariant();
+        case Message: return QString::fromStdString(run.record.message).section('\n', 0, 0);
         case Speedup: {
-            if (store_->baseline() == run.id) return QString("baseline");
+            if (store_->effectiveBaseline() == run.id) return QString("baseline");
             const auto x = store_->speedup(run.id);
             return x ? QVariant(QString("%1×").arg(*x, 0, 'f', 2)) : QVariant();
         }
@@ -171,7 +173,7 @@ QVariant RunsTableModel::sortValue(const RunEntry& run, int column) const {
         case TrainAccuracy: return last ? QVariant(last->trainAccuracy) : QVariant();
         case ValLoss: return last ? number(last->valLoss) : QVariant();
         case ValAccuracy: return last ? number(last->valAccuracy) : QVariant();
-        case Speedup: return store_->baseline() == run.id ? QVariant(1.0) : number(store_->speedup(run.id));
+        case Speedup: return store_->effectiveBaseline() == run.id ? QVariant(1.0) : number(store_->speedup(run.id));
         default: return display(run, column);
     }
 }
@@ -179,10 +181,15 @@ QVariant RunsTableModel::sortValue(const RunEntry& run, int column) const {
 QVariant RunsTableModel::toolTip(const RunEntry& run, int column) const {
     switch (column) {
         case Status:
+        case Message:
             return run.record.message.empty() ? QVariant() : QVariant(QString::fromStdString(run.record.message));
         case Name: return run.path.isEmpty() ? QVariant() : QVariant(run.path);
         case Speedup:
-            return store_->baseline() == run.id ? QVariant("The run the others are compared with") : QVariant();
+            if (store_->effectiveBaseline() != run.id) return {};
+            return store_->baseline() == run.id ? QVariant("The run the others are compared with")
+                                                : QVariant(
+                                                      "The first run with epoch times: the others are compared with "
+                                                      "it until you pick a baseline (Set as baseline)");
         default: return {};
     }
 }
@@ -231,6 +238,7 @@ void RunsTableModel::onRunRemoved(int id) {
     beginRemoveRows({}, row, row);
     ids_.erase(ids_.begin() + row);
     endRemoveRows();
+    onBaselineChanged();  // it may have been the baseline: the next run with epochs takes over
 }
 
 void RunsTableModel::onRunChanged(int id) {
@@ -238,7 +246,7 @@ void RunsTableModel::onRunChanged(int id) {
     if (row < 0) return;
     emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
     // The baseline's median moves while it trains, and with it every other run's speedup.
-    if (store_->baseline() == id) onBaselineChanged();
+    if (store_->effectiveBaseline() == id) onBaselineChanged();
 }
 
 void RunsTableModel::onBaselineChanged() {

@@ -28,6 +28,7 @@ public:
         ValLoss,
         ValAccuracy,
         Speedup,
+        Message,  // why a run failed, diverged or was cancelled (first line; the tooltip has all)
         ColumnCount
     };
     enum Role {

@@ -144,9 +144,38 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
     layout->addLayout(buttons);
 
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsTableView::updateActions);
-    connect(model_, &QAbstractItemModel::rowsInserted, table_, &QTableView::resizeColumnsToContents);
+    sizeColumns();
+    connect(model_, &QAbstractItemModel::rowsInserted, this, &RunsTableView::fitNameColumn);
+    connect(model_, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& from, const QModelIndex& to) {
+        if (from.column() <= RunsTableModel::Name && to.column() >= RunsTableModel::Name) fitNameColumn();
+    });
     connect(model_, &QAbstractItemModel::rowsRemoved, this, &RunsTableView::updateActions);
     updateActions();
+}
+
+// Every column but the name and the message fits its contents and its header, so no status,
+// preset or number is ever cut ("complet…"); they follow the values as runs train. The name is the
+// one column the user may widen or narrow; it starts wide enough for the names there (up to a
+// limit). The message takes what width is left (its tooltip has the whole text).
+void RunsTableView::sizeColumns() {
+    QHeaderView* header = table_->horizontalHeader();
+    header->setSectionResizeMode(QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(RunsTableModel::Name, QHeaderView::Interactive);
+    header->setSectionResizeMode(RunsTableModel::Message, QHeaderView::Stretch);  // the rest of the width
+    header->setStretchLastSection(true);
+    header->setTextElideMode(Qt::ElideNone);
+    table_->setTextElideMode(Qt::ElideRight);  // only a name longer than its column is cut
+    header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    fitNameColumn();
+}
+
+void RunsTableView::fitNameColumn() {
+    constexpr int kMinNameWidth = 120;
+    constexpr int kMaxNameWidth = 320;
+    const int current = table_->columnWidth(RunsTableModel::Name);
+    table_->resizeColumnToContents(RunsTableModel::Name);  // names and header
+    const int wanted = std::clamp(table_->columnWidth(RunsTableModel::Name), kMinNameWidth, kMaxNameWidth);
+    table_->setColumnWidth(RunsTableModel::Name, std::max(current, wanted));
 }
 
 QAction* RunsTableView::makeAction(const QString& text, const QString& tip, void (RunsTableView::*slot)()) {

@@ -38,6 +38,8 @@ public slots:
 
 private:
     QAction* makeAction(const QString& text, const QString& tip, void (RunsTableView::*slot)());
+    void sizeColumns();
+    void fitNameColumn();  // widens the name column to its names (never narrows what the user set)
     void updateActions();
 
     RunStore* store_;

@@ -5,10 +5,10 @@
 #pragma once
 
 #include <QString>
-#include <QTimer>
-#include <QWidget>
 #include <optional>
 #include <vector>
+
+#include "throttled_chart.h"
 
 class QCustomPlot;
 class QCPAbstractPlottable;
@@ -23,7 +23,7 @@ class RunStore;
 // "12.3×"; two decimals below 1× where one would hide the difference.
 QString formatSpeedup(double speedup);
 
-class SpeedupChart : public QWidget {
+class SpeedupChart : public ThrottledChart {
     Q_OBJECT
 
 public:
@@ -36,27 +36,19 @@ public:
 
     explicit SpeedupChart(RunStore* store, QWidget* parent = nullptr);
 
-    QCustomPlot& plot() { return *plot_; }
-    void refreshNow();                                      // applies pending changes now
     const std::vector<Row>& rows() const { return rows_; }  // top to bottom
     std::optional<int> baselineRun() const { return baselineRun_; }
-    int replotCount() const { return replotCount_; }
 
 protected:
-    void showEvent(QShowEvent* event) override;
+    void refresh() override;
 
 private:
-    void scheduleRefresh();
-    void refresh();
     // Picks the baseline run (baselineRun_, and the title names it); returns its median epoch ms.
     std::optional<double> chooseBaseline();
     void collectRows(std::optional<double> baseMs);
     void drawBars();
     void clearDrawing();
-    void replot();
 
-    RunStore* store_;
-    QCustomPlot* plot_;
     QCPTextElement* title_ = nullptr;
     QCPItemText* placeholder_ = nullptr;
     QCPItemStraightLine* baselineLine_ = nullptr;
@@ -64,9 +56,6 @@ private:
     std::vector<QCPItemText*> labels_;
     std::vector<Row> rows_;
     std::optional<int> baselineRun_;
-    QTimer refreshTimer_;
-    bool replotPending_ = false;
-    int replotCount_ = 0;
 };
 
 }  // namespace wb::gui

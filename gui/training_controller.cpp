@@ -1,6 +1,9 @@
 #include "training_controller.h"
 
+#include <algorithm>
+
 #include "ablation_metatypes.h"
+#include "handoff_fence.h"
 #include "metatypes.h"
 #include "training_worker.h"
 
@@ -14,12 +17,32 @@ TrainingController::TrainingController(QObject* parent)
     worker_->moveToThread(&thread_);
     // The worker lives on another thread, so these connections are queued: the GUI thread only
     // ever receives copies of plain values, and handles them when its event loop gets to them.
-    connect(worker_, &TrainingWorker::runStarted, this, &TrainingController::runStarted);
-    connect(worker_, &TrainingWorker::epochFinished, this, &TrainingController::epochFinished);
-    connect(worker_, &TrainingWorker::runFinished, this, &TrainingController::onRunFinished);
-    connect(worker_, &TrainingWorker::ablationProgress, this, &TrainingController::ablationProgress);
-    connect(worker_, &TrainingWorker::ablationStepFinished, this, &TrainingController::ablationStepFinished);
-    connect(worker_, &TrainingWorker::ablationFinished, this, &TrainingController::onAblationFinished);
+    // Each first passes the fence the worker posted through (handoff_fence.h).
+    connect(worker_, &TrainingWorker::runStarted, this, [this](int id) {
+        handoffFence().receive();
+        emit runStarted(id);
+    });
+    connect(worker_, &TrainingWorker::epochFinished, this, [this](int id, const EpochMetrics& metrics) {
+        handoffFence().receive();
+        emit epochFinished(id, metrics);
+    });
+    connect(worker_, &TrainingWorker::runFinished, this, [this](int id, const RunRecord& record) {
+        handoffFence().receive();
+        onRunFinished(id, record);
+    });
+    connect(worker_, &TrainingWorker::ablationProgress, this,
+            [this](int id, int run, int planned, const QString& step, int repeat) {
+                handoffFence().receive();
+                emit ablationProgress(id, run, planned, step, repeat);
+            });
+    connect(worker_, &TrainingWorker::ablationStepFinished, this, [this](int id, const AblationResult& partial) {
+        handoffFence().receive();
+        emit ablationStepFinished(id, partial);
+    });
+    connect(worker_, &TrainingWorker::ablationFinished, this, [this](int id, const AblationResult& result) {
+        handoffFence().receive();
+        onAblationFinished(id, result);
+    });
     thread_.start();
 }
 
@@ -43,8 +66,19 @@ void TrainingController::stopCurrent() {
 
 void TrainingController::clearQueue() {
     if (queue_.empty()) return;
-    queue_.clear();
+    std::deque<RunRequest> dropped;
+    dropped.swap(queue_);  // empty before anyone hears of it, so a listener sees the final state
+    for (const RunRequest& run : dropped) emit runDropped(run.id);
     emit queueChanged();
+}
+
+bool TrainingController::removeQueued(int id) {
+    const auto it = std::find_if(queue_.begin(), queue_.end(), [id](const RunRequest& r) { return r.id == id; });
+    if (it == queue_.end()) return false;
+    queue_.erase(it);
+    emit runDropped(id);
+    emit queueChanged();
+    return true;
 }
 
 void TrainingController::startNext() {
@@ -54,9 +88,15 @@ void TrainingController::startNext() {
     current_ = request.id;
     // A fresh flag per run: a stop meant for the previous run can never cancel this one.
     cancel_ = std::make_shared<CancelFlag>(false);
-    QMetaObject::invokeMethod(
-        worker_, [worker = worker_, request = std::move(request), cancel = cancel_] { worker->run(request, cancel); },
-        Qt::QueuedConnection);
+    handoffFence().post([&] {
+        QMetaObject::invokeMethod(
+            worker_,
+            [worker = worker_, request = std::move(request), cancel = cancel_] {
+                handoffFence().receive();  // before the first read of a capture
+                worker->run(request, cancel);
+            },
+            Qt::QueuedConnection);
+    });
     emit queueChanged();
 }
 

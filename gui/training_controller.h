@@ -42,6 +42,9 @@ public:
     void enqueue(RunRequest request);
     void stopCurrent();  // the current run ends within one step, marked cancelled
     void clearQueue();   // drops the runs that have not started
+    // Drops one run that has not started; false when `id` is not waiting (running, done, unknown).
+    bool removeQueued(int id);
+    const std::deque<RunRequest>& pending() const { return queue_; }  // in the order they will run
     bool busy() const { return current_.has_value(); }
     int queued() const { return static_cast<int>(queue_.size()); }
     std::optional<int> currentRun() const { return current_; }
@@ -56,6 +59,7 @@ signals:
     void ablationProgress(int id, int run, int planned, const QString& step, int repeat);
     void ablationStepFinished(int id, const wb::AblationResult& partial);
     void ablationFinished(int id, const wb::AblationResult& result);
+    void runDropped(int id);  // removed from the queue before it started (removeQueued, clearQueue)
 
 private:
     void startNext();

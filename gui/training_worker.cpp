@@ -15,9 +15,9 @@ void TrainingWorker::run(const RunRequest& request, const std::shared_ptr<Cancel
         ablate(request, *cancel);
         return;
     }
-    emit runStarted(request.id);
-    RunRecord record = train(request, *cancel);
-    emit runFinished(request.id, record);
+    handoffFence().post([&] { emit runStarted(request.id); });
+    const RunRecord record = train(request, *cancel);
+    handoffFence().post([&] { emit runFinished(request.id, record); });
 }
 
 RunRecord TrainingWorker::train(const RunRequest& request, const CancelFlag& cancel) {
@@ -31,7 +31,7 @@ RunRecord TrainingWorker::train(const RunRequest& request, const CancelFlag& can
         Trainer trainer(config, *request.dataset, data, *backend, request.recordPath.toStdString());
         TrainerCallbacks callbacks;
         callbacks.onEpoch = [this, id = request.id](const EpochMetrics& m, const RunRecord&) {
-            emit epochFinished(id, m);
+            handoffFence().post([&] { emit epochFinished(id, m); });
         };
         return trainer.run(cancel, callbacks);
     } catch (const std::bad_alloc&) {
@@ -52,10 +52,12 @@ void TrainingWorker::ablate(const RunRequest& request, const CancelFlag& cancel)
         AblationCallbacks callbacks;
         int runs = 0;
         callbacks.onRunStarted = [&](int, const std::string& step, int repeat, int planned) {
-            emit ablationProgress(request.id, ++runs, planned, QString::fromStdString(step), repeat);
+            ++runs;
+            handoffFence().post(
+                [&] { emit ablationProgress(request.id, runs, planned, QString::fromStdString(step), repeat); });
         };
         callbacks.onStepFinished = [&](const AblationResult& partial, const AblationStep&) {
-            emit ablationStepFinished(request.id, partial);
+            handoffFence().post([&] { emit ablationStepFinished(request.id, partial); });
         };
         result = runAblation(*request.ablation, request.config, *request.dataset, data, cancel, callbacks);
     } catch (const std::bad_alloc&) {
@@ -65,7 +67,7 @@ void TrainingWorker::ablate(const RunRequest& request, const CancelFlag& cancel)
         result.status = AblationStatus::Failed;
         result.message = e.what();
     }
-    emit ablationFinished(request.id, result);
+    handoffFence().post([&] { emit ablationFinished(request.id, result); });
 }
 
 RunRecord failedRecord(const RunRequest& request, const std::string& message) {

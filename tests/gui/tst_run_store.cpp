@@ -88,6 +88,8 @@ private slots:
     void configDifferences_data();
     void configDifferences();
     void viewActionsFollowSelection();
+    void columnsFitTheirText_data();
+    void columnsFitTheirText();
 };
 
 void TestRunStore::coloursAreDistinctAndReadable() {
@@ -114,7 +116,14 @@ void TestRunStore::addPendingStartsRunning() {
     QCOMPARE(run->name, QString("Run %1").arg(a));  // unnamed configs get a name
     QCOMPARE(run->preset(), QString("Seed PyTorch loop"));
     QCOMPARE(run->backend(), QString("cpu"));
-    QCOMPARE(statusOf(run), QString("running"));
+    QCOMPARE(statusOf(run), QString("running"));  // what the record says; the run is also waiting:
+    QVERIFY(run->queued);
+    QSignalSpy changed(&store, &RunStore::runChanged);
+    store.markStarted(a);
+    QVERIFY(!store.find(a)->queued);
+    QCOMPARE(changed.count(), 1);
+    store.markStarted(a);  // said once only
+    QCOMPARE(changed.count(), 1);
     QCOMPARE(store.find(b)->name, QString("Second"));
     QCOMPARE(store.find(b)->preset(), QString("custom"));  // the default switches match no preset
     QVERIFY(!store.find(12345));
@@ -220,10 +229,16 @@ void TestRunStore::speedup() {
     const int run = store.addPending(namedConfig("Run"));
     store.finish(base, recordWithEpochs(baselineMs));
     store.finish(run, recordWithEpochs(runMs));
-    QVERIFY(!store.speedup(run));  // no baseline yet
+    // Until the user picks one, the first run with a median is the baseline (as in the chart).
+    QVERIFY(!store.baseline());
+    QCOMPARE(store.effectiveBaseline().value_or(0), base);
+    QCOMPARE(store.speedup(run).value_or(-1), expected);
     QSignalSpy changed(&store, &RunStore::baselineChanged);
+    store.setBaseline(run);
+    QCOMPARE(store.effectiveBaseline().value_or(0), run);
+    QCOMPARE(store.speedup(base).value_or(-1), 1.0 / expected);
     store.setBaseline(base);
-    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.count(), 2);
     QCOMPARE(store.baseline().value_or(0), base);
     QCOMPARE(store.speedup(run).value_or(-1), expected);
     QCOMPARE(store.speedup(base).value_or(-1), 1.0);
@@ -279,7 +294,10 @@ void TestRunStore::modelRowsFollowStore() {
     QCOMPARE(model.runId(0), a);
     QCOMPARE(model.runId(1), c);
     QCOMPARE(model.index(1, RunsTableModel::Name).data().toString(), QString("C"));
+    QCOMPARE(model.index(0, RunsTableModel::Status).data().toString(), QString("queued"));
+    store.markStarted(a);
     QCOMPARE(model.index(0, RunsTableModel::Status).data().toString(), QString("running"));
+    QCOMPARE(model.index(1, RunsTableModel::Status).data().toString(), QString("queued"));
     QCOMPARE(model.index(0, RunsTableModel::Shown).data(Qt::DecorationRole).value<QColor>(), store.find(a)->color);
     QCOMPARE(reset.count(), 0);
 }
@@ -319,8 +337,15 @@ void TestRunStore::speedupColumnText() {
     const int fast = store.addPending(namedConfig("Fast"));
     store.finish(base, recordWithEpochs({100, 20, 20}));
     store.finish(fast, recordWithEpochs({50, 5, 5}));
-    QVERIFY(model.index(1, RunsTableModel::Speedup).data().isNull());
+    // The first run is the baseline until one is picked.
+    QCOMPARE(model.index(0, RunsTableModel::Speedup).data().toString(), QString("baseline"));
+    QCOMPARE(model.index(1, RunsTableModel::Speedup).data().toString(), QString("4.00×"));
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    store.setBaseline(fast);
+    QVERIFY(changed.count() > 0);
+    QCOMPARE(model.index(1, RunsTableModel::Speedup).data().toString(), QString("baseline"));
+    QCOMPARE(model.index(0, RunsTableModel::Speedup).data().toString(), QString("0.25×"));
+    changed.clear();
     store.setBaseline(base);
     QVERIFY(changed.count() > 0);
     QCOMPARE(model.index(0, RunsTableModel::Speedup).data().toString(), QString("baseline"));
@@ -329,15 +354,21 @@ void TestRunStore::speedupColumnText() {
     QCOMPARE(model.index(1, RunsTableModel::MedianEpochMs).data().toString(), QString("5.00 ms"));
     QCOMPARE(model.index(1, RunsTableModel::Progress).data().toString(), QString("3/200"));
     QCOMPARE(model.index(1, RunsTableModel::Status).data().toString(), QString("completed"));
-    store.remove(base);
+    const int empty = store.addPending(namedConfig("No epochs yet"));
+    QVERIFY(model.index(2, RunsTableModel::Speedup).data().isNull());
+    store.remove(base);  // the next run with epochs takes over
+    QCOMPARE(model.index(0, RunsTableModel::Speedup).data().toString(), QString("baseline"));
+    store.remove(fast);
+    QCOMPARE(model.rowOf(empty), 0);
     QVERIFY(model.index(0, RunsTableModel::Speedup).data().isNull());
 }
 
 void TestRunStore::epochUpdatesOnlyItsRow() {
     RunStore store;
     RunsTableModel model(&store);
-    store.addPending(namedConfig("A"));
+    const int a = store.addPending(namedConfig("A"));
     const int b = store.addPending(namedConfig("B"));
+    store.appendEpoch(a, recordWithEpochs({12}).epochs[0]);  // A, the first with epochs, is the baseline
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
     QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
     store.appendEpoch(b, recordWithEpochs({12}).epochs[0]);
@@ -408,6 +439,57 @@ void TestRunStore::viewActionsFollowSelection() {
     view.deleteSelected();
     QVERIFY(!store.find(b));
     QCOMPARE(view.model()->rowCount(), 1);
+}
+
+void TestRunStore::columnsFitTheirText_data() {
+    QTest::addColumn<QString>("status");  // empty: still queued
+    QTest::newRow("queued") << QString();
+    QTest::newRow("running") << "running";
+    QTest::newRow("completed") << "completed";
+    QTest::newRow("cancelled") << "cancelled";
+    QTest::newRow("diverged") << "diverged";
+    QTest::newRow("failed") << "failed";
+}
+
+// No cell is cut short ("complet…"): every column is at least as wide as its text, also after the
+// run's status and numbers change (the widths follow the values, not only the first ones).
+void TestRunStore::columnsFitTheirText() {
+    QFETCH(QString, status);
+    RunStore store;
+    RunsTableView view(&store);
+    view.resize(1400, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    RunConfig config = namedConfig("Seed PyTorch loop");
+    config.execution = presetByName("Seed PyTorch loop").settings;
+    const int id = store.addPending(config);
+    QCoreApplication::processEvents();
+    if (!status.isEmpty()) {
+        store.markStarted(id);
+        RunRecord record = recordWithEpochs({1234.5, 987.25, 1001.0}, runStatusFromString(status.toStdString()));
+        EpochMetrics last = record.epochs.back();
+        last.valLoss = 0.123456;
+        last.valAccuracy = 0.87654;
+        record.epochs.back() = last;
+        store.finish(id, record);
+    }
+    const QTableView* table = view.table();
+    const QFontMetrics metrics(table->font());
+    auto tooNarrow = [&]() -> QString {
+        for (int column = RunsTableModel::Name; column < RunsTableModel::Message; ++column) {
+            const QString text = view.model()->index(0, column).data().toString();
+            const int needed = metrics.horizontalAdvance(text) + 6;  // the cell's margins
+            if (table->columnWidth(column) < needed)
+                return QString("column %1 is %2 px for '%3' (%4 px)")
+                    .arg(column)
+                    .arg(table->columnWidth(column))
+                    .arg(text)
+                    .arg(needed);
+        }
+        return {};
+    };
+    QTRY_COMPARE(tooNarrow(), QString());
+    QCOMPARE(view.model()->index(0, RunsTableModel::Status).data().toString(), status.isEmpty() ? "queued" : status);
 }
 
 QTEST_MAIN(TestRunStore)

@@ -1,0 +1,20 @@
+#include "queue_binding.h"
+
+#include "run_store.h"
+#include "training_controller.h"
+
+namespace wb::gui {
+
+void linkQueueToStore(TrainingController& controller, RunStore& store) {
+    QObject::connect(&controller, &TrainingController::runStarted, &store, &RunStore::markStarted);
+    // A dropped run never trained: nothing was recorded, so its row goes (no file was written).
+    QObject::connect(&controller, &TrainingController::runDropped, &store, &RunStore::remove);
+    QObject::connect(&store, &RunStore::runRemoved, &controller, [&controller](int id) {
+        if (controller.currentRun() == id)
+            controller.stopCurrent();
+        else
+            controller.removeQueued(id);  // no-op for a run that is not waiting
+    });
+}
+
+}  // namespace wb::gui

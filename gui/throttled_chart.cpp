@@ -1,0 +1,56 @@
+#include "throttled_chart.h"
+
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include "run_store.h"
+
+namespace wb::gui {
+
+ThrottledChart::ThrottledChart(RunStore* store, QWidget* parent)
+    : QWidget(parent), store_(store), plot_(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+
+    refreshTimer_.setSingleShot(true);
+    refreshTimer_.setInterval(kRefreshIntervalMs);
+    connect(&refreshTimer_, &QTimer::timeout, this, &ThrottledChart::refreshNow);
+    // Lambdas, so the call is virtual: the subclass may track which run changed.
+    connect(store_, &RunStore::runAdded, this, [this](int id) { runTouched(id); });
+    connect(store_, &RunStore::runChanged, this, [this](int id) { runTouched(id); });
+    connect(store_, &RunStore::epochAppended, this, [this](int id) { runTouched(id); });
+    connect(store_, &RunStore::runRemoved, this, [this](int id) { runTouched(id); });
+    scheduleRefresh();  // the first refresh runs from the event loop, when the subclass exists
+}
+
+void ThrottledChart::refreshNow() {
+    refreshTimer_.stop();
+    refresh();
+}
+
+void ThrottledChart::runTouched(int) {
+    scheduleRefresh();
+}
+
+void ThrottledChart::scheduleRefresh() {
+    if (!refreshTimer_.isActive()) refreshTimer_.start();
+}
+
+void ThrottledChart::replot() {
+    if (!isVisible()) {
+        replotPending_ = true;
+        return;
+    }
+    replotPending_ = false;
+    plot_->replot();
+    ++replotCount_;
+}
+
+void ThrottledChart::showEvent(QShowEvent* event) {
+    QWidget::showEvent(event);
+    if (replotPending_) replot();
+}
+
+}  // namespace wb::gui
