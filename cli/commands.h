@@ -14,5 +14,6 @@ Command addTrainCommand(CLI::App& app);
 Command addPresetsCommand(CLI::App& app);
 Command addInfoCommand(CLI::App& app);
 Command addDatasetCommand(CLI::App& app);
+Command addVerifyCommand(CLI::App& app);
 
 }  // namespace wb::cli
