@@ -72,9 +72,10 @@ struct FusedTileLayout {
 struct FusedScratchLayout {
     int maxBlocks = 0;
     int maxGroups = 0;
+    int gradStride = 0;            // floats per partial-gradient row: paramCount rounded up to a multiple of 4
     std::size_t counters = 0;      // (1 + maxGroups) uint32: [0] groups done, [1 + g] blocks of group g done
-    std::size_t blockGrad = 0;     // (maxBlocks, paramCount) float: each tile's gradient sum
-    std::size_t groupGrad = 0;     // (maxGroups, paramCount) float
+    std::size_t blockGrad = 0;     // (maxBlocks, gradStride) float: each tile's gradient sum
+    std::size_t groupGrad = 0;     // (maxGroups, gradStride) float
     std::size_t blockLoss = 0;     // (maxBlocks) double
     std::size_t groupLoss = 0;     // (maxGroups) double
     std::size_t blockCorrect = 0;  // (maxBlocks) uint32
@@ -166,6 +167,37 @@ WB_HD inline T loadCrossBlock(const T* p) {
 #else
     return *p;
 #endif
+}
+
+// Four consecutive floats of a partial-gradient row (16-byte aligned: rows are gradStride long).
+struct Four {
+    float v[4];
+};
+WB_HD inline Four loadFour(const float* p) {
+#ifdef __CUDA_ARCH__
+    const float4 q = __ldcg(reinterpret_cast<const float4*>(p));
+    return Four{{q.x, q.y, q.z, q.w}};
+#else
+    return Four{{p[0], p[1], p[2], p[3]}};
+#endif
+}
+WB_HD inline void storeFour(float* p, const Four& f) {
+#ifdef __CUDA_ARCH__
+    *reinterpret_cast<float4*>(p) = make_float4(f.v[0], f.v[1], f.v[2], f.v[3]);
+#else
+    for (int c = 0; c < 4; ++c) p[c] = f.v[c];
+#endif
+}
+
+// sum += rows[0..count) of four floats each (row i at base + i * stride), in row order. All loads
+// are issued before the first add (count <= kFusedGroupBlocks), so they overlap in flight.
+WB_HD inline void addRows(Four& sum, const float* base, std::size_t stride, int count) {
+    Four part[kFusedGroupBlocks] = {};
+    for (int i = 0; i < kFusedGroupBlocks; ++i)
+        if (i < count) part[i] = loadFour(base + static_cast<std::size_t>(i) * stride);
+    for (int i = 0; i < kFusedGroupBlocks; ++i)
+        if (i < count)
+            for (int c = 0; c < 4; ++c) sum.v[c] += part[i].v[c];
 }
 
 // Typed pointers into the scratch buffer.
@@ -315,7 +347,9 @@ WB_HD void runTile(const FusedStepArgs& a, const ScratchView& v, int block, floa
     const int first = block * a.plan.tile.tileRows;
     const int left = a.batchRows - first;
     const int rows = left < a.plan.tile.tileRows ? left : a.plan.tile.tileRows;
-    float* grad = v.blockGrad + static_cast<std::size_t>(block) * static_cast<std::size_t>(a.plan.shape.paramCount);
+    float* grad = v.blockGrad + static_cast<std::size_t>(block) * static_cast<std::size_t>(a.plan.scratch.gradStride);
+    for (int p = a.plan.shape.paramCount + lanes.first; p < a.plan.scratch.gradStride; p += lanes.stride)
+        grad[p] = 0.0f;  // the row's padding, so the reductions never read uninitialised memory
     loadTile(a, first, rows, sm, lanes);
     barrier();
     for (int l = 0; l < layers; ++l) {
@@ -329,21 +363,24 @@ WB_HD void runTile(const FusedStepArgs& a, const ScratchView& v, int block, floa
     }
 }
 
-// First-level reduction: group `group`'s block partials summed in block order.
+// First-level reduction: group `group`'s block partials summed in block order, four parameters
+// per unit.
 WB_HD inline void reduceGroup(const FusedStepArgs& a, const ScratchView& v, int group, int blocks, Lanes lanes) {
-    const auto params = static_cast<std::size_t>(a.plan.shape.paramCount);
+    const auto stride = static_cast<std::size_t>(a.plan.scratch.gradStride);
     const int b0 = group * kFusedGroupBlocks;
-    const int b1 = b0 + kFusedGroupBlocks < blocks ? b0 + kFusedGroupBlocks : blocks;
-    for (int p = lanes.first; p < a.plan.shape.paramCount; p += lanes.stride) {
-        float sum = 0.0f;
-        for (int b = b0; b < b1; ++b)
-            sum += loadCrossBlock(v.blockGrad + static_cast<std::size_t>(b) * params + static_cast<std::size_t>(p));
-        v.groupGrad[static_cast<std::size_t>(group) * params + static_cast<std::size_t>(p)] = sum;
+    const int count = b0 + kFusedGroupBlocks < blocks ? kFusedGroupBlocks : blocks - b0;
+    const float* rows = v.blockGrad + static_cast<std::size_t>(b0) * stride;
+    float* out = v.groupGrad + static_cast<std::size_t>(group) * stride;
+    for (int q = lanes.first; q < a.plan.scratch.gradStride / 4; q += lanes.stride) {
+        const auto at = static_cast<std::size_t>(4 * q);
+        Four sum{{0.0f, 0.0f, 0.0f, 0.0f}};
+        addRows(sum, rows + at, stride, count);
+        storeFour(out + at, sum);
     }
     if (lanes.first != 0) return;
     double loss = 0.0;
     std::uint32_t right = 0;
-    for (int b = b0; b < b1; ++b) {
+    for (int b = b0; b < b0 + count; ++b) {
         loss += loadCrossBlock(v.blockLoss + b);
         right += loadCrossBlock(v.blockCorrect + b);
     }
@@ -351,18 +388,45 @@ WB_HD inline void reduceGroup(const FusedStepArgs& a, const ScratchView& v, int 
     v.groupCorrect[group] = right;
 }
 
+// The optimizer on parameters [first, first + count), count <= 4, with their gradients: every load
+// first, then the element updates on registers, then the stores (so the loads overlap in flight).
+WB_HD inline void updateFour(const FusedStepArgs& a, const stepmath::StepScalars& st, int first, int count,
+                             const Four& grad) {
+    float p[4] = {}, s0[4] = {}, s1[4] = {}, s2[4] = {};
+    for (int c = 0; c < 4; ++c) {  // constant bounds and a guard: the arrays stay in registers
+        if (c >= count) continue;
+        const auto i = static_cast<std::size_t>(first + c);
+        p[c] = a.params[i];
+        if (a.state0) s0[c] = a.state0[i];
+        if (a.state1) s1[c] = a.state1[i];
+        if (a.state2) s2[c] = a.state2[i];
+    }
+    for (int c = 0; c < 4; ++c)
+        if (c < count) stepmath::updateValues(a.optimizer, st, p[c], grad.v[c], s0[c], s1[c], s2[c]);
+    for (int c = 0; c < 4; ++c) {  // constant bounds and a guard: the arrays stay in registers
+        if (c >= count) continue;
+        const auto i = static_cast<std::size_t>(first + c);
+        a.params[i] = p[c];
+        if (a.state0) a.state0[i] = s0[c];
+        if (a.state1) a.state1[i] = s1[c];
+        if (a.state2) a.state2[i] = s2[c];
+    }
+}
+
 // Second level and the update: each parameter's gradient summed over the groups in group order,
 // then the optimizer element; lane 0 adds the step's loss and correct count and stores t.
 WB_HD inline void finalUpdate(const FusedStepArgs& a, const ScratchView& v, int groups, const stepmath::StepScalars& st,
                               int t, Lanes lanes) {
-    const auto params = static_cast<std::size_t>(a.plan.shape.paramCount);
-    for (int p = lanes.first; p < a.plan.shape.paramCount; p += lanes.stride) {
-        const auto i = static_cast<std::size_t>(p);
-        float g = 0.0f;
-        for (int gi = 0; gi < groups; ++gi)
-            g += loadCrossBlock(v.groupGrad + static_cast<std::size_t>(gi) * params + i);
-        stepmath::updateOne(a.optimizer, st, a.params[i], g, a.state0 ? a.state0 + i : nullptr,
-                            a.state1 ? a.state1 + i : nullptr, a.state2 ? a.state2 + i : nullptr);
+    const auto stride = static_cast<std::size_t>(a.plan.scratch.gradStride);
+    const int params = a.plan.shape.paramCount;
+    for (int q = lanes.first; 4 * q < params; q += lanes.stride) {
+        const auto at = static_cast<std::size_t>(4 * q);
+        Four grad{{0.0f, 0.0f, 0.0f, 0.0f}};
+        for (int g0 = 0; g0 < groups; g0 += kFusedGroupBlocks) {
+            const int count = g0 + kFusedGroupBlocks < groups ? kFusedGroupBlocks : groups - g0;
+            addRows(grad, v.groupGrad + static_cast<std::size_t>(g0) * stride + at, stride, count);
+        }
+        updateFour(a, st, 4 * q, params - 4 * q < 4 ? params - 4 * q : 4, grad);
     }
     if (lanes.first != 0) return;
     double loss = 0.0;

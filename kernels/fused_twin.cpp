@@ -76,14 +76,15 @@ FusedScratchLayout scratchLayout(const FusedShape& s, int tileRows, int batchCap
     c.maxBlocks = (batchCapacity + tileRows - 1) / tileRows;
     c.maxGroups = fused::groupsFor(c.maxBlocks);
     const auto blocks = static_cast<std::size_t>(c.maxBlocks), groups = static_cast<std::size_t>(c.maxGroups);
-    const auto params = static_cast<std::size_t>(s.paramCount);
+    c.gradStride = (s.paramCount + 3) / 4 * 4;
+    const auto stride = static_cast<std::size_t>(c.gradStride);
     std::size_t at = 0;
     c.counters = at;
     at = alignUp(at + (1 + groups) * sizeof(std::uint32_t));
     c.blockGrad = at;
-    at = alignUp(at + blocks * params * sizeof(float));
+    at = alignUp(at + blocks * stride * sizeof(float));
     c.groupGrad = at;
-    at = alignUp(at + groups * params * sizeof(float));
+    at = alignUp(at + groups * stride * sizeof(float));
     c.blockLoss = at;
     at = alignUp(at + blocks * sizeof(double));
     c.groupLoss = at;

@@ -170,55 +170,56 @@ WB_HD inline void adamElement(const OptimizerScalars& s, const StepScalars& t, f
     p -= t.stepSize * (m / denom);
 }
 
-// SGD with momentum, dampening, Nesterov and weight decay; `buf` is unused without momentum.
-WB_HD inline void sgdElement(const OptimizerScalars& s, const StepScalars& t, float& p, float grad, float* buf) {
+// SGD with momentum, dampening, Nesterov and weight decay; `buf` is untouched without momentum.
+WB_HD inline void sgdElement(const OptimizerScalars& s, const StepScalars& t, float& p, float grad, float& buf) {
     float d = grad;
     if (s.weightDecay != 0.0f) d += s.weightDecay * p;
     if (s.momentum != 0.0f) {
-        float& b = *buf;
-        b = t.firstStep ? d : b * s.momentum + d * (1.0f - s.dampening);
-        d = s.nesterov ? d + s.momentum * b : b;
+        buf = t.firstStep ? d : buf * s.momentum + d * (1.0f - s.dampening);
+        d = s.nesterov ? d + s.momentum * buf : buf;
     }
     p -= s.lr * d;
 }
 
-// RMSprop, plain or centred, with optional momentum; `avg` (centred) and `buf` (momentum) may be
-// null when unused.
-WB_HD inline void rmspropElement(const OptimizerScalars& s, float& p, float grad, float& sq, float* avg, float* buf) {
+// RMSprop, plain or centred, with optional momentum; `avg` (centred) and `buf` (momentum) are
+// untouched when unused.
+WB_HD inline void rmspropElement(const OptimizerScalars& s, float& p, float grad, float& sq, float& avg, float& buf) {
     if (s.weightDecay != 0.0f) grad += s.weightDecay * p;
     sq = sq * s.alpha + grad * grad * (1.0f - s.alpha);
     float denom;
     if (s.centered) {
-        *avg = *avg * s.alpha + grad * (1.0f - s.alpha);
-        denom = ::sqrtf(sq - *avg * *avg) + s.eps;
+        avg = avg * s.alpha + grad * (1.0f - s.alpha);
+        denom = ::sqrtf(sq - avg * avg) + s.eps;
     } else {
         denom = ::sqrtf(sq) + s.eps;
     }
     if (s.momentum > 0.0f) {
-        *buf = *buf * s.momentum + grad / denom;
-        p -= s.lr * *buf;
+        buf = buf * s.momentum + grad / denom;
+        p -= s.lr * buf;
     } else {
         p -= s.lr * (grad / denom);
     }
 }
 
-// One element of any optimizer: `p` and `grad` this element's parameter and gradient, s0..s2 this
-// element's state in the order of optimizerStateCount (null where the optimizer does not use one).
-WB_HD inline void updateOne(const OptimizerScalars& s, const StepScalars& t, float& p, float grad, float* s0, float* s1,
-                            float* s2) {
+// One element of any optimizer on values (registers in a kernel): `p` and `grad` the parameter
+// and its gradient, s0..s2 its state in the order of optimizerStateCount; a state the optimizer
+// does not use is neither read nor written.
+WB_HD inline void updateValues(const OptimizerScalars& s, const StepScalars& t, float& p, float grad, float& s0,
+                               float& s1, float& s2) {
     switch (s.kind) {
         case OptimizerKind::Adam:
-        case OptimizerKind::AdamW: adamElement(s, t, p, grad, *s0, *s1); return;
+        case OptimizerKind::AdamW: adamElement(s, t, p, grad, s0, s1); return;
         case OptimizerKind::Sgd: sgdElement(s, t, p, grad, s0); return;
-        case OptimizerKind::RmsProp: rmspropElement(s, p, grad, *s0, s1, s2); return;
+        case OptimizerKind::RmsProp: rmspropElement(s, p, grad, s0, s1, s2); return;
     }
 }
 
 // Element i of (paramCount) arrays: params, grads and the state buffers (null where unused).
 WB_HD inline void updateElement(const OptimizerScalars& s, const StepScalars& t, float* params, const float* grads,
                                 float* state0, float* state1, float* state2, std::size_t i) {
-    updateOne(s, t, params[i], grads[i], state0 ? state0 + i : nullptr, state1 ? state1 + i : nullptr,
-              state2 ? state2 + i : nullptr);
+    float unused0 = 0.0f, unused1 = 0.0f, unused2 = 0.0f;
+    updateValues(s, t, params[i], grads[i], state0 ? state0[i] : unused0, state1 ? state1[i] : unused1,
+                 state2 ? state2[i] : unused2);
 }
 
 }  // namespace wb::stepmath
