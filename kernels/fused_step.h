@@ -95,8 +95,10 @@ struct FusedPlan {
 // fit the shared memory), in a sentence; nullopt when it can.
 std::optional<std::string> fusedSupports(const ModelSpec& model, std::size_t inputs);
 // The plan for `model` on `inputs` features with batches of up to `batchCapacity` rows.
-// Throws ConfigError with fusedSupports' sentence when unsupported, or for a capacity below 1.
-FusedPlan makeFusedPlan(const ModelSpec& model, std::size_t inputs, LossKind loss, int batchCapacity);
+// `tileRows` (for tuning; 0 = kFusedPreferredTileRows) is an upper bound: the plan takes the
+// largest power of two not above it whose tile fits the shared memory. Throws ConfigError with
+// fusedSupports' sentence when unsupported, or for a capacity below 1 or tileRows outside 0..64.
+FusedPlan makeFusedPlan(const ModelSpec& model, std::size_t inputs, LossKind loss, int batchCapacity, int tileRows = 0);
 // Bytes of the global scratch buffer the plan needs. Zero it once before the first launch
 // (cudaMemset); every launch leaves its counters at zero again. Zero it again after a failed launch.
 std::size_t fusedScratchBytes(const FusedPlan& plan);

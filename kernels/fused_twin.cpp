@@ -97,9 +97,12 @@ FusedScratchLayout scratchLayout(const FusedShape& s, int tileRows, int batchCap
     return c;
 }
 
-// The largest tile (16, 8, 4, 2 or 1 rows) whose weights and activations fit the budget; 0 if none.
-int tileRowsFor(const FusedShape& s) {
-    for (int rows = kFusedPreferredTileRows; rows >= 1; rows /= 2)
+// The largest tile (a power of two, at most `most` rows) whose weights and activations fit the
+// budget; 0 if none.
+int tileRowsFor(const FusedShape& s, int most = kFusedPreferredTileRows) {
+    int rows = 1;
+    while (rows * 2 <= most) rows *= 2;
+    for (; rows >= 1; rows /= 2)
         if (bytesOf(tileLayout(s, rows)) <= kFusedSharedBudget) return rows;
     return 0;
 }
@@ -130,12 +133,13 @@ std::optional<std::string> fusedSupports(const ModelSpec& model, std::size_t inp
     return std::nullopt;
 }
 
-FusedPlan makeFusedPlan(const ModelSpec& model, std::size_t inputs, LossKind loss, int batchCapacity) {
+FusedPlan makeFusedPlan(const ModelSpec& model, std::size_t inputs, LossKind loss, int batchCapacity, int tileRows) {
     if (const auto why = fusedSupports(model, inputs)) throw ConfigError(*why);
     if (batchCapacity < 1) throw ConfigError("fused step: the batch capacity must be at least 1");
+    if (tileRows < 0 || tileRows > 64) throw ConfigError("fused step: tile rows must be between 1 and 64 (0: default)");
     FusedPlan plan;
     plan.shape = shapeOf(model, inputs, loss);
-    plan.tile = tileLayout(plan.shape, tileRowsFor(plan.shape));
+    plan.tile = tileLayout(plan.shape, tileRowsFor(plan.shape, tileRows == 0 ? kFusedPreferredTileRows : tileRows));
     plan.scratch = scratchLayout(plan.shape, plan.tile.tileRows, batchCapacity);
     plan.batchCapacity = batchCapacity;
     return plan;

@@ -83,8 +83,8 @@ private:
 class Twin {
 public:
     Twin(const ModelSpec& model, std::size_t inputs, LossKind loss, const OptimizerSpec& opt, int batch,
-         const MlpParams& initial)
-        : plan_(makeFusedPlan(model, inputs, loss, batch)),
+         const MlpParams& initial, int tileRows = 0)
+        : plan_(makeFusedPlan(model, inputs, loss, batch, tileRows)),
           params_(initial.values),
           state_(3, std::vector<float>(initial.count(), 0.0f)),
           scratch_(fusedScratchBytes(plan_) / sizeof(double) + 1, 0.0) {
@@ -202,59 +202,67 @@ private slots:
         QTest::addColumn<int>("rows");
         QTest::addColumn<int>("batch");
         QTest::addColumn<bool>("shuffled");
+        QTest::addColumn<int>("tileRows");  // 0: the plan's default
 
         const std::vector<int> seed{20, 10};
         const auto logits = LossKind::BceWithLogits, bce = LossKind::SigmoidBce;
         const auto tanh = Activation::Tanh;
         // The seed case: 3 steps per epoch, the last one partial (904 rows, not a multiple of 16).
         QTest::newRow("seed adam logits")
-            << seed << 61 << tanh << logits << optimizer(OptimizerKind::Adam, 1e-3) << 5000 << 2048 << false;
+            << seed << 61 << tanh << logits << optimizer(OptimizerKind::Adam, 1e-3) << 5000 << 2048 << false << 0;
         QTest::newRow("seed adam sigmoid_bce")
-            << seed << 61 << tanh << bce << optimizer(OptimizerKind::Adam, 1e-3) << 5000 << 2048 << false;
+            << seed << 61 << tanh << bce << optimizer(OptimizerKind::Adam, 1e-3) << 5000 << 2048 << false << 0;
         QTest::newRow("seed adam shuffled")
-            << seed << 61 << tanh << logits << optimizer(OptimizerKind::Adam, 1e-3) << 5000 << 2048 << true;
+            << seed << 61 << tanh << logits << optimizer(OptimizerKind::Adam, 1e-3) << 5000 << 2048 << true << 0;
         QTest::newRow("seed adamw") << seed << 61 << tanh << logits << optimizer(OptimizerKind::AdamW, 1e-2) << 3000
-                                    << 1024 << false;
+                                    << 1024 << false << 0;
         OptimizerSpec adamL2 = optimizer(OptimizerKind::Adam, 1e-2);
         adamL2.weightDecay = 0.05;
-        QTest::newRow("seed adam L2") << seed << 61 << tanh << bce << adamL2 << 3000 << 1024 << false;
+        QTest::newRow("seed adam L2") << seed << 61 << tanh << bce << adamL2 << 3000 << 1024 << false << 0;
         QTest::newRow("seed sgd") << seed << 61 << tanh << logits << optimizer(OptimizerKind::Sgd, 0.1) << 3000 << 512
-                                  << false;
+                                  << false << 0;
         OptimizerSpec momentum = optimizer(OptimizerKind::Sgd, 0.05);
         momentum.momentum = 0.9;
         momentum.dampening = 0.1;
         momentum.weightDecay = 0.01;
-        QTest::newRow("seed sgd momentum dampening") << seed << 61 << tanh << bce << momentum << 3000 << 512 << false;
+        QTest::newRow("seed sgd momentum dampening")
+            << seed << 61 << tanh << bce << momentum << 3000 << 512 << false << 0;
         OptimizerSpec nesterov = optimizer(OptimizerKind::Sgd, 0.05);
         nesterov.momentum = 0.9;
         nesterov.nesterov = true;
-        QTest::newRow("seed sgd nesterov") << seed << 61 << tanh << logits << nesterov << 3000 << 512 << false;
+        QTest::newRow("seed sgd nesterov") << seed << 61 << tanh << logits << nesterov << 3000 << 512 << false << 0;
         QTest::newRow("seed rmsprop") << seed << 61 << tanh << logits << optimizer(OptimizerKind::RmsProp, 1e-3) << 3000
-                                      << 512 << false;
+                                      << 512 << false << 0;
         OptimizerSpec centred = optimizer(OptimizerKind::RmsProp, 1e-3);
         centred.centered = true;
         centred.momentum = 0.5;
         centred.weightDecay = 0.01;
-        QTest::newRow("seed rmsprop centred momentum") << seed << 61 << tanh << bce << centred << 3000 << 512 << false;
+        QTest::newRow("seed rmsprop centred momentum")
+            << seed << 61 << tanh << bce << centred << 3000 << 512 << false << 0;
         // Odd widths, a batch that is not a multiple of the tile, a last partial batch of 26.
         QTest::newRow("7-5-3-1 adam") << std::vector<int>{5, 3} << 7 << tanh << logits
-                                      << optimizer(OptimizerKind::Adam, 1e-2) << 100 << 37 << false;
-        QTest::newRow("7-5-3-1 sgd shuffled")
-            << std::vector<int>{5, 3} << 7 << tanh << bce << optimizer(OptimizerKind::Sgd, 0.1) << 100 << 37 << true;
+                                      << optimizer(OptimizerKind::Adam, 1e-2) << 100 << 37 << false << 0;
+        QTest::newRow("7-5-3-1 sgd shuffled") << std::vector<int>{5, 3} << 7 << tanh << bce
+                                              << optimizer(OptimizerKind::Sgd, 0.1) << 100 << 37 << true << 0;
         QTest::newRow("one hidden relu") << std::vector<int>{9} << 13 << Activation::Relu << logits << nesterov << 200
-                                         << 64 << false;
+                                         << 64 << false << 0;
         QTest::newRow("deep gelu") << std::vector<int>{4, 6, 3, 2} << 5 << Activation::Gelu << logits << centred << 150
-                                   << 40 << false;
+                                   << 40 << false << 0;
         QTest::newRow("sigmoid activation adamw") << std::vector<int>{11, 17} << 19 << Activation::Sigmoid << bce
-                                                  << optimizer(OptimizerKind::AdamW, 1e-2) << 300 << 100 << false;
+                                                  << optimizer(OptimizerKind::AdamW, 1e-2) << 300 << 100 << false << 0;
         QTest::newRow("identity sgd") << std::vector<int>{6} << 3 << Activation::Identity << logits
-                                      << optimizer(OptimizerKind::Sgd, 0.05) << 50 << 16 << false;
+                                      << optimizer(OptimizerKind::Sgd, 0.05) << 50 << 16 << false << 0;
         QTest::newRow("max depth") << std::vector<int>(kFusedMaxLayers - 1, 3) << 4 << tanh << logits
-                                   << optimizer(OptimizerKind::Adam, 1e-2) << 80 << 33 << false;
+                                   << optimizer(OptimizerKind::Adam, 1e-2) << 80 << 33 << false << 0;
         QTest::newRow("batch of one") << std::vector<int>{4} << 2 << tanh << bce << optimizer(OptimizerKind::Adam, 1e-2)
-                                      << 9 << 1 << false;
+                                      << 9 << 1 << false << 0;
+        // Other tile heights: another partition of the rows and another reduction tree.
+        QTest::newRow("seed tile 32") << seed << 61 << tanh << logits << optimizer(OptimizerKind::Adam, 1e-3) << 5000
+                                      << 2048 << true << 32;
+        QTest::newRow("seed tile 4") << seed << 61 << tanh << bce << optimizer(OptimizerKind::Sgd, 0.1) << 3000 << 500
+                                     << false << 4;
         QTest::newRow("wide 61-64-64") << std::vector<int>{64, 64} << 61 << tanh << logits
-                                       << optimizer(OptimizerKind::Adam, 1e-3) << 700 << 256 << false;
+                                       << optimizer(OptimizerKind::Adam, 1e-3) << 700 << 256 << false << 0;
     }
 
     void matchesReference() {
@@ -266,12 +274,14 @@ private slots:
         QFETCH(int, rows);
         QFETCH(int, batch);
         QFETCH(bool, shuffled);
+        QFETCH(int, tileRows);
 
         const ModelSpec model = modelOf(hidden, activation);
         const auto cols = static_cast<std::size_t>(inputs);
         const Data data = makeData(static_cast<std::size_t>(rows), cols, 7u);
         const MlpParams initial = initParams(model, cols, 42);
-        Twin twin(model, cols, loss, opt, batch, initial);
+        Twin twin(model, cols, loss, opt, batch, initial, tileRows);
+        if (tileRows != 0) QCOMPARE(twin.plan().tile.tileRows, tileRows);
         Reference ref(initial, activation, loss, opt, static_cast<std::size_t>(batch));
 
         const int epochs = 3;
