@@ -13,6 +13,11 @@
 // Each output is one thread's sum in ascending k, so the CPU twin (gemmTwin, gemm_twin.cpp),
 // running the same staging and accumulation functions with one lane, computes what the kernel does.
 //
+// Split-K, deterministic: when C has few tiles but k is long (the weight gradients: k = batch rows)
+// and the caller gives a workspace, blockIdx.z takes one slice of k (a whole number of stages);
+// each slice writes its raw sums to the workspace (split, m, n), and a second kernel adds the
+// slices in slice order and applies the epilogue. No atomics, so runs are bit-identical.
+//
 // CUDA-free header: the stream is an opaque void*; launchGemm lives in gemm_custom.cu.
 #pragma once
 
@@ -45,7 +50,20 @@ struct GemmArgs {
     float* pre = nullptr;         // optional (m, ldc): the value before the activation
     bool activate = false;        // apply `activation` last
     Activation activation = Activation::Identity;
+    float* workspace = nullptr;  // optional (gemmWorkspaceBytes): enables split-K; null: never split
 };
+
+// How a product is cut along k: `slices` slices of `sliceK` (a multiple of kGemmTileK) each.
+struct GemmSplit {
+    int slices = 1;
+    int sliceK = 0;
+};
+
+// The split the launcher and the twin use for `g` (1 slice without a workspace).
+GemmSplit gemmSplit(const GemmArgs& g);
+// Bytes of workspace that split-K would use for this shape (0 when it would not split); allocate
+// at least this much and pass it as `workspace` to let the product split.
+std::size_t gemmWorkspaceBytes(const GemmArgs& g);
 
 // Throws ConfigError for negative sizes, leading dimensions too small for the shapes, missing
 // pointers, or an m too large for the grid.
@@ -110,6 +128,23 @@ WB_HD inline void epilogue(const GemmArgs& g, int i, int j, float acc) {
     if (g.bias) v += g.bias[j];
     if (g.pre) g.pre[at] = v;
     g.c[at] = g.activate ? stepmath::activate(g.activation, v) : v;
+}
+
+// Split-K: slice z's raw sum for (i, j) into the workspace (slices, m, n).
+WB_HD inline void storePartial(const GemmArgs& g, int z, int i, int j, float acc) {
+    if (i >= g.m || j >= g.n) return;
+    g.workspace[(static_cast<std::size_t>(z) * static_cast<std::size_t>(g.m) + static_cast<std::size_t>(i)) *
+                    static_cast<std::size_t>(g.n) +
+                static_cast<std::size_t>(j)] = acc;
+}
+
+// Split-K: the slices of element e = i * n + j added in slice order, then the epilogue.
+WB_HD inline void reducePartials(const GemmArgs& g, int slices, std::size_t e) {
+    const std::size_t plane = static_cast<std::size_t>(g.m) * static_cast<std::size_t>(g.n);
+    float acc = 0.0f;
+    for (int z = 0; z < slices; ++z) acc += g.workspace[static_cast<std::size_t>(z) * plane + e];
+    const auto n = static_cast<std::size_t>(g.n);
+    epilogue(g, static_cast<int>(e / n), static_cast<int>(e % n), acc);
 }
 
 }  // namespace gemm

@@ -45,33 +45,43 @@ private slots:
         QTest::addColumn<bool>("bias");
         QTest::addColumn<bool>("activate");
         QTest::addColumn<Activation>("activation");
+        QTest::addColumn<bool>("split");  // give a workspace, so long-k products split along k
         const auto none = Activation::Identity;
-        QTest::newRow("1x1x1") << 1 << 1 << 1 << false << false << 0 << 1.0f << 0.0f << false << false << none;
+        QTest::newRow("1x1x1") << 1 << 1 << 1 << false << false << 0 << 1.0f << 0.0f << false << false << none << false;
         for (bool ta : {false, true})
             for (bool tb : {false, true})
                 QTest::addRow("7x5x3 %s%s", ta ? "T" : "N", tb ? "T" : "N")
-                    << 7 << 5 << 3 << ta << tb << 0 << 1.0f << 0.0f << false << false << none;
+                    << 7 << 5 << 3 << ta << tb << 0 << 1.0f << 0.0f << false << false << none << false;
         // The seed model's products, batch 2048 (rows 2048 = 64 tiles; 61, 20, 10 not multiples of 32).
         QTest::newRow("forward 2048x20x61 tanh")
-            << 2048 << 20 << 61 << false << true << 0 << 1.0f << 0.0f << true << true << Activation::Tanh;
+            << 2048 << 20 << 61 << false << true << 0 << 1.0f << 0.0f << true << true << Activation::Tanh << false;
         QTest::newRow("forward 2048x1x10")
-            << 2048 << 1 << 10 << false << true << 0 << 1.0f << 0.0f << true << false << none;
+            << 2048 << 1 << 10 << false << true << 0 << 1.0f << 0.0f << true << false << none << false;
         QTest::newRow("dW 20x61x2048") << 20 << 61 << 2048 << true << false << 0 << 1.0f << 0.0f << false << false
-                                       << none;
+                                       << none << false;
         QTest::newRow("dX 2048x61x20") << 2048 << 61 << 20 << false << false << 0 << 1.0f << 0.0f << false << false
-                                       << none;
+                                       << none << false;
         QTest::newRow("61x33x65 TT alpha beta")
-            << 61 << 33 << 65 << true << true << 0 << 2.0f << 0.5f << true << false << none;
+            << 61 << 33 << 65 << true << true << 0 << 2.0f << 0.5f << true << false << none << false;
         QTest::newRow("padded 37x29x70 NT relu")
-            << 37 << 29 << 70 << false << true << 3 << 1.0f << 0.0f << true << true << Activation::Relu;
+            << 37 << 29 << 70 << false << true << 3 << 1.0f << 0.0f << true << true << Activation::Relu << false;
         QTest::newRow("padded 7x61x7 TN gelu")
-            << 7 << 61 << 7 << true << false << 5 << 1.0f << 1.0f << true << true << Activation::Gelu;
+            << 7 << 61 << 7 << true << false << 5 << 1.0f << 1.0f << true << true << Activation::Gelu << false;
         QTest::newRow("1x7x2048 sigmoid")
-            << 1 << 7 << 2048 << false << false << 1 << 1.0f << 0.0f << true << true << Activation::Sigmoid;
+            << 1 << 7 << 2048 << false << false << 1 << 1.0f << 0.0f << true << true << Activation::Sigmoid << false;
         QTest::newRow("k=0 is beta C + bias")
-            << 5 << 9 << 0 << false << false << 0 << 1.0f << 0.25f << true << false << none;
+            << 5 << 9 << 0 << false << false << 0 << 1.0f << 0.25f << true << false << none << false;
+        // Split-K: the weight gradients of the seed model, and awkward slice ends.
+        QTest::newRow("split dW 20x61x2048")
+            << 20 << 61 << 2048 << true << false << 0 << 1.0f << 0.0f << false << false << none << true;
+        QTest::newRow("split dW 1x10x2048 beta")
+            << 1 << 10 << 2048 << true << false << 0 << 1.0f << 0.5f << true << false << none << true;
+        QTest::newRow("split 33x7x1000 TT tanh")
+            << 33 << 7 << 1000 << true << true << 2 << 0.5f << 0.0f << true << true << Activation::Tanh << true;
+        QTest::newRow("no split for a big C")
+            << 2048 << 61 << 20 << false << false << 0 << 1.0f << 0.0f << false << false << none << true;
         QTest::newRow("exact tiles 64x64x64")
-            << 64 << 64 << 64 << false << false << 0 << 1.0f << 0.0f << false << false << none;
+            << 64 << 64 << 64 << false << false << 0 << 1.0f << 0.0f << false << false << none << false;
     }
 
     void matchesNaiveLoop() {
@@ -86,6 +96,7 @@ private slots:
         QFETCH(bool, bias);
         QFETCH(bool, activate);
         QFETCH(Activation, activation);
+        QFETCH(bool, split);
 
         GemmArgs g;
         g.m = m;
@@ -120,6 +131,17 @@ private slots:
         g.pre = activate ? pre.data() : nullptr;
         g.activate = activate;
         g.activation = activation;
+        std::vector<float> workspace;
+        if (split) {
+            workspace.assign(gemmWorkspaceBytes(g) / sizeof(float) + 1, std::numeric_limits<float>::quiet_NaN());
+            g.workspace = workspace.data();
+            const GemmSplit cut = gemmSplit(g);
+            const bool long_k = k >= 1000;
+            QCOMPARE(cut.slices > 1, long_k);  // the long products split, the big C does not
+            QVERIFY(cut.sliceK % kGemmTileK == 0 || cut.slices == 1);
+            QVERIFY(static_cast<long>(cut.slices) * cut.sliceK >= k);
+            QVERIFY(static_cast<long>(cut.slices - 1) * cut.sliceK < k || k == 0);
+        }
         gemmTwin(g);
 
         for (int i = 0; i < m; ++i) {
