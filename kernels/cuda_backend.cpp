@@ -77,15 +77,11 @@ public:
         evalCounters_ = DeviceBuffer<DeviceCounters>(1);
         evalCounters_.zero(stream_->get());
         hostCounters_ = PinnedBuffer<DeviceCounters>(1);
-        if (eagerLaunch()) {
-            epochStart_ = std::make_unique<CudaEvent>();
-            epochEnd_ = std::make_unique<CudaEvent>();
-            for (int i = 0; i < steps_ * kStepMarks; ++i) marks_.emplace_back();
-        } else {
-            epochStart_ = std::make_unique<CudaEvent>();
-            epochEnd_ = std::make_unique<CudaEvent>();
-        }
+        epochStart_ = std::make_unique<CudaEvent>();
+        epochEnd_ = std::make_unique<CudaEvent>();
+        if (eagerLaunch()) marks_.resize(static_cast<std::size_t>(steps_) * kStepMarks);
         epochsDone_ = 0;
+        optimizerStepsBefore_ = 0;
         stream_->synchronize();
     }
 
