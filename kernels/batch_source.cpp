@@ -106,8 +106,7 @@ DeviceBatch BatchSource::stage(int step, int n, bool fixedAddress) {
             return {batchX_.data(), batchY_.data()};
         }
         case DataPath::PinnedAsync: {
-            if (prefetched_ < step) prefetch(step);
-            if (step + 1 < steps_) prefetch(step + 1);  // overlaps with this step's compute
+            if (prefetched_ < step) prefetch(step);  // the first step of an epoch; later ones came from release()
             const int slot = step % 2;
             WB_CUDA_CHECK(cudaStreamWaitEvent(compute_, copyDone_[slot].get(), 0));
             return {slotX_[slot].data(), slotY_[slot].data()};
@@ -131,7 +130,11 @@ DeviceBatch BatchSource::stage(int step, int n, bool fixedAddress) {
 }
 
 void BatchSource::release(int step) {
-    if (path_ == DataPath::PinnedAsync) computeDone_[step % 2].record(compute_);
+    if (path_ != DataPath::PinnedAsync) return;
+    computeDone_[step % 2].record(compute_);
+    // With this step queued, gather and copy the next one: the host and the copy stream work while
+    // the compute stream runs this step.
+    if (step + 1 < steps_) prefetch(step + 1);
 }
 
 }  // namespace wb

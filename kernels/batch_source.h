@@ -36,7 +36,8 @@ public:
     // stream after this call. `fixedAddress`: the batch must be at the same address every step of the
     // same size (a replayed graph reads it there).
     DeviceBatch stage(int step, int n, bool fixedAddress);
-    // The compute stream is done with batch `step` once the work queued so far finishes.
+    // The compute stream is done with batch `step` once the work queued so far finishes
+    // (pinned_async: also starts gathering and copying batch step + 1).
     void release(int step);
 
     // device_resident only: the rows and the epoch's permutation on the device (null in file order).

@@ -45,7 +45,7 @@ public:
         if (!problem.data || problem.data->trainRows() == 0) throw ConfigError("no training rows");
         problem.execution.validate();
         selectDevice();
-        release();
+        freeDeviceState();
         problem_ = problem;
         const ExecutionSettings& x = problem.execution;
         const int batch = problem.batchSize;
@@ -200,7 +200,7 @@ private:
     }
 
     // Frees the previous run's device state first (the stream last), so a second setup starts clean.
-    void release() {
+    void freeDeviceState() {
         graphs_.clear();
         fusedEpochGraph_ = CudaGraph();
         marks_.clear();
@@ -350,9 +350,10 @@ private:
     int epochsDone_ = 0;
     int optimizerStepsBefore_ = 0;
 
+    // Destroyed in reverse order: the handle before its workspace, the stream last.
     std::unique_ptr<CudaStream> stream_;
-    std::unique_ptr<CublasHandle> cublas_;
     DeviceBuffer<unsigned char> cublasWorkspace_;
+    std::unique_ptr<CublasHandle> cublas_;
     std::unique_ptr<DeviceMlp> mlp_;
     std::unique_ptr<BatchSource> source_;
     FusedPlan plan_;
