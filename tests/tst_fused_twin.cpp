@@ -244,6 +244,8 @@ private slots:
                                       << optimizer(OptimizerKind::Adam, 1e-2) << 100 << 37 << false << 0;
         QTest::newRow("7-5-3-1 sgd shuffled") << std::vector<int>{5, 3} << 7 << tanh << bce
                                               << optimizer(OptimizerKind::Sgd, 0.1) << 100 << 37 << true << 0;
+        QTest::newRow("no hidden layer") << std::vector<int>{} << 6 << tanh << bce
+                                         << optimizer(OptimizerKind::Adam, 1e-2) << 90 << 40 << false << 0;
         QTest::newRow("one hidden relu") << std::vector<int>{9} << 13 << Activation::Relu << logits << nesterov << 200
                                          << 64 << false << 0;
         QTest::newRow("deep gelu") << std::vector<int>{4, 6, 3, 2} << 5 << Activation::Gelu << logits << centred << 150
