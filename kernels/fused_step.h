@@ -37,8 +37,9 @@
 namespace wb {
 
 constexpr int kFusedMaxLayers = 8;           // linear layers, output included (so up to 7 hidden)
-constexpr int kFusedThreads = 256;           // threads per block
+constexpr int kFusedThreads = 512;           // threads per block (the seed's widest phase has 1,240 units)
 constexpr int kFusedGroupBlocks = 8;         // blocks per first-level reduction group
+constexpr int kFusedFinalBatch = 16;         // group partials the final reduction loads at once
 constexpr int kFusedPreferredTileRows = 16;  // rows per block when the shared memory allows
 // Bytes of dynamic shared memory per block: under the 48 KiB a launch may use without opting in,
 // with room left for the kernel's few static shared variables.
@@ -192,12 +193,13 @@ WB_HD inline void storeFour(float* p, const Four& f) {
 }
 
 // sum += rows[0..count) of four floats each (row i at base + i * stride), in row order. All loads
-// are issued before the first add (count <= kFusedGroupBlocks), so they overlap in flight.
+// are issued before the first add (count <= N), so they overlap in flight.
+template <int N>
 WB_HD inline void addRows(Four& sum, const float* base, std::size_t stride, int count) {
-    Four part[kFusedGroupBlocks] = {};
-    for (int i = 0; i < kFusedGroupBlocks; ++i)
+    Four part[N] = {};
+    for (int i = 0; i < N; ++i)
         if (i < count) part[i] = loadFour(base + static_cast<std::size_t>(i) * stride);
-    for (int i = 0; i < kFusedGroupBlocks; ++i)
+    for (int i = 0; i < N; ++i)
         if (i < count)
             for (int c = 0; c < 4; ++c) sum.v[c] += part[i].v[c];
 }
@@ -376,7 +378,7 @@ WB_HD inline void reduceGroup(const FusedStepArgs& a, const ScratchView& v, int 
     for (int q = lanes.first; q < a.plan.scratch.gradStride / 4; q += lanes.stride) {
         const auto at = static_cast<std::size_t>(4 * q);
         Four sum{{0.0f, 0.0f, 0.0f, 0.0f}};
-        addRows(sum, rows + at, stride, count);
+        addRows<kFusedGroupBlocks>(sum, rows + at, stride, count);
         storeFour(out + at, sum);
     }
     if (lanes.first != 0) return;
@@ -424,9 +426,9 @@ WB_HD inline void finalUpdate(const FusedStepArgs& a, const ScratchView& v, int 
     for (int q = lanes.first; 4 * q < params; q += lanes.stride) {
         const auto at = static_cast<std::size_t>(4 * q);
         Four grad{{0.0f, 0.0f, 0.0f, 0.0f}};
-        for (int g0 = 0; g0 < groups; g0 += kFusedGroupBlocks) {
-            const int count = g0 + kFusedGroupBlocks < groups ? kFusedGroupBlocks : groups - g0;
-            addRows(grad, v.groupGrad + static_cast<std::size_t>(g0) * stride + at, stride, count);
+        for (int g0 = 0; g0 < groups; g0 += kFusedFinalBatch) {
+            const int count = g0 + kFusedFinalBatch < groups ? kFusedFinalBatch : groups - g0;
+            addRows<kFusedFinalBatch>(grad, v.groupGrad + static_cast<std::size_t>(g0) * stride + at, stride, count);
         }
         updateFour(a, st, 4 * q, params - 4 * q < 4 ? params - 4 * q : 4, grad);
     }
