@@ -10,6 +10,7 @@
 #include <cublas_v2.h>
 
 #include "execution_settings.h"
+#include "layer_products.h"
 
 namespace wb {
 
@@ -30,9 +31,9 @@ public:
     bool mixed() const { return precision_ == Precision::Fp16 || precision_ == Precision::Bf16; }
 
 private:
-    // C (m, n) col-major = alpha op(A) op(B) + beta C, in cuBLAS's column-major terms.
-    void cublasProduct(cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, GemmOperand a, int lda,
-                       GemmOperand b, int ldb, float beta, float* c, int ldc) const;
+    // C = op(A) op(B) + beta C in cuBLAS's column-major terms (layer_products.h says which is which).
+    void cublasProduct(const ColumnMajorProduct& p, GemmOperand a, GemmOperand b, float beta, float* c) const;
+    void custom(const GemmArgs& g) const;
 
     cublasHandle_t handle_;
     cudaStream_t stream_;

@@ -25,7 +25,7 @@ ParityTolerance toleranceFor(Precision p);
 struct ParityProblem {
     PreparedData data;                               // (rows, 61) seed-like rows, standardised
     ModelSpec model;                                 // the seed model, 61 -> 20 -> 10 -> 1 tanh
-    OptimizerSpec optimizer;                         // Adam, lr 1e-2 so a few steps move the weights
+    OptimizerSpec optimizer;                         // Adam, lr 1e-3 (10 steps move each weight by ~1e-2)
     int batchSize = 64;                              // 300 rows: 4 full batches and one of 44
     MlpParams initialParams;                         // the same start for both backends
     std::vector<std::vector<std::uint32_t>> orders;  // (epochs) one permutation of the rows each
