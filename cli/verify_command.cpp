@@ -51,6 +51,7 @@ int runVerify(const VerifyOptions& opt) {
         std::printf("%zu combinations skipped\n0 passed, 0 failed, %zu skipped\n", combos.size(), combos.size());
         return kOk;
     }
+    (void)BackendRegistry::instance().create(opt.backend, opt.device);  // a bad --device: one line, exit 5
     const ParityProblem problem = makeParityProblem();
     std::printf("verify: %s (device %d) against the CPU reference, %zu combinations, %zu rows, batch %d, %zu epochs\n",
                 opt.backend.c_str(), opt.device, combos.size(), problem.data.trainRows(), problem.batchSize,
