@@ -15,5 +15,6 @@ Command addPresetsCommand(CLI::App& app);
 Command addInfoCommand(CLI::App& app);
 Command addDatasetCommand(CLI::App& app);
 Command addAblateCommand(CLI::App& app);
+Command addVerifyCommand(CLI::App& app);
 
 }  // namespace wb::cli

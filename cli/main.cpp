@@ -9,6 +9,9 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
+#ifdef WB_WITH_CUDA
+#include "cuda_backend.h"
+#endif
 #include "errors.h"
 #include "exit_codes.h"
 
@@ -17,6 +20,9 @@ using namespace wb::cli;
 // A function-try-block: building the command line (CLI11 throws on a malformed option set) happens outside
 // the handlers below, and no exception may leave main (std::terminate would abort without our one line).
 int main(int argc, char** argv) try {
+#ifdef WB_WITH_CUDA
+    wb::registerCudaBackend();  // "cuda" joins the registry, available or with the reason why not
+#endif
     CLI::App app{"MLP Workbench: train small MLPs and measure why one way of executing them is faster"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("mlpwb ") + WB_VERSION);
@@ -24,7 +30,8 @@ int main(int argc, char** argv) try {
                                                                    {"ablate", addAblateCommand(app)},
                                                                    {"dataset", addDatasetCommand(app)},
                                                                    {"presets", addPresetsCommand(app)},
-                                                                   {"info", addInfoCommand(app)}};
+                                                                   {"info", addInfoCommand(app)},
+                                                                   {"verify", addVerifyCommand(app)}};
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

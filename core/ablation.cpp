@@ -191,7 +191,7 @@ private:
             step.message = *refused;
             step.settings = from.settings;  // a refused fix is not applied: the next fix starts from `from`
             keepLevel(step, level);
-        } else if (auto ignored = ignoredByBackend(step.settings, changed)) {
+        } else if (auto ignored = ignoredByBackend(from.settings, step.settings, changed)) {
             step.status = StepStatus::NotApplicable;
             step.message = *ignored;
             keepLevel(step, level);
@@ -207,13 +207,18 @@ private:
     }
 
     // Why the backend ignores every switch in `changed` (each one's reason), or nullopt when it honours
-    // one of them. A fix that changes nothing is not "not applicable": it runs, and shows it did nothing.
-    std::optional<std::string> ignoredByBackend(const ExecutionSettings& s, const std::vector<std::string>& changed) {
+    // one of them. A switch is ignored when the backend ignores its old or its new value (precision
+    // fp16 -> fp32 on the CPU changes nothing, though fp32 itself is "applicable").
+    // A fix that changes nothing is not "not applicable": it runs, and shows it did nothing.
+    std::optional<std::string> ignoredByBackend(const ExecutionSettings& before, const ExecutionSettings& after,
+                                                const std::vector<std::string>& changed) {
         if (changed.empty()) return std::nullopt;
-        const auto notApplicable = probe_->notApplicable(s);
+        const auto ignoredAfter = probe_->notApplicable(after);
+        const auto ignoredBefore = probe_->notApplicable(before);
         std::string reasons;
         for (const auto& sw : changed) {
-            const std::string why = ignoredBecause(notApplicable, sw);
+            std::string why = ignoredBecause(ignoredAfter, sw);
+            if (why.empty()) why = ignoredBecause(ignoredBefore, sw);
             if (why.empty()) return std::nullopt;
             reasons += (reasons.empty() ? "" : "; ") + why;
         }
@@ -372,8 +377,9 @@ const std::vector<AblationFix>& ablationFixes() {
          "mixed precision: fp16 products, fp32 master weights, dynamic loss scaling (GradScaler)",
          {{"precision", "fp16"}}},
         {"fused",
-         "forward, loss, backward and update of a step in a few fused kernels with the project's own GEMMs",
-         {{"launch", "fused"}, {"gemm", "custom"}}},
+         "forward, loss, backward and update of a step in a few fused kernels with the project's own GEMMs; "
+         "they compute in fp32, so this fix also undoes a mixed-precision step before it",
+         {{"launch", "fused"}, {"gemm", "custom"}, {"precision", "fp32"}}},
     };
     return all;
 }

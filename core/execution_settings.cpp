@@ -50,6 +50,9 @@ std::optional<std::string> ExecutionSettings::refusal() const {
         return "the fused path brings its own matrix products, so it cannot use cuBLAS: choose gemm=custom";
     if (gemm == Gemm::Custom && precision == Precision::Tf32)
         return "TF32 is a tensor-core mode of cuBLAS; the custom matrix products have no TF32 path";
+    if (gemm == Gemm::Custom && (precision == Precision::Fp16 || precision == Precision::Bf16))
+        return "the project's own matrix products (and the fused step built on them) compute in fp32; "
+               "bf16/fp16 mixed precision runs on cuBLAS's tensor cores: choose gemm=cublas";
     if (loss == LossKind::SigmoidBce && (precision == Precision::Fp16 || precision == Precision::Bf16))
         return "Sigmoid + BCELoss is unsafe under mixed precision (PyTorch's autocast refuses it too): "
                "use loss=bce_with_logits";

@@ -7,6 +7,9 @@
 #include "headless_export.h"
 #include "main_window.h"
 #include "metatypes.h"
+#ifdef WB_WITH_CUDA
+#include "cuda_backend.h"
+#endif
 
 int main(int argc, char** argv) {
     wb::gui::prepareHeadlessPlatform(argc, argv);
@@ -16,6 +19,9 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName("MLP Workbench");
     QApplication::setApplicationVersion(WB_VERSION);
     wb::gui::registerMetaTypes();
+#ifdef WB_WITH_CUDA
+    wb::registerCudaBackend();  // the backend list then shows "cuda", available or with the reason
+#endif
 
     const QStringList args = QApplication::arguments();
     if (args.contains("--version")) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the Debian package and prove it installs and runs, then leave the machine as it was:
 #   scripts/package-test.sh [BUILD_DIR]      (default: build-package in the repository root)
-# 1. configures a portable Release build (-DWB_NATIVE=OFF -DWB_TESTS=OFF -DCMAKE_INSTALL_PREFIX=/usr),
+# 1. configures a portable Release build (-DWB_NATIVE=OFF -DWB_TESTS=OFF -DWB_CUDA=OFF -DCMAKE_INSTALL_PREFIX=/usr),
 #    builds it, and checks that nothing was compiled with -march=native;
 # 2. `cmake --install` into BUILD_DIR/stage (DESTDIR) and lists what went where;
 # 3. `cpack -G DEB` (dependencies from dpkg-shlibdeps) and shows the package's control fields;
@@ -42,9 +42,11 @@ fi
 say "configure (portable Release) in $build_dir"
 generator=()
 command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+# Without the CUDA backend: the .deb may depend only on Debian packages, and the CUDA runtime and
+# cuBLAS are not among them.
 # shellcheck disable=SC2086  # CMAKE_ARGS is a list of flags
 cmake -S "$root" -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DWB_NATIVE=OFF -DWB_TESTS=OFF \
-    -DCMAKE_INSTALL_PREFIX=/usr ${CMAKE_ARGS:-}
+    -DWB_CUDA=OFF -DCMAKE_INSTALL_PREFIX=/usr ${CMAKE_ARGS:-}
 
 say "build"
 cmake --build "$build_dir" -j "$jobs"

@@ -99,7 +99,7 @@ void TestAblation::defaultPlanMakesTheExpectedSteps() {
     WB_COMPARE_NAME(r.status, "completed");
     QCOMPARE(namesOf(r.steps), QStringList({"baseline", "data_path=device_resident", "launch=graph_step",
                                             "loss=bce_with_logits", "zero_grad=none", "optimizer_kernel=multi_tensor",
-                                            "precision=fp16", "launch=fused, gemm=custom"}));
+                                            "precision=fp16", "launch=fused, gemm=custom, precision=fp32"}));
     // On the CPU backend launch, precision and the fused path are ignored: reported, not run.
     QCOMPARE(statusesOf(r.steps),
              QStringList({"ran", "ran", "not_applicable", "ran", "ran", "ran", "not_applicable", "not_applicable"}));
@@ -119,7 +119,7 @@ void TestAblation::defaultPlanMakesTheExpectedSteps() {
     const ExecutionSettings& last = r.steps.back().settings;
     QCOMPARE(text(last),
              text(ExecutionSettings{DataPath::DeviceResident, Launch::Fused, LossKind::BceWithLogits, ZeroGrad::None,
-                                    OptimizerKernel::MultiTensor, Precision::Fp16, Gemm::Custom}));
+                                    OptimizerKernel::MultiTensor, Precision::Fp32, Gemm::Custom}));
 }
 
 void TestAblation::stepsThatDidNotRunKeepTheLevel() {

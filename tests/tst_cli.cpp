@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "switch_combinations.h"
+
 #include <sys/types.h>
 
 namespace {
@@ -275,6 +277,45 @@ private slots:
         QVERIFY2(r.errLines()[0].startsWith("mlpwb:"), r.describe());
         QVERIFY2(r.errLines()[0].contains("unavailable"), r.describe());
         QVERIFY(!QFileInfo::exists(path("cuda.json")));
+    }
+
+    // Without a device, verify says why, skips every combination and exits 0.
+    void verifyWithoutDeviceSkipsEverything() {
+        RUN_MLPWB(info, QStringList{"info"});
+        if (QRegularExpression("^cuda\\s+available", QRegularExpression::MultilineOption)
+                .match(QString::fromUtf8(info.out))
+                .hasMatch())
+            QSKIP("a CUDA device is available here");
+        RUN_MLPWB(r, QStringList{"verify"});
+        QVERIFY2(r.exitCode == 0, r.describe());
+        const QStringList lines = r.outLines();
+        QVERIFY2(lines.size() >= 2 && lines[0].startsWith("CUDA unavailable: "), r.describe());
+        const QString skipped = QString::number(wb::validCombinations().size());
+        QVERIFY2(lines.last() == "0 passed, 0 failed, " + skipped + " skipped", r.describe());
+    }
+
+    // verify --backend cpu checks the checker: the CPU against itself passes, one line per combination.
+    void verifyCpuAgainstItselfPasses() {
+        RUN_MLPWB(r,
+                  (QStringList{"verify", "--backend", "cpu", "--only", "launch=fused", "--only", "data_path=pinned"}));
+        QVERIFY2(r.exitCode == 0, r.describe());
+        const QStringList lines = r.outLines();
+        int pass = 0;
+        for (const QString& line : lines) {
+            QVERIFY2(!line.startsWith("FAIL"), qPrintable(line));
+            if (line.startsWith("PASS")) {
+                QVERIFY2(line.contains("launch=fused") && line.contains("data_path=pinned_async"), qPrintable(line));
+                ++pass;
+            }
+        }
+        QVERIFY(pass > 0);
+        QVERIFY2(lines.last() == QString::number(pass) + " passed, 0 failed", r.describe());
+    }
+
+    void verifyFilterMatchingNothingIsConfigError() {
+        RUN_MLPWB(r, (QStringList{"verify", "--backend", "cpu", "--only", "launch=warp_speed"}));
+        QVERIFY2(r.exitCode == 4, r.describe());
+        QVERIFY2(r.errLines().size() == 1 && r.errLines()[0].startsWith("mlpwb:"), r.describe());
     }
 
     void divergingRunSaysSo() {

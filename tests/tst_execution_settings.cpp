@@ -39,33 +39,65 @@ private slots:
         QVERIFY(!matchingPreset(s));
     }
 
+    // Each row: a switch set on top of a base (gemm, loss), and a word the reason must contain.
     void refusals_data() {
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("baseGemm");
+        QTest::addColumn<QString>("baseLoss");
         QTest::addColumn<QString>("reasonMentions");
         QTest::newRow("fused with cublas") << "launch"
                                            << "fused"
+                                           << "cublas"
+                                           << "bce_with_logits"
                                            << "cuBLAS";
         QTest::newRow("tf32 with custom gemm") << "precision"
                                                << "tf32"
+                                               << "custom"
+                                               << "bce_with_logits"
                                                << "TF32";
         QTest::newRow("fp16 with sigmoid_bce") << "precision"
                                                << "fp16"
+                                               << "cublas"
+                                               << "sigmoid_bce"
                                                << "bce_with_logits";
+        QTest::newRow("bf16 with custom gemm") << "precision"
+                                               << "bf16"
+                                               << "custom"
+                                               << "bce_with_logits"
+                                               << "gemm=cublas";
+        QTest::newRow("fp16 with custom gemm") << "precision"
+                                               << "fp16"
+                                               << "custom"
+                                               << "bce_with_logits"
+                                               << "fp32";
     }
 
     void refusals() {
         QFETCH(QString, name);
         QFETCH(QString, value);
+        QFETCH(QString, baseGemm);
+        QFETCH(QString, baseLoss);
         QFETCH(QString, reasonMentions);
         ExecutionSettings s;
-        if (name == "precision" && value == "tf32") s.gemm = Gemm::Custom;
-        if (value == "fp16") s.loss = LossKind::SigmoidBce;
+        setSwitch(s, "gemm", baseGemm.toStdString());
+        setSwitch(s, "loss", baseLoss.toStdString());
+        QVERIFY(!s.refusal());  // the base alone is fine: the refusal comes from the switch below
         setSwitch(s, name.toStdString(), value.toStdString());
         const auto why = s.refusal();
         QVERIFY(why.has_value());
         QVERIFY2(QString::fromStdString(*why).contains(reasonMentions), why->c_str());
         QVERIFY_THROWS_EXCEPTION(ConfigError, s.validate());
+    }
+
+    // The fused path (gemm=custom) in mixed precision is refused: its kernel computes in fp32.
+    void fusedRefusesMixedPrecision() {
+        ExecutionSettings s = presetByName("Fastest").settings;
+        QVERIFY(!s.refusal());
+        for (const char* p : {"fp16", "bf16"}) {
+            setSwitch(s, "precision", p);
+            QVERIFY(s.refusal().has_value());
+        }
     }
 
     void unknownNamesAreRefused() {

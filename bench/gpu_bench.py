@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""GPU speed of the seed workload: mlpwb's CUDA presets against the PyTorch/JAX peers, in one run.
+
+  python3 bench/gpu_bench.py --mlpwb build-gpu/cli/mlpwb [--device 0] [--out-dir DIR]
+                             [--summary FILE.json] [--budget-seconds 240]
+
+The seed workload: the built-in 100,000 x 61 data set (exported once as .npy, so every program
+trains on the same rows), 61->20->10->1 tanh, Adam 1e-3, batch 2048, no shuffling. Programs:
+  * mlpwb --backend cuda with each preset (Seed PyTorch loop, Seed answer's fixes, Static graph,
+    Fastest), run twice, interleaved;
+  * the peers in bench/peers/ that exist here (torch_dataloader, torch_resident, torch_compile,
+    torch_cuda_graph, jax_scan), all with --device cuda; a peer that prints "SKIP: ..." is listed
+    as skipped with its reason;
+  * scale: the Fastest and Static graph presets on 10^4 ... 10^7 built-in rows (per-sample time).
+A run's figure is its median epoch time without the warm-up epoch (the RunRecord's summary). Every
+command has a timeout and the whole benchmark a time budget: what does not fit is listed as
+skipped. Without a CUDA device (mlpwb info) it says so and runs the CPU part only (the Fastest
+preset's switches on the CPU backend, a few epochs), so the script is checked end to end anywhere.
+Writes the RunRecords to --out-dir, a JSON summary to --summary, and prints a Markdown table.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PEERS = ("torch_dataloader", "torch_resident", "torch_compile", "torch_cuda_graph", "jax_scan")
+PRESETS = ("Seed PyTorch loop", "Seed answer's fixes", "Static graph (Keras-like)", "Fastest")
+SLOW = ("Seed PyTorch loop", "torch_dataloader")  # per-sample gathering: fewer epochs
+
+
+class Budget:
+    def __init__(self, seconds):
+        self.end = time.monotonic() + seconds
+
+    def left(self):
+        return self.end - time.monotonic()
+
+
+def run(cmd, timeout):
+    """(exit code or None on timeout, stdout + stderr)."""
+    print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+    try:
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return None, out
+    return done.returncode, done.stdout
+
+
+def record_figures(path):
+    """(median epoch ms, final train loss, epochs) of a completed RunRecord, or raises ValueError."""
+    with open(path) as f:
+        record = json.load(f)
+    if record.get("status") != "completed":
+        raise ValueError(f"run {record.get('status')}: {record.get('message')}")
+    summary = record["summary"]
+    return summary["median_epoch_ms"], summary["final"]["train_loss"], len(record["epochs"])
+
+
+def attempt(name, cmd, out, budget, timeout):
+    """Runs one program; returns a result dict (status ok | skipped | failed)."""
+    result = {"program": name, "command": cmd}
+    if budget.left() < 5:
+        return {**result, "status": "skipped", "reason": "time budget spent"}
+    code, text = run(cmd, min(timeout, max(5.0, budget.left())))
+    skip = re.search(r"^SKIP: (.*)$", text, re.MULTILINE)
+    if skip:
+        return {**result, "status": "skipped", "reason": skip.group(1)}
+    if code is None:
+        return {**result, "status": "failed", "reason": f"timed out after {timeout:.0f} s", "output": text[-1500:]}
+    if code != 0:
+        return {**result, "status": "failed", "reason": f"exit {code}", "output": text[-1500:]}
+    try:
+        ms, loss, epochs = record_figures(out)
+    except (OSError, ValueError, KeyError) as e:
+        return {**result, "status": "failed", "reason": str(e), "output": text[-1500:]}
+    return {**result, "status": "ok", "median_epoch_ms": ms, "final_loss": loss, "epochs": epochs, "record": out}
+
+
+def cuda_reason(mlpwb, device):
+    """None when mlpwb reports a usable CUDA device, else why not."""
+    code, text = run([mlpwb, "info"], 60)
+    if code != 0:
+        return f"mlpwb info failed: {text.strip()[-300:]}"
+    match = re.search(r"^cuda\s+(available|unavailable):\s*(.*)$", text, re.MULTILINE)
+    if not match:
+        return "mlpwb reports no cuda backend"
+    if match.group(1) == "unavailable":
+        return match.group(2)
+    devices = re.search(r"^\s+devices:\s*(\d+)", text, re.MULTILINE)
+    if devices and device >= int(devices.group(1)):
+        return f"no CUDA device {device}"
+    return None
+
+
+def median_of(results, name):
+    times = [r["median_epoch_ms"] for r in results if r["program"] == name and r["status"] == "ok"]
+    return statistics.median(times) if times else None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mlpwb", required=True)
+    parser.add_argument("--device", type=int, default=0)
+    parser.add_argument("--out-dir", default=os.path.join(HERE, "out", "gpu_bench"))
+    parser.add_argument("--summary", default=None, help="JSON summary (default OUT_DIR/summary.json)")
+    parser.add_argument("--budget-seconds", type=float, default=240)
+    parser.add_argument("--rows", type=int, default=100000)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--epochs", type=int, default=100, help="epochs of the fast programs")
+    parser.add_argument("--epochs-slow", type=int, default=6, help="epochs of the per-sample-gathering ones")
+    parser.add_argument("--python", default="/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable)
+    args = parser.parse_args()
+
+    budget = Budget(args.budget_seconds)
+    os.makedirs(args.out_dir, exist_ok=True)
+    summary_path = args.summary or os.path.join(args.out_dir, "summary.json")
+    mlpwb = os.path.abspath(args.mlpwb)
+    prefix = os.path.join(args.out_dir, "seed")
+    code, text = run([mlpwb, "dataset", "--builtin", "--rows", str(args.rows), "--npy-out", prefix], 300)
+    if code != 0:
+        raise SystemExit(f"could not export the data set: {text[-1000:]}")
+    data = ["--data", prefix + "_x.npy", "--labels", prefix + "_y.npy", "--batch-size", "2048"]
+
+    reason = cuda_reason(mlpwb, args.device)
+    summary = {"schema": "mlpwb.gpu_bench/1", "rows": args.rows, "device": args.device, "gpu": None,
+               "cuda_unavailable": reason, "results": [], "scale": [], "ratios": {}}
+    if reason:
+        print(f"no device: CUDA unavailable: {reason}; running the CPU part only")
+        out = os.path.join(args.out_dir, "cpu_fastest.json")
+        cmd = [mlpwb, "train", *data, "--quiet", "--epochs", "3", "--preset", "Fastest", "--backend", "cpu",
+               "--out", out]
+        summary["results"].append(attempt("mlpwb cpu: Fastest switches", cmd, out, budget, 120))
+        return finish(summary, summary_path)
+
+    gpu = re.search(r"^cuda\s+available:\s*(.*)$", run([mlpwb, "info"], 60)[1], re.MULTILINE)
+    summary["gpu"] = gpu.group(1) if gpu else None
+    programs = {}
+    for preset in PRESETS:
+        epochs = args.epochs_slow if preset in SLOW else args.epochs
+        programs[f"mlpwb cuda: {preset}"] = lambda out, p=preset, e=epochs: [
+            mlpwb, "train", *data, "--no-standardize", "--quiet", "--backend", "cuda", "--device", str(args.device), "--preset", p,
+            "--epochs", str(e), "--out", out]
+    for peer in PEERS:
+        script = os.path.join(HERE, "peers", peer + ".py")
+        if not os.path.exists(script):
+            summary["results"].append({"program": peer, "status": "skipped", "reason": "not in bench/peers"})
+            continue
+        epochs = args.epochs_slow if peer in SLOW else min(args.epochs, 50)
+        programs[peer] = lambda out, s=script, e=epochs: [
+            args.python, s, *data, "--device", "cuda", "--epochs", str(e), "--out", out]
+
+    def one_round(repeat):  # every program once, interleaved, so a slow spell of the machine hits everyone
+        for i, (name, command) in enumerate(programs.items()):
+            out = os.path.join(args.out_dir, f"run{i}_{repeat}.json")
+            summary["results"].append(attempt(name, command(out), out, budget, 120))
+
+    one_round(0)
+    scale(summary, mlpwb, args, budget)
+    for repeat in range(1, args.repeats):  # the repeats last: with too little time, the scale runs matter more
+        one_round(repeat)
+    compare(summary)
+    return finish(summary, summary_path)
+
+
+def scale(summary, mlpwb, args, budget):
+    """The per-sample time of the fused and graph paths from 10^4 to 10^7 rows."""
+    for rows in (10**4, 10**5, 10**6, 10**7):
+        for preset in ("Fastest", "Static graph (Keras-like)"):
+            out = os.path.join(args.out_dir, f"scale_{rows}_{preset.split()[0]}.json")
+            cmd = [mlpwb, "train", "--builtin", "--rows", str(rows), "--quiet", "--backend", "cuda", "--device",
+                   str(args.device), "--preset", preset, "--epochs", "4", "--out", out]
+            r = attempt(f"scale {preset} {rows}", cmd, out, budget, 150)
+            if r["status"] == "ok":
+                r["ns_per_sample"] = r["median_epoch_ms"] * 1e6 / rows
+            summary["scale"].append({**r, "rows": rows, "preset": preset})
+    summary["pinned_async_larger_than_gpu"] = (
+        "not measured: it needs a data set larger than the GPU's memory in host memory; "
+        "run mlpwb train --preset ... --data-path pinned_async on such a machine")
+
+
+def compare(summary):
+    """The ratios the issue asks for, where both sides ran."""
+    fused = median_of(summary["results"], "mlpwb cuda: Fastest")
+    for peer, key in (("torch_resident", "fused_speedup_vs_torch_resident"),
+                      ("torch_compile", "fused_speedup_vs_torch_compile"),
+                      ("torch_cuda_graph", "fused_speedup_vs_torch_cuda_graph"),
+                      ("jax_scan", "fused_speedup_vs_jax_scan")):
+        other = median_of(summary["results"], peer)
+        if fused and other:
+            summary["ratios"][key] = other / fused
+    seed, loader = median_of(summary["results"], "mlpwb cuda: Seed PyTorch loop"), median_of(summary["results"],
+                                                                                           "torch_dataloader")
+    if seed and loader:
+        summary["ratios"]["seed_loop_over_torch_dataloader"] = seed / loader
+    summary["fused_median_epoch_ms"] = fused
+
+
+def finish(summary, path):
+    with open(path + ".tmp", "w") as f:
+        json.dump(summary, f, indent=1)
+    shutil.move(path + ".tmp", path)
+    print(f"\nGPU: {summary['gpu'] or 'none'}; {summary['rows']} x 61, batch 2048; "
+          "each figure the median epoch without warm-up, median over runs\n")
+    print("| program | runs | median epoch ms | final loss | status |")
+    print("| --- | ---: | ---: | ---: | --- |")
+    names = list(dict.fromkeys(r["program"] for r in summary["results"]))
+    for name in names:
+        runs = [r for r in summary["results"] if r["program"] == name]
+        ok = [r for r in runs if r["status"] == "ok"]
+        if ok:
+            ms = statistics.median(r["median_epoch_ms"] for r in ok)
+            print(f"| {name} | {len(ok)} | {ms:.3f} | {ok[-1]['final_loss']:.4f} | ok |")
+        else:
+            print(f"| {name} | 0 | - | - | {runs[-1]['status']}: {runs[-1].get('reason', '')} |")
+    for s in summary["scale"]:
+        if s["status"] == "ok":
+            print(f"scale: {s['preset']} {s['rows']} rows: {s['median_epoch_ms']:.3f} ms/epoch, "
+                  f"{s['ns_per_sample']:.2f} ns/sample")
+    for key, value in summary["ratios"].items():
+        print(f"ratio {key}: {value:.2f}")
+    failed = [r for r in summary["results"] + summary["scale"] if r["status"] == "failed"]
+    for r in failed:
+        print(f"FAILED {r['program']}: {r.get('reason')}", file=sys.stderr)
+    print(f"summary: {path}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+#include "device_mlp.h"
+
+#include <algorithm>
+
+#include "cuda_check.h"
+
+namespace wb {
+
+namespace {
+std::size_t elems(int a, int b) {
+    return static_cast<std::size_t>(a) * static_cast<std::size_t>(b);
+}
+}  // namespace
+
+DeviceMlp::DeviceMlp(const TrainingProblem& problem, int batchCapacity, cudaStream_t stream, cublasHandle_t handle,
+                     Gemm gemm)
+    : stream_(stream),
+      exec_(problem.execution),
+      activation_(problem.model.activation),
+      layers_(problem.initialParams.layers),
+      gemm_(handle, stream, problem.execution.precision, gemm),
+      half_(problem.execution.precision == Precision::Bf16 ? HalfKind::Bf16 : HalfKind::Fp16),
+      scalars_(stepmath::optimizerScalars(problem.optimizer)),
+      stateCount_(stepmath::optimizerStateCount(scalars_)),
+      params_(problem.initialParams.count()),
+      grads_(problem.initialParams.count()) {
+    const std::size_t count = problem.initialParams.count();
+    params_.copyFrom(problem.initialParams.values.data(), count, stream_);
+    grads_.zero(stream_);
+    for (int i = 0; i < stateCount_; ++i) {
+        state_.emplace_back(count);
+        state_.back().zero(stream_);
+    }
+    const bool mixed = gemm_.mixed();
+    int maxWidth = 1;
+    for (std::size_t l = 0; l < layers_.size(); ++l) {
+        const LayerSlice& s = layers_[l];
+        maxWidth = std::max({maxWidth, s.in, s.out});
+        pre_.emplace_back(elems(batchCapacity, s.out));
+        if (l + 1 == layers_.size()) continue;  // the output layer keeps only its logits
+        post_.emplace_back(elems(batchCapacity, s.out));
+        postHalf_.emplace_back(mixed ? elems(batchCapacity, s.out) : 0);
+    }
+    if (mixed) {
+        paramsHalf_ = DeviceBuffer<std::uint16_t>(count);
+        inputHalf_ = DeviceBuffer<std::uint16_t>(elems(batchCapacity, layers_.front().in));
+        deltaHalf_ = DeviceBuffer<std::uint16_t>(elems(batchCapacity, maxWidth));
+    }
+    delta_ = DeviceBuffer<float>(elems(batchCapacity, maxWidth));
+    deltaPrev_ = DeviceBuffer<float>(elems(batchCapacity, maxWidth));
+
+    counters_ = DeviceBuffer<DeviceCounters>(1);
+    DeviceCounters start{};
+    start.lossScale = problem.execution.precision == Precision::Fp16 ? 65536.0f : 1.0f;  // GradScaler's init_scale
+    counters_.copyFrom(&start, 1, stream_);
+    WB_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `start` lives on this stack frame
+}
+
+void DeviceMlp::zeroGrads(int times) {
+    for (int t = 0; t < times; ++t)
+        for (const LayerSlice& s : layers_) {  // one memset per tensor, as .grad.zero_() per parameter
+            WB_CUDA_CHECK(
+                cudaMemsetAsync(grads_.data() + s.weightOffset, 0, elems(s.out, s.in) * sizeof(float), stream_));
+            WB_CUDA_CHECK(cudaMemsetAsync(grads_.data() + s.biasOffset, 0,
+                                          static_cast<std::size_t>(s.out) * sizeof(float), stream_));
+        }
+}
+
+GemmOperand DeviceMlp::input(const float* x, int layer) const {
+    if (layer == 0) return {x, inputHalf_.data()};
+    const auto prev = static_cast<std::size_t>(layer - 1);
+    return {post_[prev].data(), postHalf_[prev].data()};
+}
+
+GemmOperand DeviceMlp::weight(int layer) const {
+    const std::size_t offset = layers_[static_cast<std::size_t>(layer)].weightOffset;
+    return {params_.data() + offset, gemm_.mixed() ? paramsHalf_.data() + offset : nullptr};
+}
+
+void DeviceMlp::forward(const float* x, int n) {
+    if (gemm_.mixed()) {  // autocast: the products read 16-bit copies of the weights and the input
+        launchToHalf(params_.data(), paramsHalf_.data(), half_, params_.size(), 1.0f, stream_);
+        launchToHalf(x, inputHalf_.data(), half_, elems(n, layers_.front().in), 1.0f, stream_);
+    }
+    const int last = static_cast<int>(layers_.size()) - 1;
+    for (int l = 0; l <= last; ++l) {
+        const LayerSlice& s = layers_[static_cast<std::size_t>(l)];
+        float* z = pre_[static_cast<std::size_t>(l)].data();  // (n, out)
+        gemm_.forward(input(x, l), weight(l), z, n, s.in, s.out);
+        float* y = l == last ? nullptr : post_[static_cast<std::size_t>(l)].data();
+        void* yHalf = (l == last || !gemm_.mixed()) ? nullptr : postHalf_[static_cast<std::size_t>(l)].data();
+        launchBiasActivation(z, params_.data() + s.biasOffset, y, yHalf, half_, activation_, n, s.out, stream_);
+    }
+}
+
+void DeviceMlp::loss(const float* y, int n, DeviceCounters* counters, bool training) {
+    const bool scaled = exec_.precision == Precision::Fp16;
+    launchLoss(exec_.loss, pre_.back().data(), y, training ? delta_.data() : nullptr, n, counters, scaled, stream_);
+}
+
+void DeviceMlp::backward(const float* x, int n, bool accumulate) {
+    float* dz = delta_.data();         // (n, out) of the current layer; the loss put dlogits here
+    float* dPrev = deltaPrev_.data();  // (n, in)
+    for (int l = static_cast<int>(layers_.size()) - 1; l >= 0; --l) {
+        const LayerSlice& s = layers_[static_cast<std::size_t>(l)];
+        if (gemm_.mixed()) launchToHalf(dz, deltaHalf_.data(), half_, elems(n, s.out), 1.0f, stream_);
+        const GemmOperand dzOp{dz, deltaHalf_.data()};
+        gemm_.weightGrad(dzOp, input(x, l), grads_.data() + s.weightOffset, n, s.in, s.out, accumulate);
+        launchBiasGrad(dz, grads_.data() + s.biasOffset, n, s.out, accumulate, stream_);
+        if (l == 0) break;  // no gradient for the input
+        gemm_.inputGrad(dzOp, weight(l), dPrev, n, s.in, s.out);
+        const auto prev = static_cast<std::size_t>(l - 1);
+        launchActivationBackward(activation_, pre_[prev].data(), post_[prev].data(), dPrev, n, s.in, stream_);
+        std::swap(dz, dPrev);
+    }
+}
+
+void DeviceMlp::optimizerStep() {
+    DeviceCounters* c = counters_.data();
+    const bool scaled = exec_.precision == Precision::Fp16;
+    if (scaled) launchUnscaleGrads(grads_.data(), grads_.size(), c, stream_);
+    launchOptimizerBeginStep(scalars_, c, stream_);
+    float* s0 = optimizerState(0);
+    float* s1 = optimizerState(1);
+    float* s2 = optimizerState(2);
+    if (exec_.optimizerKernel == OptimizerKernel::MultiTensor) {
+        launchOptimizerUpdate(scalars_, params_.data(), grads_.data(), s0, s1, s2, 0, params_.size(), c, stream_);
+    } else {
+        for (const LayerSlice& s : layers_) {  // one launch per tensor, as a for-each over .parameters()
+            launchOptimizerUpdate(scalars_, params_.data(), grads_.data(), s0, s1, s2, s.weightOffset,
+                                  elems(s.out, s.in), c, stream_);
+            launchOptimizerUpdate(scalars_, params_.data(), grads_.data(), s0, s1, s2, s.biasOffset,
+                                  static_cast<std::size_t>(s.out), c, stream_);
+        }
+    }
+    if (scaled) launchUpdateLossScale(c, stream_);
+}
+
+MlpParams DeviceMlp::download() const {
+    MlpParams p;
+    p.layers = layers_;
+    p.values.resize(params_.size());
+    params_.copyTo(p.values.data(), p.values.size(), stream_);
+    WB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return p;
+}
+
+}  // namespace wb

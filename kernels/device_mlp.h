@@ -1,0 +1,72 @@
+// The MLP on the device for the eager and graph paths: parameters, gradients and optimizer state in
+// MlpParams' flat layout, the activations of one batch, and the verbs of a step (zeroGrads, forward,
+// loss, backward, optimizerStep), each a short sequence of launches on one stream. Nothing here
+// synchronises with the host, so a whole step can be captured as a CUDA graph.
+// Shapes: B = batch capacity, n <= B rows of this batch, w[l] the layer widths, P the parameter count.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "backend.h"
+#include "cuda_gemm.h"
+#include "device_buffer.h"
+#include "step_kernels.h"
+
+namespace wb {
+
+class DeviceMlp {
+public:
+    // Allocates everything for batches of up to `batchCapacity` rows; uploads the initial parameters.
+    DeviceMlp(const TrainingProblem& problem, int batchCapacity, cudaStream_t stream, cublasHandle_t handle, Gemm gemm);
+
+    // model.zero_grad() `times` times: one memset per parameter tensor each time.
+    void zeroGrads(int times);
+    // x (n, w[0]) on the device -> the logits (n) in pre_.back().
+    void forward(const float* x, int n);
+    // The loss of the logits against y (n) into `counters`; with `training`, also d(loss)/d(logit)
+    // (scaled by the fp16 loss scale) for backward.
+    void loss(const float* y, int n, DeviceCounters* counters, bool training);
+    // Gradients from the last forward/loss; added to the gradient buffers when `accumulate`.
+    void backward(const float* x, int n, bool accumulate);
+    // The optimizer on every parameter: one launch per tensor or one for all (optimizer_kernel).
+    void optimizerStep();
+    // Step bookkeeping: starts the step (counters.epochStep += 1, stepLoss = 0).
+    void beginStep() { launchBeginStep(counters_.data(), stream_); }
+    void beginEpoch() { launchBeginEpoch(counters_.data(), stream_); }
+
+    DeviceCounters* counters() { return counters_.data(); }
+    float* params() { return params_.data(); }
+    float* optimizerState(int i) { return i < stateCount_ ? state_[static_cast<std::size_t>(i)].data() : nullptr; }
+    const stepmath::OptimizerScalars& optimizerScalars() const { return scalars_; }
+    std::size_t paramCount() const { return params_.size(); }
+    // The parameters, copied to the host (synchronises the stream).
+    MlpParams download() const;
+
+private:
+    GemmOperand input(const float* x, int layer) const;
+    GemmOperand weight(int layer) const;
+
+    cudaStream_t stream_;
+    ExecutionSettings exec_;
+    Activation activation_;
+    std::vector<LayerSlice> layers_;
+    LayerGemm gemm_;
+    HalfKind half_;
+    stepmath::OptimizerScalars scalars_;
+    int stateCount_ = 0;
+
+    DeviceBuffer<float> params_;                         // (P) fp32 master weights and biases
+    DeviceBuffer<float> grads_;                          // (P)
+    std::vector<DeviceBuffer<float>> state_;             // (stateCount) x (P) optimizer state
+    DeviceBuffer<std::uint16_t> paramsHalf_;             // (P) 16-bit copy for the mixed-precision products
+    std::vector<DeviceBuffer<float>> pre_;               // per layer (B, w[l+1]) z
+    std::vector<DeviceBuffer<float>> post_;              // per hidden layer (B, w[l+1]) f(z)
+    std::vector<DeviceBuffer<std::uint16_t>> postHalf_;  // per hidden layer (B, w[l+1]) f(z) in 16 bits
+    DeviceBuffer<std::uint16_t> inputHalf_;              // (B, w[0]) x in 16 bits
+    DeviceBuffer<std::uint16_t> deltaHalf_;              // (B, max width) dz in 16 bits
+    DeviceBuffer<float> delta_, deltaPrev_;              // (B, max width) d(loss)/dz of the current / previous layer
+    DeviceBuffer<DeviceCounters> counters_;              // (1)
+};
+
+}  // namespace wb

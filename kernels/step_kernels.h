@@ -1,0 +1,78 @@
+// The element-wise and reduction kernels of the eager and graph paths (step_kernels.cu), each
+// behind a launcher that checks its launch. The maths per element is step_math.h's, the same the CPU
+// reference computes. Shapes: n rows of the batch, `width` features of a layer, all row-major.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "math_ops.h"
+#include "model.h"
+#include "step_math.h"
+
+namespace wb {
+
+// 16-bit storage of the mixed-precision paths.
+enum class HalfKind { Fp16, Bf16 };
+
+// Everything a step accumulates or decides on the device, so the host reads it once per epoch.
+struct DeviceCounters {
+    double lossSum;                 // this epoch's summed per-sample loss
+    double stepLoss;                // this step's summed loss
+    unsigned long long correct;     // this epoch's right predictions
+    int epochStep;                  // steps started this epoch (1-based after beginStep)
+    int nonFiniteStep;              // the first step of this epoch whose loss was not finite, 0 if none
+    int optimizerStep;              // optimizer steps taken (t), skipped fp16 overflow steps excluded
+    int foundInf;                   // fp16: this step's gradients overflowed, so the update is skipped
+    float lossScale;                // fp16 dynamic loss scale (1 otherwise)
+    int goodSteps;                  // fp16: steps since the scale last changed
+    stepmath::StepScalars scalars;  // the optimizer's per-step scalars of step optimizerStep
+};
+
+// Starts an epoch: clears the epoch's sums, keeps the optimizer state and loss scale.
+void launchBeginEpoch(DeviceCounters* c, cudaStream_t stream);
+// Starts a step: epochStep += 1, stepLoss = 0, foundInf = 0.
+void launchBeginStep(DeviceCounters* c, cudaStream_t stream);
+
+// z (n, width) += bias (width) per row; y = f(z) (n, width) unless y is null (the output layer);
+// yHalf (n, width) gets y rounded to 16 bits when not null.
+void launchBiasActivation(float* z, const float* bias, float* y, void* yHalf, HalfKind half, Activation a, int n,
+                          int width, cudaStream_t stream);
+
+// From the logits (n) and labels (n): dlogits (n) = d(mean loss)/dz * lossScale; adds the loss to
+// stepLoss and lossSum and the right predictions to correct; marks nonFiniteStep. dlogits may be null
+// (evaluation).
+void launchLoss(LossKind kind, const float* logits, const float* labels, float* dlogits, int n, DeviceCounters* c,
+                bool useLossScale, cudaStream_t stream);
+
+// In place on d (n, width): d = d * f'(z), given z and y = f(z) (n, width).
+void launchActivationBackward(Activation a, const float* z, const float* y, float* d, int n, int width,
+                              cudaStream_t stream);
+
+// db (width) = sum over the n rows of dz (n, width), added to db when `accumulate`.
+void launchBiasGrad(const float* dz, float* db, int n, int width, bool accumulate, cudaStream_t stream);
+
+// dst (count) = src rounded to 16 bits (fp16 or bf16), scaled by `scale` first.
+void launchToHalf(const float* src, void* dst, HalfKind half, std::size_t count, float scale, cudaStream_t stream);
+
+// xOut (n, cols), yOut (n) = the rows index[first + i] of x (rows, cols) and y (rows).
+void launchGatherRows(const float* x, const float* y, const std::uint32_t* index, std::int64_t first, int n, int cols,
+                      float* xOut, float* yOut, cudaStream_t stream);
+
+// fp16 loss scaling: grads (count) *= 1 / lossScale; foundInf = 1 when any is not finite.
+void launchUnscaleGrads(float* grads, std::size_t count, DeviceCounters* c, cudaStream_t stream);
+
+// The optimizer's step begins: unless foundInf, optimizerStep += 1 and its scalars are computed; also
+// marks nonFiniteStep when this step's loss was not finite.
+void launchOptimizerBeginStep(const stepmath::OptimizerScalars& s, DeviceCounters* c, cudaStream_t stream);
+// params[offset, offset + count) updated from grads unless foundInf; state buffers as stepmath's
+// (paramCount each, null where unused).
+void launchOptimizerUpdate(const stepmath::OptimizerScalars& s, float* params, const float* grads, float* state0,
+                           float* state1, float* state2, std::size_t offset, std::size_t count, const DeviceCounters* c,
+                           cudaStream_t stream);
+// fp16: GradScaler's update: halve the scale on an overflow, double it after 2000 good steps.
+void launchUpdateLossScale(DeviceCounters* c, cudaStream_t stream);
+
+}  // namespace wb

@@ -1,0 +1,225 @@
+// The per-element maths of a training step, written once for the host and the device: activations
+// and their derivatives, the per-sample losses and their gradients, and one element of each
+// optimizer's update. Every formula and its order of operations copies core/math_ops.cpp and
+// core/optimizer.cpp, so a kernel built on these computes what the CPU reference computes, to
+// float rounding (the device's tanhf/expf/erff differ from glibc's by an ulp or two, and nvcc may
+// contract a*b+c into one FMA).
+//
+// CUDA-free: no CUDA header is included; under nvcc the functions become __host__ __device__.
+// Maths is called through the global C functions (::tanhf, ::expf, ...), which CUDA declares for
+// the device and <math.h> declares for the host.
+#pragma once
+
+#include <math.h>
+
+#include <cstddef>
+
+#include "math_ops.h"
+#include "model.h"
+#include "optimizer.h"
+
+#ifdef __CUDACC__
+#define WB_HD __host__ __device__
+#else
+#define WB_HD
+#endif
+
+namespace wb::stepmath {
+
+// std::max's semantics (a NaN first argument is returned), unlike fmaxf, which drops a NaN.
+WB_HD inline float maxOf(float a, float b) {
+    return (a < b) ? b : a;
+}
+
+WB_HD inline float sigmoid(float z) {
+    return 1.0f / (1.0f + ::expf(-z));
+}
+
+// ---- Activations --------------------------------------------------------------------------------
+
+constexpr float kInvSqrt2 = 0.70710678118654752f;
+constexpr float kInvSqrt2Pi = 0.39894228040143268f;
+
+// y = f(z).
+WB_HD inline float activate(Activation a, float z) {
+    switch (a) {
+        case Activation::Tanh: return ::tanhf(z);
+        case Activation::Relu: return z > 0.0f ? z : 0.0f;
+        case Activation::Sigmoid: return sigmoid(z);
+        case Activation::Gelu: return 0.5f * z * (1.0f + ::erff(z * kInvSqrt2));  // exact GELU, x Phi(x)
+        case Activation::Identity: return z;
+    }
+    return z;
+}
+
+// dz = dy * f'(z), given z and y = f(z) (tanh and sigmoid use y, relu and gelu use z), exactly as
+// core's activationBackward.
+WB_HD inline float activationBackward(Activation a, float z, float y, float dy) {
+    switch (a) {
+        case Activation::Tanh: return dy * (1.0f - y * y);
+        case Activation::Relu: return z > 0.0f ? dy : 0.0f;
+        case Activation::Sigmoid: return dy * (y * (1.0f - y));
+        case Activation::Gelu:
+            return dy * (0.5f * (1.0f + ::erff(z * kInvSqrt2)) + z * kInvSqrt2Pi * ::expf(-0.5f * z * z));
+        case Activation::Identity: return dy;
+    }
+    return dy;
+}
+
+// ---- Losses (one logit z, one label y in {0, 1}) -------------------------------------------------
+
+// The per-sample loss; `p` = sigmoid(z), which the caller needs anyway.
+WB_HD inline float sampleLoss(LossKind kind, float z, float y, float p) {
+    if (kind == LossKind::BceWithLogits)  // max(z,0) - z y + log(1 + exp(-|z|)), finite for any finite z
+        return maxOf(z, 0.0f) - z * y + ::log1pf(::expf(-::fabsf(z)));
+    const float logP = maxOf(::logf(p), -100.0f);  // BCELoss clamps each log at -100
+    const float log1mP = maxOf(::logf(1.0f - p), -100.0f);
+    return -(y * logP + (1.0f - y) * log1mP);
+}
+
+// d(mean loss)/dz for this sample, with invN = 1 / (rows of the batch).
+WB_HD inline float lossGrad(LossKind kind, float y, float p, float invN) {
+    if (kind == LossKind::BceWithLogits) return (p - y) * invN;
+    // BCELoss's backward, then the sigmoid's: PyTorch's two separate steps.
+    const float dp = (p - y) / maxOf((1.0f - p) * p, 1e-12f) * invN;
+    return dp * (p * (1.0f - p));
+}
+
+// Whether the prediction (p >= 0.5) matches the label.
+WB_HD inline bool isCorrect(float p, float y) {
+    return (p >= 0.5f) == (y >= 0.5f);
+}
+
+// ---- Optimizers ---------------------------------------------------------------------------------
+
+// The hyper-parameters of one optimizer as the element-wise update reads them: doubles where core
+// computes in double (per-step scalars), floats where it casts before the element loop.
+struct OptimizerScalars {
+    OptimizerKind kind = OptimizerKind::Adam;
+    double lrD = 1e-3, beta1D = 0.9, beta2D = 0.999;  // for the per-step scalars
+    float lr = 1e-3f, beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f, weightDecay = 0.0f;
+    float decay = 1.0f;  // AdamW: 1 - lr * weight_decay, computed in double
+    float momentum = 0.0f, dampening = 0.0f, alpha = 0.99f;
+    bool nesterov = false, centered = false;
+};
+
+// The values that change with the step number t (1 for the first step).
+struct StepScalars {
+    float stepSize = 0.0f;  // Adam/AdamW: lr / (1 - beta1^t)
+    float bc2Sqrt = 1.0f;   // Adam/AdamW: sqrt(1 - beta2^t)
+    bool firstStep = true;  // SGD: the momentum buffer starts as a copy of the gradient
+};
+
+// Host only: the scalars of `spec`, cast as core's Optimizer casts them.
+inline OptimizerScalars optimizerScalars(const OptimizerSpec& spec) {
+    OptimizerScalars s;
+    s.kind = spec.kind;
+    s.lrD = spec.lr;
+    s.beta1D = spec.beta1;
+    s.beta2D = spec.beta2;
+    s.lr = static_cast<float>(spec.lr);
+    s.beta1 = static_cast<float>(spec.beta1);
+    s.beta2 = static_cast<float>(spec.beta2);
+    s.eps = static_cast<float>(spec.eps);
+    s.weightDecay = static_cast<float>(spec.weightDecay);
+    s.decay = static_cast<float>(1.0 - spec.lr * spec.weightDecay);
+    s.momentum = static_cast<float>(spec.momentum);
+    s.dampening = static_cast<float>(spec.dampening);
+    s.alpha = static_cast<float>(spec.alpha);
+    s.nesterov = spec.nesterov;
+    s.centered = spec.centered;
+    return s;
+}
+
+// How many (paramCount) state buffers the optimizer needs, in the order updateElement takes them:
+// Adam/AdamW: m, v. SGD: momentum buffer (when momentum != 0). RMSprop: square average, gradient
+// average (centred), momentum buffer (momentum > 0) — always three slots, unused ones may be null.
+inline int optimizerStateCount(const OptimizerScalars& s) {
+    switch (s.kind) {
+        case OptimizerKind::Adam:
+        case OptimizerKind::AdamW: return 2;
+        case OptimizerKind::Sgd: return s.momentum != 0.0f ? 1 : 0;
+        case OptimizerKind::RmsProp: return 3;
+    }
+    return 0;
+}
+
+// The scalars of step t (t >= 1), in double then cast, as core's beginStep.
+WB_HD inline StepScalars stepScalars(const OptimizerScalars& s, long t) {
+    StepScalars out;
+    out.firstStep = t == 1;
+    if (s.kind == OptimizerKind::Adam || s.kind == OptimizerKind::AdamW) {
+        const double bc1 = 1.0 - ::pow(s.beta1D, static_cast<double>(t));
+        const double bc2 = 1.0 - ::pow(s.beta2D, static_cast<double>(t));
+        out.stepSize = static_cast<float>(s.lrD / bc1);
+        out.bc2Sqrt = static_cast<float>(::sqrt(bc2));
+    }
+    return out;
+}
+
+// Adam (L2 in the gradient) and AdamW (decoupled decay): m, v are this element's moments.
+WB_HD inline void adamElement(const OptimizerScalars& s, const StepScalars& t, float& p, float grad, float& m,
+                              float& v) {
+    if (s.kind == OptimizerKind::AdamW)
+        p *= s.decay;
+    else if (s.weightDecay != 0.0f)
+        grad += s.weightDecay * p;
+    m = m * s.beta1 + grad * (1.0f - s.beta1);
+    v = v * s.beta2 + grad * grad * (1.0f - s.beta2);
+    const float denom = ::sqrtf(v) / t.bc2Sqrt + s.eps;
+    p -= t.stepSize * (m / denom);
+}
+
+// SGD with momentum, dampening, Nesterov and weight decay; `buf` is untouched without momentum.
+WB_HD inline void sgdElement(const OptimizerScalars& s, const StepScalars& t, float& p, float grad, float& buf) {
+    float d = grad;
+    if (s.weightDecay != 0.0f) d += s.weightDecay * p;
+    if (s.momentum != 0.0f) {
+        buf = t.firstStep ? d : buf * s.momentum + d * (1.0f - s.dampening);
+        d = s.nesterov ? d + s.momentum * buf : buf;
+    }
+    p -= s.lr * d;
+}
+
+// RMSprop, plain or centred, with optional momentum; `avg` (centred) and `buf` (momentum) are
+// untouched when unused.
+WB_HD inline void rmspropElement(const OptimizerScalars& s, float& p, float grad, float& sq, float& avg, float& buf) {
+    if (s.weightDecay != 0.0f) grad += s.weightDecay * p;
+    sq = sq * s.alpha + grad * grad * (1.0f - s.alpha);
+    float denom;
+    if (s.centered) {
+        avg = avg * s.alpha + grad * (1.0f - s.alpha);
+        denom = ::sqrtf(sq - avg * avg) + s.eps;
+    } else {
+        denom = ::sqrtf(sq) + s.eps;
+    }
+    if (s.momentum > 0.0f) {
+        buf = buf * s.momentum + grad / denom;
+        p -= s.lr * buf;
+    } else {
+        p -= s.lr * (grad / denom);
+    }
+}
+
+// One element of any optimizer on values (registers in a kernel): `p` and `grad` the parameter
+// and its gradient, s0..s2 its state in the order of optimizerStateCount; a state the optimizer
+// does not use is neither read nor written.
+WB_HD inline void updateValues(const OptimizerScalars& s, const StepScalars& t, float& p, float grad, float& s0,
+                               float& s1, float& s2) {
+    switch (s.kind) {
+        case OptimizerKind::Adam:
+        case OptimizerKind::AdamW: adamElement(s, t, p, grad, s0, s1); return;
+        case OptimizerKind::Sgd: sgdElement(s, t, p, grad, s0); return;
+        case OptimizerKind::RmsProp: rmspropElement(s, p, grad, s0, s1, s2); return;
+    }
+}
+
+// Element i of (paramCount) arrays: params, grads and the state buffers (null where unused).
+WB_HD inline void updateElement(const OptimizerScalars& s, const StepScalars& t, float* params, const float* grads,
+                                float* state0, float* state1, float* state2, std::size_t i) {
+    float unused0 = 0.0f, unused1 = 0.0f, unused2 = 0.0f;
+    updateValues(s, t, params[i], grads[i], state0 ? state0[i] : unused0, state1 ? state1[i] : unused1,
+                 state2 ? state2[i] : unused2);
+}
+
+}  // namespace wb::stepmath

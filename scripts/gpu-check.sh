@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The check to run on a machine with an NVIDIA GPU, in under 8 minutes:
+#   scripts/gpu-check.sh OUTDIR
+# 1. configures a Release build without the GUI (no Qt needed) for this machine's GPU,
+# 2. builds core + kernels + the CLI (mlpwb),
+# 3. runs `mlpwb verify` (every valid switch combination on CUDA against the CPU reference),
+# 4. runs the GPU benchmark (bench/gpu_bench.py: the workbench presets on the seed workload and the
+#    PyTorch/JAX peers where they are installed),
+# and writes every log and OUTDIR/summary.json (one entry per step with its status and seconds).
+# Needs: the CUDA toolkit, CMake, a C++ toolchain and the core's header libraries (Eigen, nlohmann-json,
+# CLI11, OpenSSL); python3 for the benchmark (torch/jax only for the peers). Without a GPU every step
+# still runs: verify and the benchmark say "no device" and skip what needs one.
+# Environment: BUILD_DIR (default build-gpu), CUDA_ARCHS (default: this machine's GPU as nvidia-smi
+# reports it, so the build is fast; the project's list when there is none), JOBS (default: all cores), DEVICE (default 0), PYTHON (default /usr/bin/python3 when
+# it exists, else python3), BENCH_SECONDS (the benchmark's time budget, default 240, less when the
+# build and verify took long), TOTAL_SECONDS (the budget of the whole check, default 450).
+set -uo pipefail
+
+outdir=${1:?usage: scripts/gpu-check.sh OUTDIR}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+mkdir -p "$outdir" && outdir=$(cd "$outdir" && pwd)
+build_dir=${BUILD_DIR:-$root/build-gpu}
+jobs=${JOBS:-$(nproc 2>/dev/null || echo 4)}
+device=${DEVICE:-0}
+# This machine's GPU only (fast to build), from nvidia-smi ("9.0" -> 90); else the project's default list.
+archs=${CUDA_ARCHS:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .' || true)}
+python=${PYTHON:-$( [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3 )}
+bench_seconds=${BENCH_SECONDS:-240}
+total_seconds=${TOTAL_SECONDS:-450}  # the whole check stays under 8 minutes: the benchmark gets what is left
+start=$SECONDS
+steps_json=()
+failed=0
+
+say() { echo "gpu-check: $*" | tee -a "$outdir/gpu-check.log"; }
+# step NAME LOGFILE COMMAND...: runs one step with its output in OUTDIR/LOGFILE, records status and time.
+step() {
+  local name=$1 log=$2 t0=$SECONDS status=ok rc=0
+  shift 2
+  say "$name: $*"
+  "$@" >"$outdir/$log" 2>&1 || rc=$?
+  if [ "$rc" -ne 0 ]; then status=failed; failed=1; fi
+  say "$name: $status (exit $rc, $((SECONDS - t0)) s; log $log)"
+  steps_json+=("{\"step\": \"$name\", \"status\": \"$status\", \"exit_code\": $rc, \"seconds\": $((SECONDS - t0)), \"log\": \"$log\"}")
+  return "$rc"
+}
+write_summary() {
+  local gpu="none"
+  if command -v nvidia-smi >/dev/null 2>&1; then
+    gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)
+    [ -n "$gpu" ] || gpu="none"
+  fi
+  {
+    echo "{"
+    echo "  \"schema\": \"mlpwb.gpu_check/1\","
+    echo "  \"gpu\": \"${gpu//\"/}\","
+    echo "  \"commit\": \"$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)\","
+    echo "  \"seconds\": $((SECONDS - start)),"
+    echo "  \"passed\": $([ "$failed" -eq 0 ] && echo true || echo false),"
+    echo "  \"steps\": ["
+    local i
+    for i in "${!steps_json[@]}"; do
+      if [ "$i" -gt 0 ]; then echo ","; fi
+      printf '    %s' "${steps_json[$i]}"
+    done
+    echo ""
+    echo "  ],"
+    echo "  \"benchmark\": \"gpu_bench.json\""
+    echo "}"
+  } >"$outdir/summary.json"
+  say "summary: $outdir/summary.json ($((SECONDS - start)) s in all)"
+}
+
+: >"$outdir/gpu-check.log"
+say "root $root, build $build_dir, CUDA architectures ${archs:-the project default}, device $device"
+command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi >"$outdir/nvidia-smi.txt" 2>&1
+
+generator=()
+if [ ! -f "$build_dir/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
+arch_flag=()
+if [ -n "$archs" ]; then arch_flag=(-DCMAKE_CUDA_ARCHITECTURES="$archs"); fi
+if step configure configure.log cmake -S "$root" -B "$build_dir" "${generator[@]}" "${launcher[@]}" \
+     -DCMAKE_BUILD_TYPE=Release -DWB_GUI=OFF -DWB_TESTS=OFF -DWB_CUDA=ON "${arch_flag[@]}"; then
+  if step build build.log cmake --build "$build_dir" -j "$jobs" --target mlpwb; then
+    mlpwb=$build_dir/cli/mlpwb
+    step info info.log "$mlpwb" info
+    step verify verify.log timeout 240 "$mlpwb" verify --device "$device"
+    tail -n 1 "$outdir/verify.log" | sed 's/^/gpu-check: verify: /' | tee -a "$outdir/gpu-check.log"
+    left=$((total_seconds - (SECONDS - start) - 15))
+    if [ "$left" -lt "$bench_seconds" ]; then bench_seconds=$left; fi
+    if [ "$bench_seconds" -lt 30 ]; then
+      say "benchmark: skipped (only $bench_seconds s left of the $total_seconds s budget)"
+    elif command -v "$python" >/dev/null 2>&1; then
+      step benchmark bench.log "$python" "$root/bench/gpu_bench.py" --mlpwb "$mlpwb" --device "$device" \
+        --out-dir "$outdir/bench" --summary "$outdir/gpu_bench.json" --budget-seconds "$bench_seconds"
+    else
+      say "benchmark: skipped ($python not found)"
+    fi
+  fi
+fi
+write_summary
+exit "$failed"

@@ -1,0 +1,148 @@
+// The index arithmetic of a linear layer's three products (kernels/layer_products.h): the operands and
+// leading dimensions handed to cuBLAS, run through a plain column-major GEMM here, and the GemmArgs
+// handed to the custom GEMM, run through its CPU twin, must both equal the row-major products computed
+// with naive loops. Widths are not multiples of anything, so a swapped dimension cannot hide.
+#include <QtTest>
+
+#include <vector>
+
+#include "layer_products.h"
+#include "random.h"
+
+using namespace wb;
+
+namespace {
+constexpr int kRows = 37, kIn = 13, kOut = 7;
+
+std::vector<float> randomValues(std::size_t count, std::uint64_t seed) {
+    Rng rng(seed);
+    std::vector<float> v(count);
+    for (float& x : v) x = rng.uniform(-1.0f, 1.0f);
+    return v;
+}
+
+// C (m, n) = op(A) op(B) + beta C, column-major, as cuBLAS defines it.
+void columnMajorGemm(const ColumnMajorProduct& p, const float* a, const float* b, float beta, float* c) {
+    for (int j = 0; j < p.n; ++j)
+        for (int i = 0; i < p.m; ++i) {
+            double sum = 0;
+            for (int q = 0; q < p.k; ++q) {
+                const float av = p.transA ? a[q + i * p.lda] : a[i + q * p.lda];
+                const float bv = p.transB ? b[j + q * p.ldb] : b[q + j * p.ldb];
+                sum += static_cast<double>(av) * bv;
+            }
+            float& out = c[i + j * p.ldc];
+            out = static_cast<float>(sum) + (beta != 0.0f ? beta * out : 0.0f);
+        }
+}
+
+void compareAll(const std::vector<float>& got, const std::vector<float>& want) {
+    QCOMPARE(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+        QVERIFY2(std::abs(got[i] - want[i]) <= 1e-5f * (1.0f + std::abs(want[i])), qPrintable(QString::number(i)));
+}
+
+struct Layer {
+    std::vector<float> x = randomValues(kRows * kIn, 1);    // (n, in)
+    std::vector<float> w = randomValues(kOut * kIn, 2);     // (out, in)
+    std::vector<float> dz = randomValues(kRows * kOut, 3);  // (n, out)
+    std::vector<float> gw0 = randomValues(kOut * kIn, 4);   // (out, in) gradient already there
+
+    // Naive row-major references.
+    std::vector<float> z() const {
+        std::vector<float> r(kRows * kOut);
+        for (int i = 0; i < kRows; ++i)
+            for (int j = 0; j < kOut; ++j) {
+                double s = 0;
+                for (int k = 0; k < kIn; ++k) s += static_cast<double>(x[i * kIn + k]) * w[j * kIn + k];
+                r[i * kOut + j] = static_cast<float>(s);
+            }
+        return r;
+    }
+    std::vector<float> gw(bool accumulate) const {
+        std::vector<float> r(kOut * kIn);
+        for (int j = 0; j < kOut; ++j)
+            for (int k = 0; k < kIn; ++k) {
+                double s = 0;
+                for (int i = 0; i < kRows; ++i) s += static_cast<double>(dz[i * kOut + j]) * x[i * kIn + k];
+                r[j * kIn + k] = static_cast<float>(s) + (accumulate ? gw0[j * kIn + k] : 0.0f);
+            }
+        return r;
+    }
+    std::vector<float> dx() const {
+        std::vector<float> r(kRows * kIn);
+        for (int i = 0; i < kRows; ++i)
+            for (int k = 0; k < kIn; ++k) {
+                double s = 0;
+                for (int j = 0; j < kOut; ++j) s += static_cast<double>(dz[i * kOut + j]) * w[j * kIn + k];
+                r[i * kIn + k] = static_cast<float>(s);
+            }
+        return r;
+    }
+};
+}  // namespace
+
+class TestLayerProducts : public QObject {
+    Q_OBJECT
+
+private slots:
+    void cublasForward() {
+        const Layer l;
+        std::vector<float> z(kRows * kOut, -7.0f);
+        columnMajorGemm(forwardProduct(kRows, kIn, kOut), l.w.data(), l.x.data(), 0.0f, z.data());
+        compareAll(z, l.z());
+    }
+
+    void cublasWeightGrad_data() {
+        QTest::addColumn<bool>("accumulate");
+        QTest::newRow("write") << false;
+        QTest::newRow("accumulate") << true;
+    }
+    void cublasWeightGrad() {
+        QFETCH(bool, accumulate);
+        const Layer l;
+        std::vector<float> gw = l.gw0;
+        columnMajorGemm(weightGradProduct(kRows, kIn, kOut), l.x.data(), l.dz.data(), accumulate ? 1.0f : 0.0f,
+                        gw.data());
+        compareAll(gw, l.gw(accumulate));
+    }
+
+    void cublasInputGrad() {
+        const Layer l;
+        std::vector<float> dx(kRows * kIn, -7.0f);
+        columnMajorGemm(inputGradProduct(kRows, kIn, kOut), l.w.data(), l.dz.data(), 0.0f, dx.data());
+        compareAll(dx, l.dx());
+    }
+
+    void customForward() {
+        const Layer l;
+        std::vector<float> z(kRows * kOut, -7.0f);
+        const GemmArgs g = wb::customForward(l.x.data(), l.w.data(), z.data(), kRows, kIn, kOut);
+        checkGemmArgs(g);
+        gemmTwin(g);
+        compareAll(z, l.z());
+    }
+
+    void customWeightGrad_data() { cublasWeightGrad_data(); }
+    void customWeightGrad() {
+        QFETCH(bool, accumulate);
+        const Layer l;
+        std::vector<float> gw = l.gw0;
+        const GemmArgs g = wb::customWeightGrad(l.dz.data(), l.x.data(), gw.data(), kRows, kIn, kOut, accumulate);
+        checkGemmArgs(g);
+        gemmTwin(g);
+        compareAll(gw, l.gw(accumulate));
+    }
+
+    void customInputGrad() {
+        const Layer l;
+        std::vector<float> dx(kRows * kIn, -7.0f);
+        const GemmArgs g = wb::customInputGrad(l.dz.data(), l.w.data(), dx.data(), kRows, kIn, kOut);
+        checkGemmArgs(g);
+        gemmTwin(g);
+        compareAll(dx, l.dx());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLayerProducts)
+#include "tst_layer_products.moc"
