@@ -13,6 +13,15 @@ namespace {
 // Rows per tile: the tile's inputs, activations and gradients through every layer stay in L1.
 constexpr std::size_t kTileRows = 32;
 
+// How many tiles ahead forward() prefetches the inputs.
+constexpr std::size_t kPrefetchTiles = 2;
+
+// Prefetches [p, p + bytes) into the cache, one request per 64-byte line.
+void prefetch(const float* p, std::size_t bytes) {
+    const char* c = reinterpret_cast<const char*>(p);
+    for (std::size_t b = 0; b < bytes; b += 64) __builtin_prefetch(c + b);
+}
+
 std::size_t width(int w) {
     return static_cast<std::size_t>(w);
 }
@@ -57,7 +66,13 @@ MlpParams CpuMlp::params() const {
 const float* CpuMlp::forward(const float* x, std::size_t n) {
     if (n > capacity_) throw ConfigError("batch of " + std::to_string(n) + " rows exceeds the buffers' capacity");
     prepareWeights();
-    for (std::size_t first = 0; first < n; first += kTileRows) forwardTile(x, first, std::min(kTileRows, n - first));
+    const std::size_t rowBytes = width(layers_[0].in) * sizeof(float);
+    for (std::size_t first = 0; first < n; first += kTileRows) {
+        // The batch usually comes from memory, not cache: ask for a later tile while this one computes.
+        const std::size_t ahead = first + kPrefetchTiles * kTileRows;
+        if (ahead < n) prefetch(x + ahead * width(layers_[0].in), std::min(kTileRows, n - ahead) * rowBytes);
+        forwardTile(x, first, std::min(kTileRows, n - first));
+    }
     return logits_.data();
 }
 
