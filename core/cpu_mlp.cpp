@@ -118,8 +118,15 @@ void CpuMlp::backward(const float* x, const float* dlogits, std::size_t n, bool 
         std::fill(gradW_[l].begin(), gradW_[l].end(), 0.0f);
         std::fill(gradB_[l].begin(), gradB_[l].end(), 0.0f);
     }
-    for (std::size_t first = 0; first < n; first += kTileRows)
+    // The tiles in reverse: the last ones forward() touched are the likeliest still in cache.
+    const std::size_t tiles = (n + kTileRows - 1) / kTileRows;
+    const std::size_t rowBytes = width(layers_[0].in) * sizeof(float);
+    for (std::size_t t = tiles; t-- > 0;) {
+        const std::size_t first = t * kTileRows;
+        if (t >= kPrefetchTiles)
+            prefetch(x + (first - kPrefetchTiles * kTileRows) * width(layers_[0].in), kTileRows * rowBytes);
         backwardTile(x, dlogits, first, std::min(kTileRows, n - first));
+    }
     storeGradients(accumulate);
 }
 
