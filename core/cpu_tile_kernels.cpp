@@ -5,25 +5,30 @@
 namespace wb {
 
 namespace {
-// kLanes floats as one value: a 512-bit register with AVX-512 (two 256-bit ones with AVX2, four
-// SSE ones otherwise). GCC and Clang vector extension: `vector * scalar` broadcasts the scalar,
-// and -march=native turns `acc += s * v` into one fused multiply-add. (Plain loops over a
-// compile-time width were unrolled to scalar code by GCC 12 instead of vectorised.)
+// kLanes floats as one value, one vector register (GCC and Clang vector extension): `vector * scalar`
+// broadcasts the scalar, and with FMA (-march=native) `acc += s * v` is one fused multiply-add.
+// (Plain loops over a compile-time width were unrolled to scalar code by GCC 12, not vectorised.)
 using Lanes = float __attribute__((vector_size(kLanes * sizeof(float))));
 
-Lanes load(const float* p) {  // unaligned
-    Lanes v;
+// Unaligned load and store. By reference, not by value: passing vectors wider than the baseline
+// ABI's by value draws -Wpsabi.
+void load(Lanes& v, const float* p) {
     std::memcpy(&v, p, sizeof v);
-    return v;
 }
 void store(float* p, const Lanes& v) {
     std::memcpy(p, &v, sizeof v);
 }
 
 // Register blocks. Every loop over a compile-time extent below is unrolled by the compiler, which
-// keeps `acc` in vector registers (kRowBlock × 2 or kInnerBlock × 2 registers of kLanes floats).
+// keeps `acc` in vector registers: kRowBlock × 2 or kInnerBlock × 2 of them, plus a few operands,
+// within the 32 registers of AVX-512 or the 16 of AVX2/SSE.
+#if defined(__AVX512F__)
 constexpr std::size_t kRowBlock = 8;    // output rows per block in multiplyRows
 constexpr std::size_t kInnerBlock = 8;  // weight-gradient rows per block in accumulateTransposedProduct
+#else
+constexpr std::size_t kRowBlock = 4;
+constexpr std::size_t kInnerBlock = 4;
+#endif
 
 // out[0..R) = a[0..R) · b over `inner`, for one block of W columns.
 template <std::size_t R, std::size_t W>
@@ -33,15 +38,17 @@ void multiplyBlock(const float* a, std::size_t lda, std::size_t inner, const flo
     Lanes acc[R][V] = {};
     for (std::size_t k = 0; k < inner; ++k) {
         Lanes bk[V];  // one row of b
-        for (std::size_t v = 0; v < V; ++v) bk[v] = load(b + k * ldb + v * kLanes);
+        for (std::size_t v = 0; v < V; ++v) load(bk[v], b + k * ldb + v * kLanes);
         for (std::size_t r = 0; r < R; ++r) {
             const float ark = a[r * lda + k];
             for (std::size_t v = 0; v < V; ++v) acc[r][v] += ark * bk[v];
         }
     }
+    Lanes biasLanes[V] = {};  // (W) zero without a bias
+    if (bias)
+        for (std::size_t v = 0; v < V; ++v) load(biasLanes[v], bias + v * kLanes);
     for (std::size_t r = 0; r < R; ++r)
-        for (std::size_t v = 0; v < V; ++v)
-            store(out + r * ldo + v * kLanes, bias ? acc[r][v] + load(bias + v * kLanes) : acc[r][v]);
+        for (std::size_t v = 0; v < V; ++v) store(out + r * ldo + v * kLanes, acc[r][v] + biasLanes[v]);
 }
 
 // All column blocks of R rows: two registers wide while they fit, then one.
@@ -63,14 +70,16 @@ void accumulateBlock(const float* a, std::size_t lda, std::size_t rows, const fl
     for (std::size_t r = 0; r < rows; ++r) {
         const float* ar = a + r * lda;  // (K) the block's inputs of row r
         Lanes dr[V];                    // the block's output gradients of row r
-        for (std::size_t v = 0; v < V; ++v) dr[v] = load(d + r * ldd + v * kLanes);
+        for (std::size_t v = 0; v < V; ++v) load(dr[v], d + r * ldd + v * kLanes);
         for (std::size_t k = 0; k < K; ++k)
             for (std::size_t v = 0; v < V; ++v) sum[k][v] += ar[k] * dr[v];
     }
     for (std::size_t k = 0; k < K; ++k)
         for (std::size_t v = 0; v < V; ++v) {
             float* row = acc + k * ldacc + v * kLanes;
-            store(row, load(row) + sum[k][v]);
+            Lanes old;
+            load(old, row);
+            store(row, old + sum[k][v]);
         }
 }
 
@@ -111,8 +120,12 @@ void accumulateTransposedProduct(const float* a, std::size_t lda, std::size_t ro
 
 void accumulateColumnSums(const float* d, std::size_t ldd, std::size_t rows, std::size_t width, float* sums) {
     for (std::size_t c = 0; c < width; c += kLanes) {
-        Lanes sum = load(sums + c);
-        for (std::size_t r = 0; r < rows; ++r) sum += load(d + r * ldd + c);
+        Lanes sum, dr;
+        load(sum, sums + c);
+        for (std::size_t r = 0; r < rows; ++r) {
+            load(dr, d + r * ldd + c);
+            sum += dr;
+        }
         store(sums + c, sum);
     }
 }
@@ -122,7 +135,11 @@ void copyRows(const float* src, std::size_t lds, std::size_t rows, std::size_t c
     for (std::size_t r = 0; r < rows; ++r) {
         const float* from = src + r * lds;
         float* to = dst + r * ldd;
-        for (std::size_t c = 0; c < whole; c += kLanes) store(to + c, load(from + c));
+        Lanes v;
+        for (std::size_t c = 0; c < whole; c += kLanes) {
+            load(v, from + c);
+            store(to + c, v);
+        }
         for (std::size_t c = whole; c < cols; ++c) to[c] = from[c];
     }
 }

@@ -16,8 +16,14 @@
 
 namespace wb {
 
-// Floats per output block: one 512-bit register (two 256-bit ones without AVX-512).
+// Floats per vector register of the target (-march): the granularity of every padded width.
+#if defined(__AVX512F__)
 inline constexpr std::size_t kLanes = 16;
+#elif defined(__AVX__)
+inline constexpr std::size_t kLanes = 8;
+#else
+inline constexpr std::size_t kLanes = 4;
+#endif
 
 // `width` rounded up to a multiple of kLanes.
 constexpr std::size_t paddedWidth(std::size_t width) {
