@@ -13,7 +13,7 @@ namespace {
 // Rows per tile: the tile's inputs, activations and gradients through every layer stay in L1.
 constexpr std::size_t kTileRows = 32;
 
-// How many tiles ahead forward() prefetches the inputs.
+// How many tiles ahead forward() and backward() prefetch the inputs.
 constexpr std::size_t kPrefetchTiles = 2;
 
 // Prefetches [p, p + bytes) into the cache, one request per 64-byte line.
