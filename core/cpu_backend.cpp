@@ -7,6 +7,7 @@
 
 #include <Eigen/Core>
 
+#include "cpu_loss.h"
 #include "cpu_mlp.h"
 #include "errors.h"
 #include "math_ops.h"
@@ -34,6 +35,7 @@ public:
         const auto batch = static_cast<std::size_t>(problem.batchSize);
         const std::size_t cols = problem.data->cols;
         mlp_ = std::make_unique<CpuMlp>(problem.initialParams, problem.model.activation, batch);
+        loss_ = std::make_unique<BatchLoss>(batch);
         optimizer_ = makeOptimizer(problem.optimizer, problem.initialParams.count());
         trainX_.assign(problem.data->trainX.begin(), problem.data->trainX.end());
         batchX_.assign(batch * cols, 0.0f);  // (B, cols) gathered rows
@@ -95,7 +97,7 @@ public:
             std::memcpy(batchX_.data(), x + start * cols, n * cols * sizeof(float));
             const float* logits = mlp_->forward(batchX_.data(), n);
             std::size_t correct = 0;
-            r.lossSum += lossAndGrad(problem_.execution.loss, logits, y + start, n, nullptr, &correct);
+            r.lossSum += (*loss_)(problem_.execution.loss, logits, y + start, n, nullptr, correct);
             r.correct += correct;
         }
         return r;
@@ -111,7 +113,7 @@ public:
         out.push_back("launch=" + toString(s.launch) + ": the CPU backend launches no kernels");
         if (s.precision != Precision::Fp32)
             out.push_back("precision=" + toString(s.precision) + ": the CPU backend computes in fp32");
-        out.push_back("gemm=" + toString(s.gemm) + ": the CPU backend's matrix products are Eigen's");
+        out.push_back("gemm=" + toString(s.gemm) + ": the CPU backend's matrix products are its own tiled kernels");
         return out;
     }
 
@@ -133,7 +135,7 @@ private:
 
         const float* logits = mlp_->forward(x, n);
         std::size_t right = 0;
-        const double loss = lossAndGrad(problem_.execution.loss, logits, y, n, dlogits_.data(), &right);
+        const double loss = (*loss_)(problem_.execution.loss, logits, y, n, dlogits_.data(), right);
         correct += right;
         phases.forward += msSince(mark);
 
@@ -181,6 +183,7 @@ private:
 
     TrainingProblem problem_;
     std::unique_ptr<CpuMlp> mlp_;
+    std::unique_ptr<BatchLoss> loss_;
     std::unique_ptr<Optimizer> optimizer_;
     AlignedVector<float> trainX_;  // (rows, cols) aligned copy of the training rows
     AlignedVector<float> batchX_, batchY_, dlogits_;

@@ -1,4 +1,5 @@
-// The CPU backend: Eigen, one batch at a time, no allocation per step. It is also the numerical
+// The CPU backend: one batch at a time through CpuMlp (tiled kernels, Eigen for the element-wise
+// maths), no allocation per step. It is also the numerical
 // reference the CUDA backend is tested against.
 #pragma once
 

@@ -31,21 +31,33 @@ public:
     }
 
     void update(float* p, const float* g, std::size_t offset, std::size_t n) override {
+        if (decoupled_) {  // AdamW: decay the weight itself, before the update
+            const float decay = static_cast<float>(1.0 - s_.lr * s_.weightDecay);
+            for (std::size_t i = offset; i < offset + n; ++i) p[i] *= decay;
+        }
+        // Without branches in the loop body, so the compiler vectorises it.
+        if (!decoupled_ && s_.weightDecay != 0.0)
+            adamUpdate<true>(p, g, offset, n);
+        else
+            adamUpdate<false>(p, g, offset, n);
+    }
+
+private:
+    // Adam's moment and parameter update; kL2: Adam's weight decay, added to the gradient.
+    template <bool kL2>
+    void adamUpdate(float* p, const float* g, std::size_t offset, std::size_t n) {
         const auto b1 = static_cast<float>(s_.beta1), b2 = static_cast<float>(s_.beta2);
         const auto eps = static_cast<float>(s_.eps), wd = static_cast<float>(s_.weightDecay);
-        const float decay = static_cast<float>(1.0 - s_.lr * s_.weightDecay);
-        float* m = m_.data() + offset;
-        float* v = v_.data() + offset;
-        for (std::size_t i = offset; i < offset + n; ++i, ++m, ++v) {
+        const float stepSize = stepSize_, bc2Sqrt = bc2Sqrt_;  // locals: no aliasing with p
+        float* m = m_.data();
+        float* v = v_.data();
+        for (std::size_t i = offset; i < offset + n; ++i) {
             float grad = g[i];
-            if (decoupled_)
-                p[i] *= decay;  // AdamW: decay the weight itself
-            else if (wd != 0.0f)
-                grad += wd * p[i];  // Adam: L2 in the gradient
-            *m = *m * b1 + grad * (1.0f - b1);
-            *v = *v * b2 + grad * grad * (1.0f - b2);
-            const float denom = std::sqrt(*v) / bc2Sqrt_ + eps;
-            p[i] -= stepSize_ * (*m / denom);
+            if constexpr (kL2) grad += wd * p[i];
+            m[i] = m[i] * b1 + grad * (1.0f - b1);
+            v[i] = v[i] * b2 + grad * grad * (1.0f - b2);
+            const float denom = std::sqrt(v[i]) / bc2Sqrt + eps;
+            p[i] -= stepSize * (m[i] / denom);
         }
     }
 
