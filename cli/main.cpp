@@ -26,12 +26,10 @@ int main(int argc, char** argv) try {
     CLI::App app{"MLP Workbench: train small MLPs and measure why one way of executing them is faster"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("mlpwb ") + WB_VERSION);
-    const std::vector<std::pair<std::string, Command>> commands = {{"train", addTrainCommand(app)},
-                                                                   {"ablate", addAblateCommand(app)},
-                                                                   {"dataset", addDatasetCommand(app)},
-                                                                   {"presets", addPresetsCommand(app)},
-                                                                   {"info", addInfoCommand(app)},
-                                                                   {"verify", addVerifyCommand(app)}};
+    const std::vector<std::pair<std::string, Command>> commands = {
+        {"train", addTrainCommand(app)},     {"ablate", addAblateCommand(app)}, {"dataset", addDatasetCommand(app)},
+        {"presets", addPresetsCommand(app)}, {"info", addInfoCommand(app)},     {"verify", addVerifyCommand(app)},
+    };
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
