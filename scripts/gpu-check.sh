@@ -28,6 +28,10 @@ python=${PYTHON:-$( [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo pyt
 bench_seconds=${BENCH_SECONDS:-240}
 total_seconds=${TOTAL_SECONDS:-450}  # the whole check stays under 8 minutes: the benchmark gets what is left
 start=$SECONDS
+# nvcc is not always on PATH (CMake finds it there or through CUDACXX).
+if ! command -v nvcc >/dev/null 2>&1 && [ -z "${CUDACXX:-}" ] && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+fi
 steps_json=()
 failed=0
 
@@ -74,6 +78,20 @@ write_summary() {
 say "root $root, build $build_dir, CUDA architectures ${archs:-the project default}, device $device"
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi >"$outdir/nvidia-smi.txt" 2>&1
 
+# The dependencies carried from the development machine (scripts/gpu-deps.sh) when this machine lacks them.
+deps=${GPU_DEPS:-$root/.gpu-deps}
+deps_flags=()
+if [ -d "$deps" ]; then
+  deps_flags=(-DCMAKE_PREFIX_PATH="$deps" -DOPENSSL_ROOT_DIR="$deps" -DOPENSSL_INCLUDE_DIR="$deps/include")
+  # This machine's own libcrypto.so.3 when it has one (same OpenSSL 3.0 ABI), else the carried copy.
+  crypto=$deps/lib/libcrypto.so.3
+  for own in /usr/lib/x86_64-linux-gnu/libcrypto.so.3 /lib/x86_64-linux-gnu/libcrypto.so.3 /usr/lib64/libcrypto.so.3; do
+    if [ -e "$own" ]; then crypto=$own && break; fi
+  done
+  deps_flags+=(-DOPENSSL_CRYPTO_LIBRARY="$crypto")
+  say "dependencies from $deps (libcrypto: $crypto)"
+fi
+
 generator=()
 if [ ! -f "$build_dir/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
 launcher=()
@@ -83,7 +101,7 @@ fi
 arch_flag=()
 if [ -n "$archs" ]; then arch_flag=(-DCMAKE_CUDA_ARCHITECTURES="$archs"); fi
 if step configure configure.log cmake -S "$root" -B "$build_dir" "${generator[@]}" "${launcher[@]}" \
-     -DCMAKE_BUILD_TYPE=Release -DWB_GUI=OFF -DWB_TESTS=OFF -DWB_CUDA=ON "${arch_flag[@]}"; then
+     -DCMAKE_BUILD_TYPE=Release -DWB_GUI=OFF -DWB_TESTS=OFF -DWB_CUDA=ON "${arch_flag[@]}" "${deps_flags[@]}"; then
   if step build build.log cmake --build "$build_dir" -j "$jobs" --target mlpwb; then
     mlpwb=$build_dir/cli/mlpwb
     step info info.log "$mlpwb" info
