@@ -116,7 +116,8 @@ def main():
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=100, help="epochs of the fast programs")
     parser.add_argument("--epochs-slow", type=int, default=6, help="epochs of the per-sample-gathering ones")
-    parser.add_argument("--python", default="/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable)
+    parser.add_argument("--python", default=sys.executable,
+                        help="the interpreter of the peers (torch, jax); default this one")
     args = parser.parse_args()
 
     budget = Budget(args.budget_seconds)

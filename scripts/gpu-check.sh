@@ -11,8 +11,8 @@
 # CLI11, OpenSSL); python3 for the benchmark (torch/jax only for the peers). Without a GPU every step
 # still runs: verify and the benchmark say "no device" and skip what needs one.
 # Environment: BUILD_DIR (default build-gpu), CUDA_ARCHS (default: this machine's GPU as nvidia-smi
-# reports it, so the build is fast; the project's list when there is none), JOBS (default: all cores), DEVICE (default 0), PYTHON (default /usr/bin/python3 when
-# it exists, else python3), BENCH_SECONDS (the benchmark's time budget, default 240, less when the
+# reports it, so the build is fast; the project's list when there is none), JOBS (default: all cores), DEVICE (default 0), PYTHON (default the python3 on PATH, which
+# runs the benchmark and its peers), BENCH_SECONDS (the benchmark's time budget, default 240, less when the
 # build and verify took long), TOTAL_SECONDS (the budget of the whole check, default 450).
 set -uo pipefail
 
@@ -24,7 +24,9 @@ jobs=${JOBS:-$(nproc 2>/dev/null || echo 4)}
 device=${DEVICE:-0}
 # This machine's GPU only (fast to build), from nvidia-smi ("9.0" -> 90); else the project's default list.
 archs=${CUDA_ARCHS:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .' || true)}
-python=${PYTHON:-$( [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3 )}
+# The python3 on PATH: on the H200 image it is the one with torch and jax (/opt/torch/.venv), the
+# benchmark runs the peers with it too (--python).
+python=${PYTHON:-$(command -v python3 || echo /usr/bin/python3)}
 bench_seconds=${BENCH_SECONDS:-240}
 total_seconds=${TOTAL_SECONDS:-450}  # the whole check stays under 8 minutes: the benchmark gets what is left
 start=$SECONDS
@@ -113,7 +115,7 @@ if step configure configure.log cmake -S "$root" -B "$build_dir" "${generator[@]
       say "benchmark: skipped (only $bench_seconds s left of the $total_seconds s budget)"
     elif command -v "$python" >/dev/null 2>&1; then
       step benchmark bench.log "$python" "$root/bench/gpu_bench.py" --mlpwb "$mlpwb" --device "$device" \
-        --out-dir "$outdir/bench" --summary "$outdir/gpu_bench.json" --budget-seconds "$bench_seconds"
+        --python "$python" --out-dir "$outdir/bench" --summary "$outdir/gpu_bench.json" --budget-seconds "$bench_seconds"
     else
       say "benchmark: skipped ($python not found)"
     fi
