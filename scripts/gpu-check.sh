@@ -1,6 +1,14 @@
 #!/usr/bin/env bash
 # The check to run on a machine with an NVIDIA GPU, in under 8 minutes:
-#   scripts/gpu-check.sh OUTDIR
+#   scripts/gpu-check.sh OUTDIR        (writes OUTDIR/ and the archive OUTDIR.tgz of all of it)
+# On the project's H200 through the device tool (its image has no Eigen, nlohmann-json, CLI11 or OpenSSL
+# headers and nothing installs there):
+#   here:  scripts/gpu-deps.sh          (copies them into .gpu-deps/, 15 MB, git-ignored)
+#   there: run with carry [".gpu-deps"], timeout_s 560 and the command
+#     TOTAL_SECONDS=330 BENCH_SECONDS=150 scripts/gpu-check.sh /tmp/gc; rc=$?; cp /tmp/gc.tgz /tmp/gc/summary.json /tmp/gc/verify.log "$OUT"/; exit $rc
+#   (the smaller budget for a first run, which also pays for a cold build; drop the two variables
+#   once the build is known to work). What comes back: gc.tgz (every log, summary.json, the benchmark's
+#   and the ablation's JSON, the RunRecords), and summary.json and verify.log to read at once.
 # 1. configures a Release build without the GUI (no Qt needed) for this machine's GPU,
 # 2. builds core + kernels + the CLI (mlpwb),
 # 3. runs `mlpwb verify` (every valid switch combination on CUDA against the CPU reference),
@@ -122,4 +130,11 @@ if step configure configure.log cmake -S "$root" -B "$build_dir" "${generator[@]
   fi
 fi
 write_summary
+# One archive of everything above (logs, summary, RunRecords; a few MB at most) beside OUTDIR: the device
+# tool brings back at most 8 files of 16 MiB each, two folders deep.
+if tar -czf "$outdir.tgz" -C "$(dirname "$outdir")" "$(basename "$outdir")"; then
+  say "archive: $outdir.tgz ($(du -k "$outdir.tgz" | cut -f1) KiB)"
+else
+  say "archive: tar failed"
+fi
 exit "$failed"
