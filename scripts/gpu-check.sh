@@ -12,7 +12,8 @@
 # 1. configures a Release build without the GUI (no Qt needed) for this machine's GPU,
 # 2. builds core + kernels + the CLI (mlpwb),
 # 3. runs `mlpwb verify` (every valid switch combination on CUDA against the CPU reference),
-# 4. runs the GPU benchmark (bench/gpu_bench.py: the workbench presets on the seed workload and the
+# 4. runs `mlpwb ablate --backend cuda` on the seed workload (20 epochs, 3 repeats; ablation.json/.csv),
+# 5. runs the GPU benchmark (bench/gpu_bench.py: the workbench presets on the seed workload and the
 #    PyTorch/JAX peers where they are installed),
 # and writes every log and OUTDIR/summary.json (one entry per step with its status and seconds).
 # Needs: the CUDA toolkit, CMake, a C++ toolchain and the core's header libraries (Eigen, nlohmann-json,
@@ -21,7 +22,8 @@
 # Environment: BUILD_DIR (default build-gpu), CUDA_ARCHS (default: this machine's GPU as nvidia-smi
 # reports it, so the build is fast; the project's list when there is none), JOBS (default: all cores), DEVICE (default 0), PYTHON (default the python3 on PATH, which
 # runs the benchmark and its peers), BENCH_SECONDS (the benchmark's time budget, default 240, less when the
-# build and verify took long), TOTAL_SECONDS (the budget of the whole check, default 450).
+# build and verify took long), ABLATE_SECONDS (the ablation's limit, default 90), TOTAL_SECONDS (the
+# budget of the whole check, default 450).
 set -uo pipefail
 
 outdir=${1:?usage: scripts/gpu-check.sh OUTDIR}
@@ -36,6 +38,7 @@ archs=${CUDA_ARCHS:-$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2
 # benchmark runs the peers with it too (--python).
 python=${PYTHON:-$(command -v python3 || echo /usr/bin/python3)}
 bench_seconds=${BENCH_SECONDS:-240}
+ablate_seconds=${ABLATE_SECONDS:-90}  # mlpwb ablate --backend cuda (20 epochs, 3 repeats; partial JSON on timeout)
 total_seconds=${TOTAL_SECONDS:-450}  # the whole check stays under 8 minutes: the benchmark gets what is left
 start=$SECONDS
 # nvcc is not always on PATH (CMake finds it there or through CUDACXX).
@@ -117,6 +120,19 @@ if step configure configure.log cmake -S "$root" -B "$build_dir" "${generator[@]
     step info info.log "$mlpwb" info
     step verify verify.log timeout 240 "$mlpwb" verify --device "$device"
     tail -n 1 "$outdir/verify.log" | sed 's/^/gpu-check: verify: /' | tee -a "$outdir/gpu-check.log"
+    # The ablation on the GPU (the table of the README's "Why" on CUDA): the seed workload, few epochs.
+    if grep -Eq '^cuda +available:' "$outdir/info.log"; then
+      left=$((total_seconds - (SECONDS - start) - 15 - 60))  # keep a minute for the benchmark
+      if [ "$left" -lt "$ablate_seconds" ]; then ablate_seconds=$left; fi
+      if [ "$ablate_seconds" -ge 30 ]; then
+        step ablate ablate.log timeout "$ablate_seconds" "$mlpwb" ablate --backend cuda --device "$device" \
+          --builtin --epochs 20 --repeats 3 --quiet --out "$outdir/ablation.json" --csv "$outdir/ablation.csv"
+      else
+        say "ablate: skipped (only $ablate_seconds s left of the $total_seconds s budget)"
+      fi
+    else
+      say "ablate: skipped (no CUDA device: $(grep -E '^cuda' "$outdir/info.log" | head -1))"
+    fi
     left=$((total_seconds - (SECONDS - start) - 15))
     if [ "$left" -lt "$bench_seconds" ]; then bench_seconds=$left; fi
     if [ "$bench_seconds" -lt 30 ]; then
