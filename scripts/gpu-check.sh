@@ -11,7 +11,8 @@
 #   and the ablation's JSON, the RunRecords), and summary.json and verify.log to read at once.
 # 1. configures a Release build without the GUI (no Qt needed) for this machine's GPU,
 # 2. builds core + kernels + the CLI (mlpwb),
-# 3. runs `mlpwb verify` (every valid switch combination on CUDA against the CPU reference),
+# 3. runs `mlpwb verify` (every valid switch combination on CUDA against the CPU reference), then
+#    again at batch 1024 in file order on gemm=custom (split-K, per-step graphs on views),
 # 4. runs `mlpwb ablate --backend cuda` on the seed workload (20 epochs, 3 repeats; ablation.json/.csv),
 # 5. runs the GPU benchmark (bench/gpu_bench.py: the workbench presets on the seed workload and the
 #    PyTorch/JAX peers where they are installed),
@@ -120,6 +121,11 @@ if step configure configure.log cmake -S "$root" -B "$build_dir" "${generator[@]
     step info info.log "$mlpwb" info
     step verify verify.log timeout 240 "$mlpwb" verify --device "$device"
     tail -n 1 "$outdir/verify.log" | sed 's/^/gpu-check: verify: /' | tee -a "$outdir/gpu-check.log"
+    # The same at batch 1024 in file order, on the custom GEMM: long-k weight gradients split along k
+    # (split-K workspace), graph steps on resident rows read views (one graph per step, replayed).
+    step verify-large verify-large.log timeout 120 "$mlpwb" verify --device "$device" --rows 3000 \
+      --batch-size 1024 --epochs 3 --file-order --only gemm=custom
+    tail -n 1 "$outdir/verify-large.log" | sed 's/^/gpu-check: verify-large: /' | tee -a "$outdir/gpu-check.log"
     # The ablation on the GPU (the table of the README's "Why" on CUDA): the seed workload, few epochs.
     if grep -Eq '^cuda +available:' "$outdir/info.log"; then
       left=$((total_seconds - (SECONDS - start) - 15 - 60))  # keep a minute for the benchmark
