@@ -16,7 +16,9 @@ A run's figure is its median epoch time without the warm-up epoch (the RunRecord
 command has a timeout and the whole benchmark a time budget: what does not fit is listed as
 skipped. Without a CUDA device (mlpwb info) it says so and runs the CPU part only (the Fastest
 preset's switches on the CPU backend, a few epochs), so the script is checked end to end anywhere.
-Writes the RunRecords to --out-dir, a JSON summary to --summary, and prints a Markdown table.
+Writes the RunRecords to --out-dir, a JSON summary to --summary, and prints a Markdown table. The
+exported data set (24 MB of .npy) lives in a temporary folder, removed at the end, so --out-dir holds
+only small files (the device tool brings back at most 8 files of 16 MiB).
 """
 
 import argparse
@@ -27,6 +29,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -116,14 +119,20 @@ def main():
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=100, help="epochs of the fast programs")
     parser.add_argument("--epochs-slow", type=int, default=6, help="epochs of the per-sample-gathering ones")
-    parser.add_argument("--python", default="/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable)
+    parser.add_argument("--python", default=sys.executable,
+                        help="the interpreter of the peers (torch, jax); default this one")
     args = parser.parse_args()
 
     budget = Budget(args.budget_seconds)
     os.makedirs(args.out_dir, exist_ok=True)
     summary_path = args.summary or os.path.join(args.out_dir, "summary.json")
     mlpwb = os.path.abspath(args.mlpwb)
-    prefix = os.path.join(args.out_dir, "seed")
+    with tempfile.TemporaryDirectory(prefix="gpu_bench_") as data_dir:
+        return run_all(args, budget, summary_path, mlpwb, os.path.join(data_dir, "seed"))
+
+
+def run_all(args, budget, summary_path, mlpwb, prefix):
+    """Every program on the data set exported to PREFIX_x.npy / PREFIX_y.npy."""
     code, text = run([mlpwb, "dataset", "--builtin", "--rows", str(args.rows), "--npy-out", prefix], 300)
     if code != 0:
         raise SystemExit(f"could not export the data set: {text[-1000:]}")

@@ -22,6 +22,12 @@ struct VerifyOptions {
     int device = 0;
     std::string backend = "cuda";
     std::vector<std::string> only;  // keep combinations whose description contains every one of these
+    // The problem (makeParityProblem's defaults). A larger batch lets the custom GEMM split k; file
+    // order sends graph steps on resident data through views, one graph per step.
+    std::size_t rows = 300;
+    int batchSize = 64;
+    int epochs = 2;
+    bool fileOrder = false;
 };
 
 std::vector<ExecutionSettings> selectedCombinations(const VerifyOptions& opt) {
@@ -52,10 +58,13 @@ int runVerify(const VerifyOptions& opt) {
         return kOk;
     }
     (void)BackendRegistry::instance().create(opt.backend, opt.device);  // a bad --device: one line, exit 5
-    const ParityProblem problem = makeParityProblem();
-    std::printf("verify: %s (device %d) against the CPU reference, %zu combinations, %zu rows, batch %d, %zu epochs\n",
-                opt.backend.c_str(), opt.device, combos.size(), problem.data.trainRows(), problem.batchSize,
-                problem.orders.size());
+    ParityProblem problem = makeParityProblem(opt.rows, opt.epochs);
+    problem.batchSize = opt.batchSize;
+    problem.shuffled = !opt.fileOrder;
+    std::printf(
+        "verify: %s (device %d) against the CPU reference, %zu combinations, %zu rows, batch %d, %zu epochs%s\n",
+        opt.backend.c_str(), opt.device, combos.size(), problem.data.trainRows(), problem.batchSize,
+        problem.orders.size(), problem.shuffled ? ", shuffled" : ", file order");
     const auto makeCandidate = [&] { return BackendRegistry::instance().create(opt.backend, opt.device); };
     const VerifySummary s = verifyCombinations(
         combos, makeCandidate,
@@ -78,6 +87,10 @@ Command addVerifyCommand(CLI::App& app) {
     cmd->add_option("--backend", opt->backend, "the backend to check (cuda; cpu checks the checker itself)")
         ->check(CLI::IsMember({"cuda", "cpu"}));
     cmd->add_option("--only", opt->only, "keep combinations containing every one of these, e.g. launch=fused");
+    cmd->add_option("--rows", opt->rows, "rows of the problem (default 300)")->check(CLI::Range(1, 1000000));
+    cmd->add_option("--batch-size", opt->batchSize, "batch size (default 64)")->check(CLI::Range(1, 1000000));
+    cmd->add_option("--epochs", opt->epochs, "epochs (default 2)")->check(CLI::Range(1, 100));
+    cmd->add_flag("--file-order", opt->fileOrder, "every epoch in file order instead of shuffled");
     return [opt] { return runVerify(*opt); };
 }
 

@@ -25,6 +25,11 @@ DatasetDescription describeDataset(const Dataset& ds, const PreparedData& data) 
 
 // Seed for the shuffling stream, distinct from the weight-initialisation stream of the same seed.
 constexpr std::uint64_t kShuffleStream = 0x9E3779B97F4A7C15ull;
+
+void markFailed(RunRecord& record, const std::string& message) {
+    record.status = RunStatus::Failed;
+    record.message = message;
+}
 }  // namespace
 
 std::map<std::string, std::string> describeEnvironment(const Backend& backend) {
@@ -54,17 +59,28 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
         initial = loadSafetensors(config_.initWeights);
         checkParamsMatch(initial, config_.model, data_.cols);
     }
-    backend_.setup({&data_, config_.model, config_.optimizer, config_.execution, config_.train.batchSize, initial});
-
     RunRecord record;
     record.name = config_.name;
     record.config = config_;
     record.dataset = describeDataset(dataset_, data_);
-    record.environment = describeEnvironment(backend_);
-    record.notApplicable = backend_.notApplicable(config_.execution);
     auto save = [&] {
         if (!recordPath_.empty()) record.save(recordPath_);
     };
+    // A device that fails while allocating (out of memory, a lost GPU) fails the run like one that
+    // fails during it; a ConfigError (switches the backend cannot honour) still propagates.
+    try {
+        backend_.setup({&data_, config_.model, config_.optimizer, config_.execution, config_.train.batchSize, initial});
+    } catch (const DeviceError& e) {
+        markFailed(record, std::string("setup failed: ") + e.what());
+    } catch (const std::bad_alloc&) {
+        markFailed(record, "setup failed: out of memory");
+    }
+    record.environment = describeEnvironment(backend_);
+    record.notApplicable = backend_.notApplicable(config_.execution);
+    if (record.status == RunStatus::Failed) {
+        save();
+        return record;
+    }
 
     const auto runStart = Clock::now();
     Rng shuffleRng(config_.train.seed ^ kShuffleStream);
@@ -107,13 +123,18 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
             if (callbacks.onEpoch) callbacks.onEpoch(m, record);
         }
     } catch (const std::bad_alloc&) {
-        record.status = RunStatus::Failed;
-        record.message = "out of memory";
+        markFailed(record, "out of memory");
     } catch (const std::exception& e) {
-        record.status = RunStatus::Failed;
-        record.message = e.what();
+        markFailed(record, e.what());
     }
-    finalParams_ = backend_.parameters();
+    // Reading the weights back is a device operation too: a sticky device error surfaces here.
+    try {
+        finalParams_ = backend_.parameters();
+    } catch (const std::exception& e) {
+        finalParams_ = {};
+        if (record.status != RunStatus::Failed)
+            markFailed(record, std::string("reading the trained parameters failed: ") + e.what());
+    }
     save();
     return record;
 }

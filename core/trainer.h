@@ -23,8 +23,9 @@ public:
             std::string recordPath = {});
 
     // Runs to the end, to a cancel, to divergence or to an error; never throws for a failure
-    // of the run itself (the record says `failed` with the message) — only for bad configs
-    // found before the first step (ConfigError).
+    // of the run itself (the record says `failed` with the message, and is saved) — only for bad
+    // configs found before the first step (ConfigError). A DeviceError or out-of-memory from the
+    // backend's setup, and any error reading the trained parameters back, fail the run.
     RunRecord run(const CancelFlag& cancel, const TrainerCallbacks& callbacks = {});
 
     const MlpParams& finalParams() const { return finalParams_; }

@@ -8,6 +8,14 @@
 
 namespace wb {
 
+namespace {
+// device_resident in file order hands out views even where a fixed address is asked for: a caller
+// that keys its graphs by batch address (cuda_backend.cpp) then captures one graph per step, each
+// replayed every epoch, and no step pays a device-to-device copy. Above this many steps per epoch
+// the graphs would cost more (capture time, driver memory) than the copies: copy, one graph.
+constexpr int kMaxStepsForViewGraphs = 1024;
+}  // namespace
+
 BatchSource::BatchSource(const PreparedData& data, DataPath path, int batchCapacity, cudaStream_t compute)
     : data_(data),
       path_(path),
@@ -118,7 +126,10 @@ DeviceBatch BatchSource::stage(int step, int n, bool fixedAddress) {
                                  batchY_.data(), compute_);
                 return {batchX_.data(), batchY_.data()};
             }
-            if (!fixedAddress) return {residentX_.data() + first * cols_, residentY_.data() + first};
+            // A view's address is the same for the same step in every epoch (the partial last batch
+            // included: its n differs from the others', so a graph keyed by address and n is its own).
+            if (!fixedAddress || steps_ <= kMaxStepsForViewGraphs)
+                return {residentX_.data() + first * cols_, residentY_.data() + first};
             WB_CUDA_CHECK(cudaMemcpyAsync(batchX_.data(), residentX_.data() + first * cols_, xCount * sizeof(float),
                                           cudaMemcpyDeviceToDevice, compute_));
             WB_CUDA_CHECK(cudaMemcpyAsync(batchY_.data(), residentY_.data() + first,

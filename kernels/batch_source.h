@@ -7,7 +7,8 @@
 //                      copied on a second stream while batch k computes (also how a data set larger
 //                      than the GPU trains: only two batches ever live on the device);
 //   device_resident    the training rows copied to the device once; a shuffled batch is one gather
-//                      kernel, an unshuffled one a view (or a device copy when a fixed address is needed).
+//                      kernel, an unshuffled one a view (a device copy only when a fixed address is
+//                      needed and an epoch has more than 1024 steps).
 // Shapes: rows x cols training data, B the batch capacity.
 #pragma once
 
@@ -33,8 +34,11 @@ public:
     // `order` (rows) is the epoch's permutation, or null for file order; it must outlive the epoch.
     void beginEpoch(const std::vector<std::uint32_t>* order);
     // Batch `step` (rows [step B, step B + n)) on the device, ready for work queued on the compute
-    // stream after this call. `fixedAddress`: the batch must be at the same address every step of the
-    // same size (a replayed graph reads it there).
+    // stream after this call. `fixedAddress`: a replayed graph will read the batch where it is now, so
+    // it must be there again whenever the same address and n come back; the batch is either in one
+    // buffer every step of the same size, or (device_resident in file order, at most 1024 steps) a view
+    // of the resident rows, whose address is the same for the same step every epoch. The caller keys
+    // its graphs by (x, y, n), so either way a graph only ever reads its own batch.
     DeviceBatch stage(int step, int n, bool fixedAddress);
     // The compute stream is done with batch `step` once the work queued so far finishes
     // (pinned_async: also starts gathering and copying batch step + 1).

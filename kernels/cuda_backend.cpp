@@ -161,6 +161,9 @@ public:
         return mlp_->download();
     }
 
+    // Each entry that names an ignored switch starts with "switch=value: " (the ablation matches the
+    // switch's name before the '='). The validation note names no switch on purpose: under
+    // launch=fused the launch switch itself is honoured, so it must not read "launch=fused: ...".
     std::vector<std::string> notApplicable(const ExecutionSettings& s) const override {
         std::vector<std::string> out;
         if (s.launch == Launch::Fused) {

@@ -26,7 +26,9 @@ void LayerGemm::cublasProduct(const ColumnMajorProduct& p, GemmOperand a, GemmOp
                                  c, CUDA_R_32F, p.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
-void LayerGemm::custom(const GemmArgs& g) const {
+void LayerGemm::custom(GemmArgs g) const {
+    const std::size_t need = gemmWorkspaceBytes(g);
+    if (workspace_ && need > 0 && need <= workspaceBytes_) g.workspace = workspace_;  // lets it split k
     checkGemmArgs(g);
     launchGemm(g, stream_);
 }

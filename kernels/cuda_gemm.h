@@ -30,15 +30,25 @@ public:
 
     bool mixed() const { return precision_ == Precision::Fp16 || precision_ == Precision::Bf16; }
 
+    // Scratch for the custom products' split-K (gemmWorkspaceBytes), owned by the caller, who sizes it
+    // for the largest product it will ask for. A product that needs more than `bytes` runs unsplit.
+    // One buffer serves every product: they run in order on one stream.
+    void useWorkspace(float* workspace, std::size_t bytes) {
+        workspace_ = workspace;
+        workspaceBytes_ = bytes;
+    }
+
 private:
     // C = op(A) op(B) + beta C in cuBLAS's column-major terms (layer_products.h says which is which).
     void cublasProduct(const ColumnMajorProduct& p, GemmOperand a, GemmOperand b, float beta, float* c) const;
-    void custom(const GemmArgs& g) const;
+    void custom(GemmArgs g) const;
 
     cublasHandle_t handle_;
     cudaStream_t stream_;
     Precision precision_;
     Gemm gemm_;
+    float* workspace_ = nullptr;
+    std::size_t workspaceBytes_ = 0;
 };
 
 }  // namespace wb

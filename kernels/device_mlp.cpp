@@ -10,6 +10,17 @@ namespace {
 std::size_t elems(int a, int b) {
     return static_cast<std::size_t>(a) * static_cast<std::size_t>(b);
 }
+
+// The largest split-K workspace any layer's three custom products ask for at `rows` rows. A smaller
+// batch never needs more: the number of slices only grows with k and shrinks with more output tiles.
+std::size_t largestGemmWorkspaceBytes(const std::vector<LayerSlice>& layers, int rows) {
+    std::size_t bytes = 0;
+    for (const LayerSlice& s : layers)
+        bytes = std::max({bytes, gemmWorkspaceBytes(customForward(nullptr, nullptr, nullptr, rows, s.in, s.out)),
+                          gemmWorkspaceBytes(customWeightGrad(nullptr, nullptr, nullptr, rows, s.in, s.out, true)),
+                          gemmWorkspaceBytes(customInputGrad(nullptr, nullptr, nullptr, rows, s.in, s.out))});
+    return bytes;
+}
 }  // namespace
 
 DeviceMlp::DeviceMlp(const TrainingProblem& problem, int batchCapacity, cudaStream_t stream, cublasHandle_t handle,
@@ -48,6 +59,11 @@ DeviceMlp::DeviceMlp(const TrainingProblem& problem, int batchCapacity, cudaStre
     }
     delta_ = DeviceBuffer<float>(elems(batchCapacity, maxWidth));
     deltaPrev_ = DeviceBuffer<float>(elems(batchCapacity, maxWidth));
+    if (gemm == Gemm::Custom) {  // allocated once here, so no product allocates (graph capture)
+        const std::size_t bytes = largestGemmWorkspaceBytes(layers_, batchCapacity);
+        gemmWorkspace_ = DeviceBuffer<float>(bytes / sizeof(float));
+        gemm_.useWorkspace(gemmWorkspace_.data(), gemmWorkspace_.bytes());
+    }
 
     counters_ = DeviceBuffer<DeviceCounters>(1);
     DeviceCounters start{};

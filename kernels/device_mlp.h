@@ -67,6 +67,7 @@ private:
     DeviceBuffer<std::uint16_t> deltaHalf_;              // (B, max width) dz in 16 bits
     DeviceBuffer<float> delta_, deltaPrev_;              // (B, max width) d(loss)/dz of the current / previous layer
     DeviceBuffer<DeviceCounters> counters_;              // (1)
+    DeviceBuffer<float> gemmWorkspace_;  // (slices, m, n) of the largest split-K product at B rows (gemm=custom)
 };
 
 }  // namespace wb

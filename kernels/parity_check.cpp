@@ -41,7 +41,7 @@ RunTrace traceRun(Backend& backend, const ParityProblem& problem, const Executio
     const CancelFlag never{false};
     RunTrace trace;
     for (const auto& order : problem.orders) {
-        const EpochResult r = backend.trainEpoch(&order, never);
+        const EpochResult r = backend.trainEpoch(problem.shuffled ? &order : nullptr, never);
         if (r.nonFiniteStep)
             throw DeviceError("", backend.name() + ": non-finite loss at step " + std::to_string(*r.nonFiniteStep));
         const auto samples = static_cast<double>(std::max<std::size_t>(r.samples, 1));

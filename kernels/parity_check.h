@@ -29,6 +29,7 @@ struct ParityProblem {
     int batchSize = 64;                              // 300 rows: 4 full batches and one of 44
     MlpParams initialParams;                         // the same start for both backends
     std::vector<std::vector<std::uint32_t>> orders;  // (epochs) one permutation of the rows each
+    bool shuffled = true;                            // false: every epoch in file order (orders only count the epochs)
 };
 ParityProblem makeParityProblem(std::size_t rows = 300, int epochs = 2, std::uint64_t seed = 7);
 
@@ -38,7 +39,8 @@ struct RunTrace {
     std::vector<double> epochAccuracy;
     MlpParams params;
 };
-// Sets `backend` up with `settings` on `problem` and runs every epoch of problem.orders.
+// Sets `backend` up with `settings` on `problem` and runs every epoch of problem.orders (in file
+// order when !problem.shuffled).
 // Throws what the backend throws; throws DeviceError when an epoch reports a non-finite loss.
 RunTrace traceRun(Backend& backend, const ParityProblem& problem, const ExecutionSettings& settings);
 

@@ -312,6 +312,16 @@ private slots:
         QVERIFY2(lines.last() == QString::number(pass) + " passed, 0 failed", r.describe());
     }
 
+    // The problem's options reach it: the first line names rows, batch, epochs and the order.
+    void verifyProblemOptions() {
+        RUN_MLPWB(r, (QStringList{"verify", "--backend", "cpu", "--only", "launch=graph_step", "--only", "gemm=custom",
+                                  "--rows", "700", "--batch-size", "256", "--epochs", "3", "--file-order"}));
+        QVERIFY2(r.exitCode == 0, r.describe());
+        const QStringList lines = r.outLines();
+        QVERIFY2(lines.first().contains("700 rows, batch 256, 3 epochs, file order"), r.describe());
+        QVERIFY2(lines.last().endsWith("passed, 0 failed"), r.describe());
+    }
+
     void verifyFilterMatchingNothingIsConfigError() {
         RUN_MLPWB(r, (QStringList{"verify", "--backend", "cpu", "--only", "launch=warp_speed"}));
         QVERIFY2(r.exitCode == 4, r.describe());

@@ -6,11 +6,46 @@
 
 #include "builtin_data.h"
 #include "cpu_backend.h"
+#include "errors.h"
 #include "prepare.h"
 #include "test_support.h"
 #include "trainer.h"
 
 using namespace wb;
+
+namespace {
+// The CPU backend with a device that fails where the test says: in setup (out of memory on a GPU) or
+// when the trained parameters are read back (a sticky error that the last kernel left behind).
+class FailingBackend : public Backend {
+public:
+    enum class FailIn { Setup, Parameters };
+    explicit FailingBackend(FailIn where) : where_(where) {}
+    std::string name() const override { return "failing"; }
+    std::string deviceName() const override { return "a device that fails"; }
+    void setup(const TrainingProblem& problem) override {
+        if (where_ == FailIn::Setup) throw DeviceError("cudaErrorMemoryAllocation", "out of device memory");
+        inner_->setup(problem);
+    }
+    EpochResult trainEpoch(const std::vector<std::uint32_t>* order, const CancelFlag& cancel) override {
+        return inner_->trainEpoch(order, cancel);
+    }
+    EvalResult evaluate(const float* x, const float* y, std::size_t rows) override {
+        return inner_->evaluate(x, y, rows);
+    }
+    MlpParams parameters() const override {
+        if (where_ == FailIn::Parameters) throw DeviceError("cudaErrorIllegalAddress", "an illegal memory access");
+        return inner_->parameters();
+    }
+    std::vector<std::string> notApplicable(const ExecutionSettings& s) const override {
+        return inner_->notApplicable(s);
+    }
+    std::vector<std::pair<std::string, std::string>> environment() const override { return {}; }
+
+private:
+    FailIn where_;
+    std::unique_ptr<Backend> inner_ = makeCpuBackend();
+};
+}  // namespace
 
 class TestTrainer : public QObject {
     Q_OBJECT
@@ -145,6 +180,52 @@ private slots:
         WB_COMPARE_NAME(final.status, "completed");
         QCOMPARE(QString::fromStdString(final.environment.at("backend")), QString("cpu"));
         QVERIFY(final.config.at("model").at("hidden") == nlohmann::json({20, 10}));
+    }
+
+    // A device error in setup or when reading the weights back fails the run (never `running`, never an
+    // exception out of run()), with the message, and the record is written.
+    void deviceErrorFailsTheRecord_data() {
+        QTest::addColumn<int>("where");
+        QTest::addColumn<QString>("message");
+        QTest::addColumn<int>("epochs");
+        QTest::newRow("setup") << int(FailingBackend::FailIn::Setup) << "cudaErrorMemoryAllocation" << 0;
+        QTest::newRow("parameters") << int(FailingBackend::FailIn::Parameters) << "cudaErrorIllegalAddress" << 2;
+    }
+    void deviceErrorFailsTheRecord() {
+        QFETCH(int, where);
+        QFETCH(QString, message);
+        QFETCH(int, epochs);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.json").toStdString();
+        const RunConfig c = smallConfig(2);
+        const PreparedData data = prepare(dataset_, c.prepare);
+        FailingBackend backend(static_cast<FailingBackend::FailIn>(where));
+        Trainer trainer(c, dataset_, data, backend, path);
+        CancelFlag cancel{false};
+        const RunRecord r = trainer.run(cancel);
+        WB_COMPARE_NAME(r.status, "failed");
+        QVERIFY2(QString::fromStdString(r.message).contains(message), r.message.c_str());
+        QCOMPARE(int(r.epochs.size()), epochs);
+        const RunRecord saved = RunRecord::load(path);
+        WB_COMPARE_NAME(saved.status, "failed");
+        QCOMPARE(QString::fromStdString(saved.message), QString::fromStdString(r.message));
+        QCOMPARE(QString::fromStdString(saved.environment.at("backend")), QString("failing"));
+        QVERIFY(trainer.finalParams().layers.empty());
+    }
+
+    // A ConfigError from the backend's setup still propagates (the Trainer contract: bad configs throw).
+    void configErrorFromSetupStillThrows() {
+        class RefusingBackend : public FailingBackend {
+        public:
+            RefusingBackend() : FailingBackend(FailIn::Parameters) {}
+            void setup(const TrainingProblem&) override { throw ConfigError("switches this backend refuses"); }
+        };
+        const RunConfig c = smallConfig(1);
+        const PreparedData data = prepare(dataset_, c.prepare);
+        RefusingBackend backend;
+        Trainer trainer(c, dataset_, data, backend);
+        CancelFlag cancel{false};
+        QVERIFY_THROWS_EXCEPTION(ConfigError, trainer.run(cancel));
     }
 };
 
