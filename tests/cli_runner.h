@@ -9,6 +9,7 @@
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+#include <QtTest>
 
 #include <nlohmann/json.hpp>
 
@@ -47,6 +48,13 @@ inline MlpwbResult runMlpwb(const QStringList& args, const QString& workDir, int
     r.err = p.readAllStandardError();
     return r;
 }
+
+// Runs mlpwb as `const MlpwbResult result` and checks that it finished (a hung process fails the
+// test, it never hangs ctest). For a test class with a QTemporaryDir dir_ (the working folder) in a
+// file that defines `constexpr int kTimeoutMs`.
+#define RUN_MLPWB(result, args)                                           \
+    const MlpwbResult result = runMlpwb((args), dir_.path(), kTimeoutMs); \
+    QVERIFY2(result.finished, qPrintable(QStringLiteral("mlpwb did not finish within %1 s").arg(kTimeoutMs / 1000)))
 
 // The JSON in `path`; null when the file is missing, a discarded value when it is malformed (neither is
 // an object, so `is_object()` checks both).

@@ -31,11 +31,6 @@ void writeFile(const QString& path, const QByteArray& content) {
 
 }  // namespace
 
-// Runs mlpwb and checks that it finished (a hung process fails the test, it never hangs ctest).
-#define RUN_MLPWB(result, args)                                           \
-    const MlpwbResult result = runMlpwb((args), dir_.path(), kTimeoutMs); \
-    QVERIFY2(result.finished, "mlpwb did not finish within 60 s")
-
 class TestCli : public QObject {
     Q_OBJECT
 

@@ -30,10 +30,6 @@ QString rowOf(const MlpwbResult& r, const QString& step) {
 
 }  // namespace
 
-#define RUN_MLPWB(result, args)                                           \
-    const MlpwbResult result = runMlpwb((args), dir_.path(), kTimeoutMs); \
-    QVERIFY2(result.finished, "mlpwb did not finish in time")
-
 class TestCliAblate : public QObject {
     Q_OBJECT
 
