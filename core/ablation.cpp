@@ -1,13 +1,13 @@
 #include "ablation.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <new>
 #include <set>
 
 #include "enum_names.h"
 #include "errors.h"
+#include "json_file.h"
 #include "trainer.h"
 
 namespace wb {
@@ -492,19 +492,7 @@ AblationResult AblationResult::fromJson(const nlohmann::json& j) {
 }
 
 void AblationResult::save(const std::string& path) const {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw IoError("cannot write ablation result '" + tmp + "'");
-        out << toJson().dump(1) << '\n';
-        if (!out.flush()) throw IoError("cannot write ablation result '" + tmp + "' (disk full?)");
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw IoError("cannot replace ablation result '" + path + "': " + ec.message());
-    }
+    saveJsonAtomically(toJson(), path, "ablation result");
 }
 
 AblationResult AblationResult::load(const std::string& path) {

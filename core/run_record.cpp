@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <array>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string_view>
 
 #include "enum_names.h"
 #include "errors.h"
+#include "json_file.h"
 
 namespace wb {
 
@@ -153,19 +153,7 @@ RunRecord RunRecord::fromCheckedJson(const nlohmann::json& j) {
 }
 
 void RunRecord::save(const std::string& path) const {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw IoError("cannot write run record '" + tmp + "'");
-        out << toJson().dump(1) << '\n';
-        if (!out.flush()) throw IoError("cannot write run record '" + tmp + "' (disk full?)");
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);  // atomic on POSIX: readers see the old or the new file
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw IoError("cannot replace run record '" + path + "': " + ec.message());
-    }
+    saveJsonAtomically(toJson(), path, "run record");
 }
 
 RunRecord RunRecord::load(const std::string& path) {

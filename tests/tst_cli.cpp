@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_runner.h"
+
 #include "switch_combinations.h"
 
 #include <sys/types.h>
@@ -17,45 +19,8 @@ namespace {
 
 constexpr int kTimeoutMs = 60000;
 
-struct Result {
-    bool finished = false;
-    int exitCode = -1;
-    QByteArray out, err;
-
-    QStringList errLines() const { return QString::fromUtf8(err).split('\n', Qt::SkipEmptyParts); }
-    QStringList outLines() const { return QString::fromUtf8(out).split('\n', Qt::SkipEmptyParts); }
-    QByteArray describe() const {
-        return "exit " + QByteArray::number(exitCode) + "\n--- stdout:\n" + out.left(2000) + "--- stderr:\n" +
-               err.left(2000);
-    }
-};
-
-Result runMlpwb(const QStringList& args, const QString& workDir) {
-    QProcess p;
-    p.setWorkingDirectory(workDir);
-    p.start(QStringLiteral(WB_MLPWB_PATH), args);
-    Result r;
-    if (!p.waitForStarted(kTimeoutMs)) return r;
-    p.closeWriteChannel();
-    r.finished = p.waitForFinished(kTimeoutMs);
-    if (!r.finished) {
-        p.kill();
-        p.waitForFinished();
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
-
 QStringList tinyRun() {
     return {"train", "--builtin", "--rows", "2000", "--epochs", "3"};
-}
-
-nlohmann::json readJson(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return nullptr;
-    return nlohmann::json::parse(f.readAll().toStdString(), nullptr, /*allow_exceptions=*/false);
 }
 
 void writeFile(const QString& path, const QByteArray& content) {
@@ -64,16 +29,7 @@ void writeFile(const QString& path, const QByteArray& content) {
     f.write(content);
 }
 
-QString str(const nlohmann::json& j) {
-    return j.is_string() ? QString::fromStdString(j.get<std::string>()) : QString();
-}
-
 }  // namespace
-
-// Runs mlpwb and checks that it finished (a hung process fails the test, it never hangs ctest).
-#define RUN_MLPWB(result, args)                          \
-    const Result result = runMlpwb((args), dir_.path()); \
-    QVERIFY2(result.finished, "mlpwb did not finish within 60 s")
 
 class TestCli : public QObject {
     Q_OBJECT

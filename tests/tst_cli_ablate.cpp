@@ -9,69 +9,26 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_runner.h"
+
 #include <sys/types.h>
 
 namespace {
 
 constexpr int kTimeoutMs = 120000;
 
-struct Result {
-    bool finished = false;
-    int exitCode = -1;
-    QByteArray out, err;
-
-    QStringList errLines() const { return QString::fromUtf8(err).split('\n', Qt::SkipEmptyParts); }
-    QStringList outLines() const { return QString::fromUtf8(out).split('\n', Qt::SkipEmptyParts); }
-    QByteArray describe() const {
-        return "exit " + QByteArray::number(exitCode) + "\n--- stdout:\n" + out.left(3000) + "--- stderr:\n" +
-               err.left(2000);
-    }
-};
-
-Result runMlpwb(const QStringList& args, const QString& workDir) {
-    QProcess p;
-    p.setWorkingDirectory(workDir);
-    p.start(QStringLiteral(WB_MLPWB_PATH), args);
-    Result r;
-    if (!p.waitForStarted(kTimeoutMs)) return r;
-    p.closeWriteChannel();
-    r.finished = p.waitForFinished(kTimeoutMs);
-    if (!r.finished) {
-        p.kill();
-        p.waitForFinished();
-    }
-    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
-}
-
 QStringList tinyAblation() {
     return {"ablate", "--builtin", "--rows", "2000", "--epochs", "2", "--repeats", "1"};
 }
 
-nlohmann::json readJson(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return nullptr;
-    return nlohmann::json::parse(f.readAll().toStdString(), nullptr, /*allow_exceptions=*/false);
-}
-
-QString str(const nlohmann::json& j) {
-    return j.is_string() ? QString::fromStdString(j.get<std::string>()) : QString();
-}
-
 // The table row of `step`: the line starting with its name (after the indent).
-QString rowOf(const Result& r, const QString& step) {
+QString rowOf(const MlpwbResult& r, const QString& step) {
     for (const QString& line : r.outLines())
         if (line.trimmed().startsWith(step + " ")) return line;
     return {};
 }
 
 }  // namespace
-
-#define RUN_MLPWB(result, args)                          \
-    const Result result = runMlpwb((args), dir_.path()); \
-    QVERIFY2(result.finished, "mlpwb did not finish in time")
 
 class TestCliAblate : public QObject {
     Q_OBJECT

@@ -9,28 +9,18 @@
 #include "cpu_mlp.h"
 #include "errors.h"
 #include "random.h"
+#include "reference_activation.h"
 
 using namespace wb;
 
 Q_DECLARE_METATYPE(wb::Activation)
 
 namespace {
-double activate(Activation a, double z) {
-    switch (a) {
-        case Activation::Tanh: return std::tanh(z);
-        case Activation::Relu: return z > 0 ? z : 0;
-        case Activation::Sigmoid: return 1 / (1 + std::exp(-z));
-        case Activation::Gelu: return 0.5 * z * (1 + std::erf(z / std::sqrt(2.0)));
-        case Activation::Identity: return z;
-    }
-    return z;
-}
-
 double derivative(Activation a, double z) {
     switch (a) {
         case Activation::Tanh: return 1 - std::tanh(z) * std::tanh(z);
         case Activation::Relu: return z > 0 ? 1 : 0;
-        case Activation::Sigmoid: return activate(a, z) * (1 - activate(a, z));
+        case Activation::Sigmoid: return referenceActivation(a, z) * (1 - referenceActivation(a, z));
         case Activation::Gelu:
             return 0.5 * (1 + std::erf(z / std::sqrt(2.0))) + z * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
         case Activation::Identity: return 1;
@@ -57,7 +47,7 @@ Reference reference(const MlpParams& p, Activation act, const std::vector<float>
             for (int o = 0; o < s.out; ++o) {
                 z[o] = v[s.biasOffset + o];
                 for (int i = 0; i < s.in; ++i) z[o] += double(v[s.weightOffset + o * s.in + i]) * in[i];
-                out[o] = l + 1 < p.layers.size() ? activate(act, z[o]) : z[o];
+                out[o] = l + 1 < p.layers.size() ? referenceActivation(act, z[o]) : z[o];
             }
             inputs.push_back(in);
             zs.push_back(z);

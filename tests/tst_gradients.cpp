@@ -7,6 +7,7 @@
 #include "cpu_mlp.h"
 #include "math_ops.h"
 #include "random.h"
+#include "reference_activation.h"
 
 using namespace wb;
 
@@ -21,17 +22,6 @@ private:
 
     // An independent reference: the MLP's mean loss computed in double precision with plain loops,
     // so central differences with a tiny step are accurate and rarely straddle a relu kink.
-    static double activation(Activation a, double z) {
-        switch (a) {
-            case Activation::Tanh: return std::tanh(z);
-            case Activation::Relu: return z > 0 ? z : 0;
-            case Activation::Sigmoid: return 1 / (1 + std::exp(-z));
-            case Activation::Gelu: return 0.5 * z * (1 + std::erf(z / std::sqrt(2.0)));
-            case Activation::Identity: return z;
-        }
-        return z;
-    }
-
     static double referenceLoss(const MlpParams& p, const std::vector<double>& values, Activation a, LossKind loss,
                                 const std::vector<float>& x, const std::vector<float>& y) {
         double sum = 0;
@@ -43,7 +33,7 @@ private:
                 for (int o = 0; o < s.out; ++o) {
                     double z = values[s.biasOffset + o];
                     for (int i = 0; i < s.in; ++i) z += values[s.weightOffset + o * s.in + i] * in[i];
-                    out[o] = l + 1 < p.layers.size() ? activation(a, z) : z;
+                    out[o] = l + 1 < p.layers.size() ? referenceActivation(a, z) : z;
                 }
                 in = out;
             }

@@ -1,0 +1,15 @@
+// Writes a JSON document (a RunRecord, an AblationResult) so that readers never see half a file.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace wb {
+
+// Writes `document` (indent 1, a final newline) to `path` + ".tmp" and renames that onto `path`:
+// atomic on POSIX, so a reader sees the old file or the new one. `what` names the document in the
+// IoError thrown on failure (e.g. "run record"); no .tmp file is left behind then.
+void saveJsonAtomically(const nlohmann::json& document, const std::string& path, const std::string& what);
+
+}  // namespace wb

@@ -1,0 +1,70 @@
+// Runs the built mlpwb binary (WB_MLPWB_PATH, set by tests/CMakeLists.txt) with QProcess and reads
+// what it wrote: shared by the end-to-end CLI suites (tst_cli, tst_cli_ablate).
+#pragma once
+
+#include <string>
+
+#include <QByteArray>
+#include <QFile>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+// What one mlpwb run left: whether it finished in time, its exit code (-1 after a crash or a kill)
+// and everything it printed.
+struct MlpwbResult {
+    bool finished = false;
+    int exitCode = -1;
+    QByteArray out, err;
+
+    QStringList errLines() const { return QString::fromUtf8(err).split('\n', Qt::SkipEmptyParts); }
+    QStringList outLines() const { return QString::fromUtf8(out).split('\n', Qt::SkipEmptyParts); }
+    // For QVERIFY2 messages: the exit code and the start of both streams.
+    QByteArray describe() const {
+        return "exit " + QByteArray::number(exitCode) + "\n--- stdout:\n" + out.left(3000) + "--- stderr:\n" +
+               err.left(2000);
+    }
+};
+
+// Runs mlpwb `args` in `workDir` with stdin closed; a run past `timeoutMs` is killed and reported
+// unfinished, so a hung process fails the test instead of hanging ctest.
+inline MlpwbResult runMlpwb(const QStringList& args, const QString& workDir, int timeoutMs) {
+    QProcess p;
+    p.setWorkingDirectory(workDir);
+    p.start(QStringLiteral(WB_MLPWB_PATH), args);
+    MlpwbResult r;
+    if (!p.waitForStarted(timeoutMs)) return r;
+    p.closeWriteChannel();
+    r.finished = p.waitForFinished(timeoutMs);
+    if (!r.finished) {
+        p.kill();
+        p.waitForFinished();
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+// Runs mlpwb as `const MlpwbResult result` and checks that it finished (a hung process fails the
+// test, it never hangs ctest). For a test class with a QTemporaryDir dir_ (the working folder) in a
+// file that defines `constexpr int kTimeoutMs`.
+#define RUN_MLPWB(result, args)                                           \
+    const MlpwbResult result = runMlpwb((args), dir_.path(), kTimeoutMs); \
+    QVERIFY2(result.finished, qPrintable(QStringLiteral("mlpwb did not finish within %1 s").arg(kTimeoutMs / 1000)))
+
+// The JSON in `path`; null when the file is missing, a discarded value when it is malformed (neither is
+// an object, so `is_object()` checks both).
+inline nlohmann::json readJson(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return nullptr;
+    return nlohmann::json::parse(f.readAll().toStdString(), nullptr, /*allow_exceptions=*/false);
+}
+
+// A JSON string as a QString; empty for anything else (so a QCOMPARE against it fails readably).
+inline QString str(const nlohmann::json& j) {
+    return j.is_string() ? QString::fromStdString(j.get<std::string>()) : QString();
+}

@@ -1,0 +1,75 @@
+// saveJsonAtomically, behind RunRecord::save and AblationResult::save: writes the document whole,
+// replaces an older file, and on failure throws an IoError naming the document and leaves no .tmp.
+#include <QtTest>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.h"
+#include "json_file.h"
+
+namespace {
+
+std::string readText(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The IoError's text, or an empty string when saving succeeds.
+std::string saveError(const nlohmann::json& document, const std::string& path) {
+    try {
+        wb::saveJsonAtomically(document, path, "test document");
+    } catch (const wb::IoError& e) {
+        return e.what();
+    }
+    return {};
+}
+
+}  // namespace
+
+class TestJsonFile : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir dir_;
+    std::string path(const char* name) const { return dir_.filePath(name).toStdString(); }
+
+private slots:
+    void initTestCase() { QVERIFY(dir_.isValid()); }
+
+    void writesIndentedJsonWithFinalNewline() {
+        const nlohmann::json doc = {{"schema", "test/1"}, {"values", {1, 2.5, nullptr}}};
+        QCOMPARE(QString::fromStdString(saveError(doc, path("a.json"))), QString());
+        const std::string text = readText(path("a.json"));
+        QCOMPARE(QString::fromStdString(text), QString::fromStdString(doc.dump(1) + "\n"));
+        QVERIFY(!QFileInfo::exists(dir_.filePath("a.json.tmp")));
+    }
+
+    void replacesAnOlderFile() {
+        std::ofstream(path("b.json")) << "an older, longer file that is not JSON at all";
+        const nlohmann::json doc = {{"n", 7}};
+        QCOMPARE(QString::fromStdString(saveError(doc, path("b.json"))), QString());
+        QCOMPARE(nlohmann::json::parse(readText(path("b.json"))), doc);
+    }
+
+    void missingFolderThrowsIoError() {
+        const std::string message = saveError({{"n", 1}}, path("no-such-folder/c.json"));
+        QVERIFY2(message.find("cannot write test document") != std::string::npos, message.c_str());
+        QVERIFY(!QFileInfo::exists(dir_.filePath("no-such-folder")));
+    }
+
+    void unreplaceableTargetThrowsAndLeavesNoTmp() {
+        // A non-empty folder under the target's name: the rename fails after the .tmp was written.
+        QVERIFY(QDir(dir_.path()).mkpath("d.json/inside"));
+        const std::string message = saveError({{"n", 1}}, path("d.json"));
+        QVERIFY2(message.find("cannot replace test document") != std::string::npos, message.c_str());
+        QVERIFY2(!QFileInfo::exists(dir_.filePath("d.json.tmp")), "the .tmp file was left behind");
+        QVERIFY(QFileInfo(dir_.filePath("d.json/inside")).isDir());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJsonFile)
+#include "tst_json_file.moc"
