@@ -1,5 +1,6 @@
 // `mlpwb ablate`: from a baseline preset, apply the fixes one at a time, train every step for real
 // (repeated), and print what each fix saved: the table behind the waterfall chart.
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -64,22 +65,31 @@ std::string orDash(const std::optional<double>& v, const char* format, double fa
     return buffer;
 }
 
-void printRow(const AblationStep& s, bool savings) {
+// `nameWidth`: the widest step name, so that long ones ("launch=fused, gemm=custom, ...") keep the columns.
+void printRow(const AblationStep& s, bool savings, int nameWidth) {
     const bool ran = s.measured();
     const std::string spread = ran ? orDash(s.minEpochMs, "%.2f") + "-" + orDash(s.maxEpochMs, "%.2f") : "-";
     const std::optional<double> level = s.medianEpochMs;
-    std::printf("  %-32s %10s  %-17s %9s %7s %11s %8s  %s\n", s.name.c_str(), orDash(level, "%.2f").c_str(),
+    std::printf("  %-*s %10s  %-17s %9s %7s %11s %8s  %s\n", nameWidth, s.name.c_str(), orDash(level, "%.2f").c_str(),
                 spread.c_str(), savings ? orDash(s.savedMs, "%.2f").c_str() : "-",
                 orDash(s.share, "%.1f%%", 100.0).c_str(), s.final ? orDash(s.final->trainLoss, "%.6f").c_str() : "-",
                 s.final ? orDash(s.final->trainAccuracy, "%.4f").c_str() : "-", ran ? "" : toString(s.status).c_str());
 }
 
+int nameWidth(const AblationResult& r) {
+    std::size_t width = 32;
+    for (const auto* steps : {&r.steps, &r.alone})
+        for (const auto& s : *steps) width = std::max(width, s.name.size());
+    return static_cast<int>(width);
+}
+
 void printTable(const AblationResult& r) {
+    const int width = nameWidth(r);
     std::printf("\nAblation from '%s' on %s (%s), %d run(s) per step; median epoch ms without the warm-up epoch\n",
                 r.plan.baseline.c_str(), r.backend.c_str(), r.device.c_str(), r.plan.repeats);
-    std::printf("  %-32s %10s  %-17s %9s %7s %11s %8s  %s\n", "step", "median ms", "spread (min-max)", "saved ms",
+    std::printf("  %-*s %10s  %-17s %9s %7s %11s %8s  %s\n", width, "step", "median ms", "spread (min-max)", "saved ms",
                 "share", "final loss", "accuracy", "");
-    for (std::size_t i = 0; i < r.steps.size(); ++i) printRow(r.steps[i], i > 0);
+    for (std::size_t i = 0; i < r.steps.size(); ++i) printRow(r.steps[i], i > 0, width);
     if (!r.steps.empty()) {
         const double first = r.steps.front().medianEpochMs, last = r.steps.back().medianEpochMs;
         std::printf("  total gap %.2f ms: %.2f -> %.2f ms per epoch (%.2fx)\n", r.totalGapMs(), first, last,
@@ -87,7 +97,7 @@ void printTable(const AblationResult& r) {
     }
     if (!r.alone.empty()) {
         std::printf("Each fix alone on top of the baseline (saved ms vs the baseline):\n");
-        for (const auto& s : r.alone) printRow(s, true);
+        for (const auto& s : r.alone) printRow(s, true, width);
     }
     bool header = false;
     for (const auto* steps : {&r.steps, &r.alone})
