@@ -117,7 +117,7 @@ WaterfallChart::WaterfallChart(QWidget* parent) : QWidget(parent), plot_(new QCu
     title_ = applyChartStyle(*plot_, "Ablation: where the epoch time goes", LegendPlace::None);
     plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
     plot_->xAxis->grid()->setVisible(false);
-    plot_->yAxis->setLabel("Median epoch time (ms), warm-up epoch excluded");
+    plot_->yAxis->setLabel("Median epoch (ms, no warm-up)");  // short: the tab's chart is ~330 px tall
     placeholder_ = addPlaceholder(*plot_, "No ablation yet: press Run in the Ablation tab, or open an ablation JSON");
     placeholder_->setVisible(true);
     connect(plot_, &QCustomPlot::mouseMove, this, &WaterfallChart::showHoverTip);
