@@ -220,10 +220,11 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::connectTraining() {
-    connect(controller_, &TrainingController::epochFinished, this, [this](int id, const EpochMetrics& m) {
-        store_->appendEpoch(id, m);
+    connect(controller_, &TrainingController::epochsFinished, this, [this](int id, const QList<EpochMetrics>& batch) {
+        store_->appendEpochs(id, batch);
         const RunEntry* run = store_->find(id);
-        if (!run) return;
+        if (!run || batch.isEmpty()) return;
+        const EpochMetrics& m = batch.back();
         const int total = run->config.value("train", nlohmann::json::object()).value("epochs", 0);
         const double eta = m.elapsedMs / m.epoch * (total - m.epoch);
         runLabel_->setText(QString("%1: epoch %2/%3, %4 ms/epoch, ETA %5")

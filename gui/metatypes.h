@@ -8,6 +8,7 @@
 #include "run_record.h"
 
 Q_DECLARE_METATYPE(wb::EpochMetrics)
+Q_DECLARE_METATYPE(QList<wb::EpochMetrics>)
 Q_DECLARE_METATYPE(wb::RunRecord)
 
 namespace wb::gui {

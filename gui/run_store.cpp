@@ -97,6 +97,13 @@ void RunStore::appendEpoch(int id, const EpochMetrics& metrics) {
     emit epochAppended(id);
 }
 
+void RunStore::appendEpochs(int id, const QList<EpochMetrics>& metrics) {
+    RunEntry* run = findMutable(id);
+    if (!run || metrics.isEmpty()) return;
+    run->record.epochs.insert(run->record.epochs.end(), metrics.begin(), metrics.end());
+    emit epochAppended(id);
+}
+
 void RunStore::finish(int id, const RunRecord& record) {
     RunEntry* run = findMutable(id);
     if (!run) return;

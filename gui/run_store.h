@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QColor>
+#include <QList>
 #include <QObject>
 #include <QString>
 #include <optional>
@@ -40,6 +41,7 @@ public:
     // A finished run from a RunRecord file (ours or a peer's). Throws wb::DataError for a bad file.
     int addFromFile(const QString& path);
     void appendEpoch(int id, const EpochMetrics& metrics);
+    void appendEpochs(int id, const QList<EpochMetrics>& metrics);  // one epochAppended for the lot
     // The final record of a run that ended (completed, cancelled, diverged, failed).
     void finish(int id, const RunRecord& record);
     void remove(int id);

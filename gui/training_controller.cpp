@@ -22,9 +22,10 @@ TrainingController::TrainingController(QObject* parent)
         handoffFence().receive();
         emit runStarted(id);
     });
-    connect(worker_, &TrainingWorker::epochFinished, this, [this](int id, const EpochMetrics& metrics) {
+    connect(worker_, &TrainingWorker::epochsFinished, this, [this](int id, const QList<EpochMetrics>& metrics) {
         handoffFence().receive();
-        emit epochFinished(id, metrics);
+        emit epochsFinished(id, metrics);
+        for (const EpochMetrics& m : metrics) emit epochFinished(id, m);
     });
     connect(worker_, &TrainingWorker::runFinished, this, [this](int id, const RunRecord& record) {
         handoffFence().receive();

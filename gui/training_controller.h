@@ -51,6 +51,9 @@ public:
 
 signals:
     void runStarted(int id);
+    // The epochs a run finished since the last batch (at most ~60 batches a second): what views use.
+    void epochsFinished(int id, const QList<wb::EpochMetrics>& metrics);
+    // The same epochs one by one, emitted right after their batch (for code that wants single ones).
     void epochFinished(int id, const wb::EpochMetrics& metrics);
     void runFinished(int id, const wb::RunRecord& record);
     void queueChanged();

@@ -2,6 +2,8 @@
 
 #include <new>
 
+#include <QElapsedTimer>
+
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
@@ -20,6 +22,30 @@ void TrainingWorker::run(const RunRequest& request, const std::shared_ptr<Cancel
     handoffFence().post([&] { emit runFinished(request.id, record); });
 }
 
+// Collects finished epochs and emits them in batches: the first epoch at once (the charts start
+// moving), then whatever finished during the last kEpochBatchMs.
+class TrainingWorker::EpochBatcher {
+public:
+    EpochBatcher(TrainingWorker& worker, int id) : worker_(worker), id_(id) {}
+    void add(const EpochMetrics& m) {
+        pending_.append(m);
+        if (sinceEmit_.isValid() && sinceEmit_.elapsed() < kEpochBatchMs) return;
+        flush();
+    }
+    void flush() {
+        if (pending_.isEmpty()) return;
+        handoffFence().post([&] { emit worker_.epochsFinished(id_, pending_); });
+        pending_.clear();
+        sinceEmit_.start();
+    }
+
+private:
+    TrainingWorker& worker_;
+    int id_;
+    QList<EpochMetrics> pending_;
+    QElapsedTimer sinceEmit_;  // invalid until the first emit
+};
+
 RunRecord TrainingWorker::train(const RunRequest& request, const CancelFlag& cancel) {
     // The Trainer records failures during training itself; what it throws (bad config, missing
     // initial weights) and what comes before it (no data, no device, out of memory) lands here.
@@ -29,11 +55,12 @@ RunRecord TrainingWorker::train(const RunRequest& request, const CancelFlag& can
         const PreparedData data = prepare(*request.dataset, config.prepare);
         const auto backend = BackendRegistry::instance().create(config.backend, config.device);
         Trainer trainer(config, *request.dataset, data, *backend, request.recordPath.toStdString());
+        EpochBatcher batch(*this, request.id);
         TrainerCallbacks callbacks;
-        callbacks.onEpoch = [this, id = request.id](const EpochMetrics& m, const RunRecord&) {
-            handoffFence().post([&] { emit epochFinished(id, m); });
-        };
-        return trainer.run(cancel, callbacks);
+        callbacks.onEpoch = [&batch](const EpochMetrics& m, const RunRecord&) { batch.add(m); };
+        RunRecord record = trainer.run(cancel, callbacks);
+        batch.flush();  // every epoch reaches the GUI before the run's end does
+        return record;
     } catch (const std::bad_alloc&) {
         return failedRecord(request, "out of memory");
     } catch (const std::exception& e) {

@@ -13,6 +13,9 @@
 
 namespace wb::gui {
 
+// How often, at most, the worker hands finished epochs to the GUI thread (~60 Hz).
+constexpr int kEpochBatchMs = 16;
+
 class TrainingWorker : public QObject {
     Q_OBJECT
 
@@ -26,13 +29,16 @@ public:
 
 signals:
     void runStarted(int id);
-    void epochFinished(int id, const wb::EpochMetrics& metrics);
+    // The epochs finished since the last emit, at most every kEpochBatchMs (the first at once): a run
+    // of thousands of tiny epochs a second would otherwise queue thousands of events on the GUI thread.
+    void epochsFinished(int id, const QList<wb::EpochMetrics>& metrics);
     void runFinished(int id, const wb::RunRecord& record);
     void ablationProgress(int id, int run, int planned, const QString& step, int repeat);
     void ablationStepFinished(int id, const wb::AblationResult& partial);
     void ablationFinished(int id, const wb::AblationResult& result);
 
 private:
+    class EpochBatcher;
     RunRecord train(const RunRequest& request, const CancelFlag& cancel);
     // Runs every step of request.ablation; never throws (a failure is a result with status "failed").
     void ablate(const RunRequest& request, const CancelFlag& cancel);

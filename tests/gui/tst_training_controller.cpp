@@ -183,7 +183,8 @@ void TestTrainingController::eventLoopStaysResponsive() {
     TrainingController controller;
     RunStore store;
     RunsTableModel table(&store);
-    connect(&controller, &TrainingController::epochFinished, &store, &RunStore::appendEpoch);
+    connect(&controller, &TrainingController::epochsFinished, &store, &RunStore::appendEpochs);
+    QSignalSpy batches(&controller, &TrainingController::epochsFinished);
     connect(&controller, &TrainingController::runFinished, &store, &RunStore::finish);
     RunRequest run = request(0, 10000, seedData(2000));  // many short epochs: a flood of signals
     run.id = store.addPending(run.config);
@@ -212,6 +213,14 @@ void TestTrainingController::eventLoopStaysResponsive() {
     qInfo("%d probe ticks, the longest gap %lld ms, %zu epochs", ticks, static_cast<long long>(worstGapMs),
           store.find(run.id)->record.epochs.size());
     QVERIFY(ticks > 50);
+    // Every epoch arrived, in order, through the batches (the worker emits at most ~60 a second).
+    std::size_t inBatches = 0;
+    for (const auto& args : batches)
+        inBatches += static_cast<std::size_t>(args.at(1).value<QList<EpochMetrics>>().size());
+    qInfo("%lld batches", static_cast<long long>(batches.count()));
+    const auto& epochs = store.find(run.id)->record.epochs;
+    QCOMPARE(inBatches, epochs.size());
+    for (std::size_t i = 0; i < epochs.size(); ++i) QCOMPARE(epochs[i].epoch, static_cast<int>(i) + 1);
     QVERIFY2(worstGapMs < 100, qPrintable(QString("the GUI thread stalled for %1 ms").arg(worstGapMs)));
     QVERIFY(!store.find(run.id)->record.epochs.empty());
 }
