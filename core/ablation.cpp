@@ -496,10 +496,9 @@ void AblationResult::save(const std::string& path) const {
 }
 
 AblationResult AblationResult::load(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw DataError(path, "cannot open ablation result");
+    const nlohmann::json j = loadJsonFile(path, "ablation result");
     try {
-        return fromJson(nlohmann::json::parse(in));
+        return fromJson(j);
     } catch (const nlohmann::json::exception& e) {
         throw DataError(path, std::string("invalid ablation result: ") + e.what());
     } catch (const DataError& e) {

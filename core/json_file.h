@@ -12,4 +12,8 @@ namespace wb {
 // IoError thrown on failure (e.g. "run record"); no .tmp file is left behind then.
 void saveJsonAtomically(const nlohmann::json& document, const std::string& path, const std::string& what);
 
+// Reads and parses the JSON file at `path`; Python's NaN/Infinity (peers write them) read as null.
+// Throws DataError(path, "cannot open <what>") or DataError(path, "invalid <what>: <parser's reason>").
+nlohmann::json loadJsonFile(const std::string& path, const std::string& what);
+
 }  // namespace wb

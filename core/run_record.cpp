@@ -1,10 +1,7 @@
 #include "run_record.h"
 
 #include <algorithm>
-#include <array>
 #include <fstream>
-#include <iterator>
-#include <string_view>
 
 #include "enum_names.h"
 #include "errors.h"
@@ -24,37 +21,6 @@ template <typename T>
 T valueOrDefault(const nlohmann::json& j, const char* key, T fallback) {
     if (!j.is_object() || !j.contains(key) || j.at(key).is_null()) return fallback;
     return j.at(key).get<T>();
-}
-
-// Python's json module writes NaN, Infinity and -Infinity for non-finite floats (not JSON), e.g. the loss
-// of a peer that diverged. Outside strings they become null, so the file loads and says "not finite".
-std::string nonFiniteAsNull(const std::string& text) {
-    static const std::array<std::string_view, 3> kWords = {"NaN", "-Infinity", "Infinity"};
-    std::string out;
-    out.reserve(text.size());
-    bool inString = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (inString) {
-            out += c;
-            if (c == '\\' && i + 1 < text.size())
-                out += text[++i];  // an escaped character, e.g. \", never ends the string
-            else if (c == '"')
-                inString = false;
-            continue;
-        }
-        inString = c == '"';
-        const auto word = std::find_if(kWords.begin(), kWords.end(), [&](std::string_view w) {
-            return std::string_view(text).substr(i, w.size()) == w;
-        });
-        if (word == kWords.end()) {
-            out += c;
-            continue;
-        }
-        out += "null";
-        i += word->size() - 1;
-    }
-    return out;
 }
 
 nlohmann::json datasetToJson(const DatasetDescription& d) {
@@ -157,15 +123,7 @@ void RunRecord::save(const std::string& path) const {
 }
 
 RunRecord RunRecord::load(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw DataError(path, "cannot open run record");
-    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(nonFiniteAsNull(text));
-    } catch (const nlohmann::json::exception& e) {
-        throw DataError(path, std::string("invalid run record: ") + e.what());
-    }
+    const nlohmann::json j = loadJsonFile(path, "run record");
     try {
         return fromJson(j);
     } catch (const DataError& e) {
