@@ -24,10 +24,13 @@
 // tests include it from g++; only launchFusedStep/launchFusedEpoch live in fused_step.cu.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "math_ops.h"
 #include "model.h"
@@ -447,4 +450,29 @@ WB_HD inline void finalUpdate(const FusedStepArgs& a, const ScratchView& v, int 
 }
 
 }  // namespace fused
+
+// One step on the host in the kernel's structure: every block's tile, then every group's reduction,
+// then the update, each run by runBlock(body), which calls body(fused::Lanes, barrier) once for
+// every lane of one block. The twin (fusedStepTwin) runs one lane with no barrier; the lane tests
+// (tests/tst_fused_lanes.cpp) run kFusedThreads lanes taking turns, as the GPU's threads would.
+// Each block's shared memory is poisoned first: a read of anything the tile did not write turns
+// the results into NaN, which the tests see.
+template <typename RunBlock>
+void fusedStepOnHost(const FusedStepArgs& a, RunBlock runBlock) {
+    checkFusedArgs(a);
+    const fused::ScratchView v(a.scratch, a.plan.scratch);
+    const int blocks = fused::blocksFor(a.plan, a.batchRows);
+    const int groups = fused::groupsFor(blocks);
+    std::vector<float> shared(static_cast<std::size_t>(a.plan.tile.floats));  // one block's, reused
+    for (int b = 0; b < blocks; ++b) {
+        std::fill(shared.begin(), shared.end(), std::numeric_limits<float>::quiet_NaN());
+        runBlock([&](fused::Lanes lanes, auto barrier) { fused::runTile(a, v, b, shared.data(), lanes, barrier); });
+    }
+    for (int g = 0; g < groups; ++g)
+        runBlock([&](fused::Lanes lanes, auto) { fused::reduceGroup(a, v, g, blocks, lanes); });
+    const int t = *a.stepCount + 1;
+    const stepmath::StepScalars s = stepmath::stepScalars(a.optimizer, t);
+    runBlock([&](fused::Lanes lanes, auto) { fused::finalUpdate(a, v, groups, s, t, lanes); });
+}
+
 }  // namespace wb

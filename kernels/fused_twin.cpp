@@ -174,20 +174,7 @@ void checkFusedArgs(const FusedStepArgs& a) {
 }
 
 void fusedStepTwin(const FusedStepArgs& a) {
-    checkFusedArgs(a);
-    const fused::ScratchView v(a.scratch, a.plan.scratch);
-    const int blocks = fused::blocksFor(a.plan, a.batchRows);
-    const int groups = fused::groupsFor(blocks);
-    // One block's shared memory, poisoned before each tile: a read of anything the tile did not
-    // write would turn the results into NaN, which the tests see.
-    std::vector<float> shared(static_cast<std::size_t>(a.plan.tile.floats));
-    for (int b = 0; b < blocks; ++b) {
-        std::fill(shared.begin(), shared.end(), std::numeric_limits<float>::quiet_NaN());
-        fused::runTile(a, v, b, shared.data(), fused::Lanes{}, [] {});
-    }
-    for (int g = 0; g < groups; ++g) fused::reduceGroup(a, v, g, blocks, fused::Lanes{});
-    const int t = *a.stepCount + 1;
-    fused::finalUpdate(a, v, groups, stepmath::stepScalars(a.optimizer, t), t, fused::Lanes{});
+    fusedStepOnHost(a, [](auto&& body) { body(fused::Lanes{}, [] {}); });
 }
 
 void fusedEpochTwin(const FusedStepArgs& args, std::int64_t rows, int batch) {

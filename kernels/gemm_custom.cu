@@ -10,31 +10,17 @@ namespace wb {
 
 namespace {
 
+struct BlockBarrier {
+    __device__ void operator()() const { __syncthreads(); }
+};
+
 // One kGemmTile x kGemmTile tile of C per block: blockIdx.x along n, blockIdx.y along m, blockIdx.z
 // the slice of k (split.slices > 1: raw sums to the workspace; else the epilogue straight into C).
 __global__ void __launch_bounds__(kGemmThreads) gemmKernel(const GemmArgs g, const GemmSplit split) {
     __shared__ gemm::Stage as;  // op(A) stage, (kGemmTileK, kGemmTile + 1)
     __shared__ gemm::Stage bs;  // op(B) stage
-    const int lane = static_cast<int>(threadIdx.x);
-    const int tx = lane % kGemmThreadsX, ty = lane / kGemmThreadsX;
-    const int row0 = static_cast<int>(blockIdx.y) * kGemmTile, col0 = static_cast<int>(blockIdx.x) * kGemmTile;
-    const int z = static_cast<int>(blockIdx.z);
-    const int kEnd = g.k < (z + 1) * split.sliceK ? g.k : (z + 1) * split.sliceK;
-    float acc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
-    for (int k0 = z * split.sliceK; k0 < kEnd; k0 += kGemmTileK) {
-        gemm::stageTiles(g, row0, col0, k0, as, bs, lane, kGemmThreads);
-        __syncthreads();
-        gemm::accumulate(as, bs, tx, ty, acc);
-        __syncthreads();  // the next stage overwrites what this one read
-    }
-    for (int r = 0; r < 2; ++r)
-        for (int c = 0; c < 2; ++c) {
-            const int i = row0 + ty + r * kGemmThreadsX, j = col0 + tx + c * kGemmThreadsX;
-            if (split.slices > 1)
-                gemm::storePartial(g, z, i, j, acc[r][c]);
-            else
-                gemm::epilogue(g, i, j, acc[r][c]);
-        }
+    gemm::blockThread(g, split, static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y),
+                      static_cast<int>(blockIdx.z), as, bs, static_cast<int>(threadIdx.x), BlockBarrier{});
 }
 
 // Split-K's second pass: one thread per element of C, the slices added in order, then the epilogue.

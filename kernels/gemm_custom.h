@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 
 #include "model.h"
 #include "step_math.h"
@@ -147,5 +148,57 @@ WB_HD inline void reducePartials(const GemmArgs& g, int slices, std::size_t e) {
     epilogue(g, static_cast<int>(e / n), static_cast<int>(e % n), acc);
 }
 
+// One thread's whole part of block (bx, by, z) of the grid (x along n, y along m, z the slice of k):
+// per stage of k, stage with the others, barrier, accumulate its 2 x 2 outputs, barrier; then
+// store them, to C through the epilogue or, when split, to the workspace. `as` and `bs` are the
+// block's shared stages; `barrier` is __syncthreads on the device.
+template <typename Barrier>
+WB_HD void blockThread(const GemmArgs& g, const GemmSplit& split, int bx, int by, int z, Stage& as, Stage& bs, int lane,
+                       Barrier barrier) {
+    const int tx = lane % kGemmThreadsX, ty = lane / kGemmThreadsX;
+    const int row0 = by * kGemmTile, col0 = bx * kGemmTile;
+    const int kEnd = g.k < (z + 1) * split.sliceK ? g.k : (z + 1) * split.sliceK;
+    float acc[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+    for (int k0 = z * split.sliceK; k0 < kEnd; k0 += kGemmTileK) {
+        stageTiles(g, row0, col0, k0, as, bs, lane, kGemmThreads);
+        barrier();
+        accumulate(as, bs, tx, ty, acc);
+        barrier();  // the next stage overwrites what this one read
+    }
+    for (int r = 0; r < 2; ++r)
+        for (int c = 0; c < 2; ++c) {
+            const int i = row0 + ty + r * kGemmThreadsX, j = col0 + tx + c * kGemmThreadsX;
+            if (split.slices > 1)
+                storePartial(g, z, i, j, acc[r][c]);
+            else
+                epilogue(g, i, j, acc[r][c]);
+        }
+}
+
 }  // namespace gemm
+
+// The whole product on the host in the kernel's structure, block after block of launchGemm's grid,
+// each run by runBlock(body), which calls body(lane, barrier) once for each of the block's
+// kGemmThreads lanes (tests/tst_gemm_lanes.cpp: lanes taking turns, as the GPU's threads would),
+// then split-K's second pass. The stages are poisoned with NaN before each block.
+template <typename RunBlock>
+void gemmOnHost(const GemmArgs& g, RunBlock runBlock) {
+    checkGemmArgs(g);
+    if (g.m == 0 || g.n == 0) return;
+    const GemmSplit split = gemmSplit(g);
+    gemm::Stage as, bs;
+    for (int z = 0; z < split.slices; ++z)
+        for (int by = 0; by * kGemmTile < g.m; ++by)
+            for (int bx = 0; bx * kGemmTile < g.n; ++bx) {
+                for (auto* stage : {&as, &bs})
+                    for (auto& row : *stage)
+                        for (float& e : row) e = std::numeric_limits<float>::quiet_NaN();
+                runBlock(
+                    [&](int lane, auto barrier) { gemm::blockThread(g, split, bx, by, z, as, bs, lane, barrier); });
+            }
+    if (split.slices <= 1) return;
+    const std::size_t elements = static_cast<std::size_t>(g.m) * static_cast<std::size_t>(g.n);
+    for (std::size_t e = 0; e < elements; ++e) gemm::reducePartials(g, split.slices, e);
+}
+
 }  // namespace wb
