@@ -11,7 +11,10 @@ trains on the same rows), 61->20->10->1 tanh, Adam 1e-3, batch 2048, no shufflin
   * the peers in bench/peers/ that exist here (torch_dataloader, torch_resident, torch_compile,
     torch_cuda_graph, jax_scan), all with --device cuda; a peer that prints "SKIP: ..." is listed
     as skipped with its reason;
-  * scale: the Fastest and Static graph presets on 10^4 ... 10^7 built-in rows (per-sample time).
+  * scale: the Fastest and Static graph presets on 10^4 ... 10^7 built-in rows (per-sample time);
+  * larger than the GPU: with all but 1.5 GiB of the device held by bench/hold_gpu_memory.py, the
+    Fastest preset on 10^7 rows (2.5 GB) through data_path=pinned_async, and device_resident, which
+    must fail for want of memory.
 A run's figure is its median epoch time without the warm-up epoch (the RunRecord's summary). Every
 command has a timeout and the whole benchmark a time budget: what does not fit is listed as
 skipped. Without a CUDA device (mlpwb info) it says so and runs the CPU part only (the Fastest
@@ -119,6 +122,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=100, help="epochs of the fast programs")
     parser.add_argument("--epochs-slow", type=int, default=6, help="epochs of the per-sample-gathering ones")
+    parser.add_argument("--big-rows", type=int, default=10**7, help="rows of the larger-than-the-GPU run")
+    parser.add_argument("--leave-mib", type=int, default=1536,
+                        help="device memory left free for the larger-than-the-GPU run")
     parser.add_argument("--python", default=sys.executable,
                         help="the interpreter of the peers (torch, jax); default this one")
     args = parser.parse_args()
@@ -172,27 +178,104 @@ def run_all(args, budget, summary_path, mlpwb, prefix):
             summary["results"].append(attempt(name, command(out), out, budget, 120))
 
     one_round(0)
-    scale(summary, mlpwb, args, budget)
+    exported = ExportedData(mlpwb, os.path.dirname(prefix))
+    scale(summary, mlpwb, args, budget, exported)
+    larger_than_gpu(summary, mlpwb, args, budget, exported)
     for repeat in range(1, args.repeats):  # the repeats last: with too little time, the scale runs matter more
         one_round(repeat)
     compare(summary)
     return finish(summary, summary_path)
 
 
-def scale(summary, mlpwb, args, budget):
+class ExportedData:
+    """The built-in rows exported once per size as .npy in DIR: generating 10^7 rows takes ~25 s (one
+    random stream, row after row), loading them ~2 s, and four runs train on them."""
+
+    def __init__(self, mlpwb, directory):
+        self.mlpwb, self.directory, self.done = mlpwb, directory, {}
+
+    def flags(self, rows, budget):
+        """The data flags of `rows` built-in rows: the exported files, else --builtin when the export
+        failed or rows is small (generated faster than written)."""
+        if rows < 10**6:
+            return ["--builtin", "--rows", str(rows)]
+        if rows not in self.done:
+            prefix = os.path.join(self.directory, f"builtin_{rows}")
+            code, text = run([self.mlpwb, "dataset", "--builtin", "--rows", str(rows), "--npy-out", prefix],
+                             min(300, max(5.0, budget.left())))
+            self.done[rows] = ["--data", prefix + "_x.npy", "--labels", prefix + "_y.npy"] if code == 0 else None
+            if code != 0:
+                print(f"export of {rows} rows failed ({code}): {text[-300:]}", file=sys.stderr)
+        return self.done[rows] or ["--builtin", "--rows", str(rows)]
+
+
+def scale(summary, mlpwb, args, budget, exported):
     """The per-sample time of the fused and graph paths from 10^4 to 10^7 rows."""
     for rows in (10**4, 10**5, 10**6, 10**7):
         for preset in ("Fastest", "Static graph (Keras-like)"):
             out = os.path.join(args.out_dir, f"scale_{rows}_{preset.split()[0]}.json")
-            cmd = [mlpwb, "train", "--builtin", "--rows", str(rows), "--quiet", "--backend", "cuda", "--device",
+            cmd = [mlpwb, "train", *exported.flags(rows, budget), "--quiet", "--backend", "cuda", "--device",
                    str(args.device), "--preset", preset, "--epochs", "4", "--out", out]
             r = attempt(f"scale {preset} {rows}", cmd, out, budget, 150)
             if r["status"] == "ok":
                 r["ns_per_sample"] = r["median_epoch_ms"] * 1e6 / rows
             summary["scale"].append({**r, "rows": rows, "preset": preset})
-    summary["pinned_async_larger_than_gpu"] = (
-        "not measured: it needs a data set larger than the GPU's memory in host memory; "
-        "run mlpwb train --preset ... --data-path pinned_async on such a machine")
+
+
+def larger_than_gpu(summary, mlpwb, args, budget, exported):
+    """A data set larger than the GPU's free memory trains through pinned_async: bench/hold_gpu_memory.py
+    holds all but --leave-mib of the device, then the Fastest preset trains 10^7 rows (2.5 GB) with
+    data_path=pinned_async, and the same with device_resident must fail for want of memory (the proof
+    that the rows did not fit). Both RunRecords carry the free memory at setup and the data's size."""
+    entry = {"rows": args.big_rows, "leave_mib": args.leave_mib}
+    summary["larger_than_gpu"] = entry
+    if budget.left() < 60:
+        entry.update(status="skipped", reason="time budget spent")
+        return
+    ready = os.path.join(args.out_dir, "held_memory.json")
+    holder = subprocess.Popen([sys.executable, os.path.join(HERE, "hold_gpu_memory.py"), "--device",
+                               str(args.device), "--leave-mib", str(args.leave_mib), "--ready-file", ready],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not os.path.exists(ready) and holder.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if not os.path.exists(ready):
+            out = holder.stdout.read() if holder.poll() is not None else "no answer in 60 s"
+            entry.update(status="skipped", reason=f"could not hold the GPU's memory: {out.strip()[-300:]}")
+            return
+        with open(ready) as f:
+            entry["held"] = json.load(f)
+        for data_path in ("pinned_async", "device_resident"):
+            out = os.path.join(args.out_dir, f"larger_than_gpu_{data_path}.json")
+            cmd = [mlpwb, "train", *exported.flags(args.big_rows, budget), "--quiet", "--backend", "cuda",
+                   "--device", str(args.device), "--preset", "Fastest", "--data-path", data_path, "--epochs", "3",
+                   "--out", out]
+            entry[data_path] = attempt(f"larger than the GPU: {data_path}", cmd, out, budget, 150)
+            entry[data_path]["environment"] = record_environment(out)
+    finally:
+        holder.terminate()
+        holder.wait(timeout=30)
+    trained = entry["pinned_async"]["status"] == "ok"
+    message = entry["device_resident"].get("reason", "") + entry["device_resident"].get("output", "")
+    refused = entry["device_resident"]["status"] == "failed" and "memory" in message.lower()
+    entry["status"] = "ok" if trained and refused else "failed"
+    if trained and not refused:
+        entry["reason"] = "device_resident did not run out of memory: the rows fitted, so this proves nothing"
+    elif not trained:
+        entry["reason"] = "pinned_async did not train: " + entry["pinned_async"].get("reason", "")
+    # The expected out-of-memory failure is this check's evidence, not a failure of the benchmark.
+    entry["device_resident"]["expected"] = "out of device memory"
+
+
+def record_environment(path):
+    """The GPU memory facts of a RunRecord, or {} when there is none."""
+    try:
+        with open(path) as f:
+            env = json.load(f).get("environment", {})
+    except (OSError, ValueError):
+        return {}
+    return {k: env[k] for k in ("gpu_free_memory_gib_at_setup", "training_data_gib") if k in env}
 
 
 def compare(summary):
@@ -235,7 +318,18 @@ def finish(summary, path):
                   f"{s['ns_per_sample']:.2f} ns/sample")
     for key, value in summary["ratios"].items():
         print(f"ratio {key}: {value:.2f}")
+    big = summary.get("larger_than_gpu")
+    if big:
+        print(f"larger than the GPU ({big['rows']} rows, {big['leave_mib']} MiB left free): {big['status']}"
+              f"{': ' + big['reason'] if big.get('reason') else ''}")
+        for data_path in ("pinned_async", "device_resident"):
+            r = big.get(data_path)
+            if r:
+                ms = f", {r['median_epoch_ms']:.1f} ms/epoch" if r["status"] == "ok" else f": {r.get('reason', '')}"
+                print(f"  {data_path}: {r['status']}{ms} {r.get('environment', {})}")
     failed = [r for r in summary["results"] + summary["scale"] if r["status"] == "failed"]
+    if big and big["status"] == "failed":
+        failed.append({"program": "larger than the GPU", "reason": big.get("reason")})
     for r in failed:
         print(f"FAILED {r['program']}: {r.get('reason')}", file=sys.stderr)
     print(f"summary: {path}")

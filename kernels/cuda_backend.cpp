@@ -1,6 +1,7 @@
 // The CUDA backend: every switch of DESIGN.md on one device. The verbs of a step live in DeviceMlp
 // (eager and graph paths), the data paths in BatchSource, the fused step in fused_step.h; this file
 // orders them per `launch`, times them with CUDA events and reads the device's sums once per epoch.
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,6 +47,7 @@ public:
         problem.execution.validate();
         selectDevice();
         freeDeviceState();
+        recordFreeMemory(problem);
         problem_ = problem;
         const ExecutionSettings& x = problem.execution;
         const int batch = problem.batchSize;
@@ -183,7 +185,9 @@ public:
             {"cuda_device", facts_.name},
             {"compute_capability", std::to_string(facts_.major) + "." + std::to_string(facts_.minor)},
             {"gpu_memory_gib", std::to_string(facts_.memoryGiB)},
-            {"multiprocessors", std::to_string(facts_.multiprocessors)}};
+            {"multiprocessors", std::to_string(facts_.multiprocessors)},
+            {"gpu_free_memory_gib_at_setup", gib(freeBytesAtSetup_)},
+            {"training_data_gib", gib(trainingDataBytes_)}};
         for (const auto& kv : versions_) env.push_back(kv);
         return env;
     }
@@ -214,6 +218,21 @@ private:
         valY_ = DeviceBuffer<float>();
         cublas_.reset();
         stream_.reset();
+    }
+
+    // What the device had free before this run allocated anything, beside the size of the training
+    // rows: the record then shows whether the data could have been resident at all (pinned_async
+    // trains data sets larger than the free memory).
+    void recordFreeMemory(const TrainingProblem& problem) {
+        std::size_t free = 0, total = 0;
+        WB_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+        freeBytesAtSetup_ = free;
+        trainingDataBytes_ = (problem.data->trainX.size() + problem.data->trainY.size()) * sizeof(float);
+    }
+    static std::string gib(std::size_t bytes) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+        return buf;
     }
 
     // One step of `n` rows, by launch mode.
@@ -352,6 +371,7 @@ private:
     int steps_ = 0;
     int epochsDone_ = 0;
     int optimizerStepsBefore_ = 0;
+    std::size_t freeBytesAtSetup_ = 0, trainingDataBytes_ = 0;
 
     // Destroyed in reverse order: the handle before its workspace, the stream last.
     std::unique_ptr<CudaStream> stream_;

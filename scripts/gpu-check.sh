@@ -15,7 +15,8 @@
 #    again at batch 1024 in file order on gemm=custom (split-K, per-step graphs on views),
 # 4. runs `mlpwb ablate --backend cuda` on the seed workload (20 epochs, 3 repeats; ablation.json/.csv),
 # 5. runs the GPU benchmark (bench/gpu_bench.py: the workbench presets on the seed workload and the
-#    PyTorch/JAX peers where they are installed),
+#    PyTorch/JAX peers where they are installed, scale 10^4..10^7 rows, and 10^7 rows through
+#    pinned_async while bench/hold_gpu_memory.py leaves only 1.5 GiB of the device free),
 # and writes every log and OUTDIR/summary.json (one entry per step with its status and seconds).
 # Needs: the CUDA toolkit, CMake, a C++ toolchain and the core's header libraries (Eigen, nlohmann-json,
 # CLI11, OpenSSL); python3 for the benchmark (torch/jax only for the peers). Without a GPU every step
