@@ -17,6 +17,10 @@ std::string where(const char* call, const char* file, int line) {
 }  // namespace
 
 void throwCudaError(cudaError_t status, const char* call, const char* file, int line) {
+    // The runtime keeps a failed call's error as the thread's "last error" until it is read; unread,
+    // the next kernel check (cudaGetLastError) would report this out-of-memory as its own failure,
+    // in the next run. An error that broke the context is returned again by every later call anyway.
+    (void)cudaGetLastError();
     throw DeviceError(cudaGetErrorName(status), where(call, file, line) + ": " + cudaGetErrorString(status));
 }
 

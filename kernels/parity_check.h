@@ -31,7 +31,7 @@ struct ParityProblem {
     std::vector<std::vector<std::uint32_t>> orders;  // (epochs) one permutation of the rows each
     bool shuffled = true;                            // false: every epoch in file order (orders only count the epochs)
 };
-ParityProblem makeParityProblem(std::size_t rows = 300, int epochs = 2, std::uint64_t seed = 7);
+ParityProblem makeParityProblem(std::size_t rows = 300, int epochs = 3, std::uint64_t seed = 7);
 
 // What one backend did: the mean loss of every epoch and the final parameters.
 struct RunTrace {
