@@ -45,7 +45,8 @@ int runTraining(const TrainOptions& opt, const CLI::App& app) {
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
     printer.finish(record);
-    for (const auto& why : record.notApplicable) std::fprintf(stdout, "  not applicable: %s\n", why.c_str());
+    for (const auto& ignored : record.notApplicable)
+        std::fprintf(stdout, "  not applicable: %s: %s\n", ignored.name.c_str(), ignored.reason.c_str());
 
     if (!opt.csv.empty()) record.saveEpochCsv(opt.csv);
     if (!opt.saveWeights.empty() && record.status == RunStatus::Completed)

@@ -14,6 +14,7 @@
 #include "model.h"
 #include "optimizer.h"
 #include "prepare.h"
+#include "run_config.h"
 
 namespace wb {
 
@@ -28,6 +29,17 @@ struct TrainingProblem {
     ExecutionSettings execution;
     int batchSize = 2048;
     MlpParams initialParams;
+    // The run's stop flag, for a setup that waits (a framework backend starting its interpreter);
+    // null = cannot be cancelled during setup. A cancel seen in setup makes the first epoch cancelled.
+    const CancelFlag* cancel = nullptr;
+    // The whole run, for a backend that generates its loop from it (a framework backend); outlives
+    // the run. Null for callers that only train (tests, the parity check).
+    const RunConfig* config = nullptr;
+};
+
+struct EvalResult {
+    double lossSum = 0;
+    std::size_t correct = 0;
 };
 
 // The result of one pass over the training rows.
@@ -39,11 +51,12 @@ struct EpochResult {
     std::optional<int> nonFiniteStep;  // 1-based step whose loss was not finite
     std::optional<PhaseTimes> phases;  // null where not separable
     std::optional<double> deviceMs;
-};
-
-struct EvalResult {
-    double lossSum = 0;
-    std::size_t correct = 0;
+    // Set by a backend that times the epoch itself (a framework's subprocess, so that interpreter
+    // start and imports stay out of it), validation included; null = the trainer's clock.
+    std::optional<double> wallMs;
+    // The validation split's loss and accuracy, when the backend computed them within the epoch
+    // (a framework backend); null = the trainer calls evaluate().
+    std::optional<EvalResult> validation;
 };
 
 class Backend {
@@ -59,8 +72,9 @@ public:
     // Loss and accuracy on (rows, cols) features without updating anything.
     virtual EvalResult evaluate(const float* x, const float* y, std::size_t rows) = 0;
     virtual MlpParams parameters() const = 0;
-    // The switches this backend ignores, each with the reason ("launch: no kernels on a CPU").
-    virtual std::vector<std::string> notApplicable(const ExecutionSettings& s) const = 0;
+    // The switches this backend ignores under `s`, each with the reason ({"launch", "a CPU launches no
+    // kernels"}). The same list as BackendRegistry::notApplicable for this backend's name.
+    virtual std::vector<IgnoredSwitch> notApplicable(const ExecutionSettings& s) const = 0;
     // Extra facts for the RunRecord environment (threads, driver versions, ...).
     virtual std::vector<std::pair<std::string, std::string>> environment() const = 0;
 };
@@ -78,11 +92,18 @@ class BackendRegistry {
 public:
     using Factory = std::function<std::unique_ptr<Backend>(int device)>;
     using Probe = std::function<BackendInfo()>;
+    // What Backend::notApplicable answers, without an instance (and without a device).
+    using IgnoredFn = std::function<std::vector<IgnoredSwitch>(const ExecutionSettings&)>;
     static BackendRegistry& instance();
-    void add(std::string name, Probe probe, Factory factory);
+    void add(std::string name, Probe probe, Factory factory, IgnoredFn ignored);
     std::vector<BackendInfo> list() const;
     // Throws ConfigError for an unknown name, DeviceError when the backend is unavailable.
     std::unique_ptr<Backend> create(const std::string& name, int device = 0) const;
+    // The probe of backend `name` when it can train here; throws as create() does otherwise.
+    BackendInfo requireAvailable(const std::string& name) const;
+    // The switches backend `name` ignores under `s`, also when it is unavailable on this machine.
+    // Throws ConfigError for an unknown name, DeviceError for "cuda" in a build without it.
+    std::vector<IgnoredSwitch> notApplicable(const std::string& name, const ExecutionSettings& s) const;
 
 private:
     BackendRegistry();
@@ -90,7 +111,9 @@ private:
         std::string name;
         Probe probe;
         Factory factory;
+        IgnoredFn ignored;
     };
+    const Entry& entry(const std::string& name) const;  // throws as notApplicable
     std::vector<Entry> entries_;
 };
 

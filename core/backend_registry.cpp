@@ -5,8 +5,14 @@
 
 namespace wb {
 
+namespace {
+std::unique_ptr<Backend> cpuFactory(int /*device*/) {
+    return makeCpuBackend();
+}
+}  // namespace
+
 BackendRegistry::BackendRegistry() {
-    add("cpu", probeCpuBackend, [](int) { return makeCpuBackend(); });
+    add("cpu", probeCpuBackend, cpuFactory, cpuIgnoredSwitches);
 }
 
 BackendRegistry& BackendRegistry::instance() {
@@ -14,8 +20,8 @@ BackendRegistry& BackendRegistry::instance() {
     return registry;
 }
 
-void BackendRegistry::add(std::string name, Probe probe, Factory factory) {
-    entries_.push_back({std::move(name), std::move(probe), std::move(factory)});
+void BackendRegistry::add(std::string name, Probe probe, Factory factory, IgnoredFn ignored) {
+    entries_.push_back({std::move(name), std::move(probe), std::move(factory), std::move(ignored)});
 }
 
 std::vector<BackendInfo> BackendRegistry::list() const {
@@ -24,15 +30,26 @@ std::vector<BackendInfo> BackendRegistry::list() const {
     return infos;
 }
 
-std::unique_ptr<Backend> BackendRegistry::create(const std::string& name, int device) const {
-    for (const auto& e : entries_) {
-        if (e.name != name) continue;
-        const BackendInfo info = e.probe();
-        if (!info.available) throw DeviceError("", name + " backend unavailable: " + info.reason);
-        return e.factory(device);
-    }
+const BackendRegistry::Entry& BackendRegistry::entry(const std::string& name) const {
+    for (const auto& e : entries_)
+        if (e.name == name) return e;
     if (name == "cuda") throw DeviceError("", "cuda backend unavailable: this build has no CUDA backend (WB_CUDA=OFF)");
     throw ConfigError("unknown backend '" + name + "'");
+}
+
+BackendInfo BackendRegistry::requireAvailable(const std::string& name) const {
+    BackendInfo info = entry(name).probe();
+    if (!info.available) throw DeviceError("", name + " backend unavailable: " + info.reason);
+    return info;
+}
+
+std::unique_ptr<Backend> BackendRegistry::create(const std::string& name, int device) const {
+    requireAvailable(name);
+    return entry(name).factory(device);
+}
+
+std::vector<IgnoredSwitch> BackendRegistry::notApplicable(const std::string& name, const ExecutionSettings& s) const {
+    return entry(name).ignored(s);
 }
 
 }  // namespace wb

@@ -105,16 +105,8 @@ public:
 
     MlpParams parameters() const override { return mlp_->params(); }
 
-    std::vector<std::string> notApplicable(const ExecutionSettings& s) const override {
-        std::vector<std::string> out;
-        if (s.dataPath == DataPath::PageableCopy || s.dataPath == DataPath::PinnedAsync)
-            out.push_back("data_path=" + toString(s.dataPath) +
-                          ": no host-to-device copy on a CPU; batches are contiguous views of the data");
-        out.push_back("launch=" + toString(s.launch) + ": the CPU backend launches no kernels");
-        if (s.precision != Precision::Fp32)
-            out.push_back("precision=" + toString(s.precision) + ": the CPU backend computes in fp32");
-        out.push_back("gemm=" + toString(s.gemm) + ": the CPU backend's matrix products are its own tiled kernels");
-        return out;
+    std::vector<IgnoredSwitch> notApplicable(const ExecutionSettings& s) const override {
+        return cpuIgnoredSwitches(s);
     }
 
     std::vector<std::pair<std::string, std::string>> environment() const override {
@@ -200,6 +192,16 @@ std::string cpuModelName() {
             if (colon != std::string::npos) return line.substr(line.find_first_not_of(' ', colon + 1));
         }
     return "unknown CPU";
+}
+
+std::vector<IgnoredSwitch> cpuIgnoredSwitches(const ExecutionSettings& s) {
+    std::vector<IgnoredSwitch> out;
+    if (s.dataPath == DataPath::PageableCopy || s.dataPath == DataPath::PinnedAsync)
+        out.push_back({"data_path", "no host-to-device copy on a CPU; batches are contiguous views of the data"});
+    out.push_back({"launch", "the CPU backend launches no kernels"});
+    if (s.precision != Precision::Fp32) out.push_back({"precision", "the CPU backend computes in fp32"});
+    out.push_back({"gemm", "the CPU backend's matrix products are its own tiled kernels"});
+    return out;
 }
 
 std::unique_ptr<Backend> makeCpuBackend() {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "backend.h"
 
@@ -12,5 +13,7 @@ namespace wb {
 std::unique_ptr<Backend> makeCpuBackend();
 BackendInfo probeCpuBackend();
 std::string cpuModelName();
+// The switches the CPU backend ignores under `s`, with the reasons (its Backend::notApplicable).
+std::vector<IgnoredSwitch> cpuIgnoredSwitches(const ExecutionSettings& s);
 
 }  // namespace wb

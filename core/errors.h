@@ -52,6 +52,12 @@ private:
     std::string code_;
 };
 
+// A framework backend's interpreter or script failed: not found, a module missing, a traceback.
+class FrameworkError : public Error {
+public:
+    using Error::Error;
+};
+
 // A file that could not be written or read for reasons other than its content.
 class IoError : public Error {
 public:

@@ -154,6 +154,11 @@ LossKind lossKindFromString(const std::string& s) {
     return enumFromName(kLossNames, s, "loss");
 }
 
+const IgnoredSwitch* findIgnored(const std::vector<IgnoredSwitch>& list, const std::string& name) {
+    const auto it = std::find_if(list.begin(), list.end(), [&name](const IgnoredSwitch& i) { return i.name == name; });
+    return it == list.end() ? nullptr : &*it;
+}
+
 void to_json(nlohmann::json& j, const ExecutionSettings& s) {
     j = nlohmann::json::object();
     for (const auto& d : describeSwitches(s)) j[d.name] = d.value;
@@ -162,6 +167,15 @@ void to_json(nlohmann::json& j, const ExecutionSettings& s) {
 void from_json(const nlohmann::json& j, ExecutionSettings& s) {
     s = ExecutionSettings{};
     for (const auto& [name, value] : j.items()) setSwitch(s, name, value.get<std::string>());
+}
+
+void to_json(nlohmann::json& j, const IgnoredSwitch& s) {
+    j = {{"switch", s.name}, {"reason", s.reason}};
+}
+
+void from_json(const nlohmann::json& j, IgnoredSwitch& s) {
+    s.name = j.at("switch").get<std::string>();
+    s.reason = j.value("reason", "");
 }
 
 }  // namespace wb

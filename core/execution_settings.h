@@ -45,6 +45,15 @@ std::vector<SwitchDescription> describeSwitches(const ExecutionSettings& s);
 // Sets switch `name` to `value` (both as in describeSwitches); throws ConfigError for unknown ones.
 void setSwitch(ExecutionSettings& s, const std::string& name, const std::string& value);
 
+// A switch a backend ignores, and why: {"launch", "a CPU launches no kernels"}.
+struct IgnoredSwitch {
+    std::string name;    // the switch, as in describeSwitches ("launch")
+    std::string reason;  // a sentence for the user
+    bool operator==(const IgnoredSwitch&) const = default;
+};
+// The reason `name` is ignored in `list`, or nullptr.
+const IgnoredSwitch* findIgnored(const std::vector<IgnoredSwitch>& list, const std::string& name);
+
 struct Preset {
     std::string name;         // the user's vocabulary, e.g. "Seed PyTorch loop"
     std::string description;  // one line
@@ -66,5 +75,8 @@ LossKind lossKindFromString(const std::string& s);  // throws ConfigError
 
 void to_json(nlohmann::json& j, const ExecutionSettings& s);
 void from_json(const nlohmann::json& j, ExecutionSettings& s);
+// {"switch": "launch", "reason": "..."}
+void to_json(nlohmann::json& j, const IgnoredSwitch& s);
+void from_json(const nlohmann::json& j, IgnoredSwitch& s);
 
 }  // namespace wb

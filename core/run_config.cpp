@@ -18,8 +18,9 @@ void RunConfig::validate() const {
     execution.validate();
     if (!(prepare.valSplit >= 0.0 && prepare.valSplit < 1.0))
         throw ConfigError("validation split must be in [0, 1), got " + std::to_string(prepare.valSplit));
-    if (backend != "cpu" && backend != "cuda")
-        throw ConfigError("unknown backend '" + backend + "' (valid: cpu, cuda)");
+    if (backend != "cpu" && backend != "cuda" && !isFrameworkBackend(backend))
+        throw ConfigError("unknown backend '" + backend + "' (valid: cpu, cuda, torch, keras, jax)");
+    framework.validate();
 }
 
 void to_json(nlohmann::json& j, const TrainSpec& s) {
@@ -50,7 +51,8 @@ void to_json(nlohmann::json& j, const RunConfig& c) {
          {"prepare", c.prepare},     {"model", c.model},
          {"optimizer", c.optimizer}, {"train", c.train},
          {"execution", c.execution}, {"backend", c.backend},
-         {"device", c.device},       {"init_weights", c.initWeights}};
+         {"device", c.device},       {"init_weights", c.initWeights},
+         {"framework", c.framework}};
 }
 
 void from_json(const nlohmann::json& j, RunConfig& c) {
@@ -66,6 +68,8 @@ void from_json(const nlohmann::json& j, RunConfig& c) {
     c.backend = j.value("backend", c.backend);
     c.device = j.value("device", c.device);
     c.initWeights = j.value("init_weights", std::string{});
+    if (j.contains("framework") && j.at("framework").is_object())
+        c.framework = j.at("framework").get<FrameworkOptions>();
 }
 
 }  // namespace wb

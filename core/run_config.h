@@ -9,6 +9,7 @@
 
 #include "data_source.h"
 #include "execution_settings.h"
+#include "framework_options.h"
 #include "model.h"
 #include "optimizer.h"
 #include "prepare.h"
@@ -31,8 +32,9 @@ struct RunConfig {
     OptimizerSpec optimizer;
     TrainSpec train;
     ExecutionSettings execution;
-    std::string backend = "cpu";  // "cpu" | "cuda"
+    std::string backend = "cpu";  // "cpu" | "cuda" | "torch" | "keras" | "jax"
     int device = 0;               // CUDA device index
+    FrameworkOptions framework;   // the interpreter and knobs of a framework backend
     std::string initWeights;      // safetensors to start from; empty = initialise from seed
     void validate() const;        // throws ConfigError
 };

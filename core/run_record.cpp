@@ -47,6 +47,29 @@ DatasetDescription datasetFromJson(const nlohmann::json& j) {
     return d;
 }
 
+// One entry of "not_applicable": an object {"switch", "reason"}, or the string a record written before
+// held, "switch=value: reason" or "switch: reason" (the switch's name ends at the first '=' or ':').
+IgnoredSwitch ignoredSwitchFromJson(const nlohmann::json& j) {
+    if (!j.is_string()) return j.get<IgnoredSwitch>();
+    const auto text = j.get<std::string>();
+    const auto nameEnd = text.find_first_of("=:");
+    const auto colon = text.find(':');
+    IgnoredSwitch ignored{text.substr(0, nameEnd), text};
+    if (colon != std::string::npos) {
+        const auto start = text.find_first_not_of(' ', colon + 1);
+        ignored.reason = start == std::string::npos ? std::string() : text.substr(start);
+    }
+    return ignored;
+}
+
+std::vector<IgnoredSwitch> notApplicableFromJson(const nlohmann::json& j) {
+    const auto entries = valueOrDefault<nlohmann::json>(j, "not_applicable", nlohmann::json::array());
+    if (!entries.is_array()) throw DataError("", "invalid run record: \"not_applicable\" is not a list");
+    std::vector<IgnoredSwitch> list;
+    for (const auto& entry : entries) list.push_back(ignoredSwitchFromJson(entry));
+    return list;
+}
+
 nlohmann::json summaryToJson(const RunSummary& s) {
     auto orNull = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     nlohmann::json final = nullptr;
@@ -113,7 +136,7 @@ RunRecord RunRecord::fromCheckedJson(const nlohmann::json& j) {
     if (j.contains("dataset")) r.dataset = datasetFromJson(j.at("dataset"));
     const nlohmann::json environment = j.value("environment", nlohmann::json::object());
     for (const auto& [k, v] : environment.items()) r.environment[k] = v.is_string() ? v.get<std::string>() : v.dump();
-    r.notApplicable = valueOrDefault<std::vector<std::string>>(j, "not_applicable", {});
+    r.notApplicable = notApplicableFromJson(j);
     r.epochs = valueOrDefault<std::vector<EpochMetrics>>(j, "epochs", {});
     return r;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "epoch_metrics.h"
+#include "execution_settings.h"
 
 namespace wb {
 
@@ -42,7 +43,9 @@ struct RunRecord {
     DatasetDescription dataset;
     std::map<std::string, std::string> environment;
     std::vector<EpochMetrics> epochs;
-    std::vector<std::string> notApplicable;  // switches the backend ignored, with reasons
+    // Switches the backend ignored, with reasons ("not_applicable": [{"switch", "reason"}]; a record
+    // written before may hold strings "switch=value: reason", which load too).
+    std::vector<IgnoredSwitch> notApplicable;
 
     RunSummary summary() const;
     nlohmann::json toJson() const;

@@ -69,8 +69,11 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
     // A device that fails while allocating (out of memory, a lost GPU) fails the run like one that
     // fails during it; a ConfigError (switches the backend cannot honour) still propagates.
     try {
-        backend_.setup({&data_, config_.model, config_.optimizer, config_.execution, config_.train.batchSize, initial});
+        backend_.setup({&data_, config_.model, config_.optimizer, config_.execution, config_.train.batchSize, initial,
+                        &cancel, &config_});
     } catch (const DeviceError& e) {
+        markFailed(record, std::string("setup failed: ") + e.what());
+    } catch (const FrameworkError& e) {  // the interpreter would not start, a module is missing, ...
         markFailed(record, std::string("setup failed: ") + e.what());
     } catch (const std::bad_alloc&) {
         markFailed(record, "setup failed: out of memory");
@@ -107,12 +110,14 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
             m.trainLoss = r.lossSum / static_cast<double>(r.samples);
             m.trainAccuracy = static_cast<double>(r.correct) / static_cast<double>(r.samples);
             if (data_.valRows() > 0) {
-                const EvalResult v = backend_.evaluate(data_.valX.data(), data_.valY.data(), data_.valRows());
+                const EvalResult v = r.validation
+                                         ? *r.validation
+                                         : backend_.evaluate(data_.valX.data(), data_.valY.data(), data_.valRows());
                 m.valLoss = v.lossSum / static_cast<double>(data_.valRows());
                 m.valAccuracy = static_cast<double>(v.correct) / static_cast<double>(data_.valRows());
             }
             const auto end = Clock::now();
-            m.wallMs = msBetween(start, end);
+            m.wallMs = r.wallMs.value_or(msBetween(start, end));
             m.deviceMs = r.deviceMs;
             m.samplesPerSecond = static_cast<double>(r.samples) / (m.wallMs / 1000.0);
             m.phases = r.phases;

@@ -8,7 +8,7 @@
 #include <QVBoxLayout>
 #include <utility>
 
-#include "cpu_backend.h"
+#include "errors.h"
 
 namespace wb::gui {
 
@@ -84,8 +84,13 @@ QString valueTip(const std::string& value) {
     return it == tips.end() ? QString() : it->second;
 }
 
+// "CPU", "CUDA", or the registry's name of another backend.
+QString backendLabel(const std::string& name) {
+    return name == "cpu" ? "CPU" : name == "cuda" ? "CUDA" : QString::fromStdString(name);
+}
+
 QString backendTitle(const BackendInfo& info) {
-    const QString name = info.name == "cpu" ? "CPU" : info.name == "cuda" ? "CUDA" : QString::fromStdString(info.name);
+    const QString name = backendLabel(info.name);
     if (!info.available) return name + " (unavailable)";
     return info.device.empty() ? name : name + " — " + QString::fromStdString(info.device);
 }
@@ -94,15 +99,20 @@ QStandardItem* itemOf(const QComboBox* combo, int index) {
     return qobject_cast<QStandardItemModel*>(combo->model())->item(index);
 }
 
-// The CPU backend's reason for ignoring switch `name` in `s`, or an empty string when it applies.
-QString notApplicableReason(const Backend& cpu, const ExecutionSettings& s, const std::string& name) {
-    for (const std::string& entry : cpu.notApplicable(s)) {
-        // Entries read "launch=eager: the CPU backend launches no kernels".
-        if (entry.rfind(name + "=", 0) != 0) continue;
-        const auto colon = entry.find(": ");
-        return QString::fromStdString(colon == std::string::npos ? entry : entry.substr(colon + 2));
+// The switches backend `backend` ignores under `s`; none for one the registry cannot answer for (CUDA
+// in a build without it: the panel never selects it).
+std::vector<IgnoredSwitch> ignoredBy(const QString& backend, const ExecutionSettings& s) {
+    try {
+        return BackendRegistry::instance().notApplicable(backend.toStdString(), s);
+    } catch (const Error&) {
+        return {};
     }
-    return {};
+}
+
+// The reason switch `name` is ignored in `ignored`, or an empty string when it applies.
+QString reasonFor(const std::vector<IgnoredSwitch>& ignored, const std::string& name) {
+    const IgnoredSwitch* found = findIgnored(ignored, name);
+    return found ? QString::fromStdString(found->reason) : QString();
 }
 
 QLabel* warningLabel() {
@@ -118,7 +128,7 @@ QLabel* warningLabel() {
 
 }  // namespace
 
-ExecutionPanel::ExecutionPanel(QWidget* parent) : QWidget(parent), cpu_(makeCpuBackend()) {
+ExecutionPanel::ExecutionPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(buildBackendGroup());
@@ -312,24 +322,23 @@ void ExecutionPanel::markRefusedValues(const ExecutionSettings& current) {
     }
 }
 
-// On the CPU some switches change nothing. They stay editable (a configuration may be meant for the
-// GPU later) but are greyed, and say why.
+// On the selected backend some switches change nothing (on the CPU: launch, gemm, ...). They stay
+// editable (a configuration may be meant for another backend later) but are greyed, and say why.
 void ExecutionPanel::markNotApplicable(const ExecutionSettings& current) {
-    const bool onCpu = backend() == "cpu";
+    const QString on = "\n\nNot applicable on the " + backendLabel(backend().toStdString()) + ": ";
+    const std::vector<IgnoredSwitch> ignored = ignoredBy(backend(), current);
     for (const auto& [name, combo] : switchCombos_) {
-        const QString why = onCpu ? notApplicableReason(*cpu_, current, name) : QString();
-        greySwitch(combo, why);
+        greySwitch(combo, reasonFor(ignored, name));
         // Per value too: on the CPU, data_path=pinned_async means the same as device_resident.
         const QPalette normal = palette();
         for (int i = 0; i < combo->count(); ++i) {
             ExecutionSettings trial = current;
             setSwitch(trial, name, combo->itemData(i).toString().toStdString());
-            const QString itemWhy = onCpu ? notApplicableReason(*cpu_, trial, name) : QString();
+            const QString itemWhy = reasonFor(ignoredBy(backend(), trial), name);
             QStandardItem* item = itemOf(combo, i);
             item->setForeground(
                 normal.brush(itemWhy.isEmpty() ? QPalette::Active : QPalette::Disabled, QPalette::Text));
-            if (!itemWhy.isEmpty() && item->isEnabled())
-                item->setToolTip(item->toolTip() + "\n\nNot applicable on the CPU: " + itemWhy);
+            if (!itemWhy.isEmpty() && item->isEnabled()) item->setToolTip(item->toolTip() + on + itemWhy);
         }
     }
 }
@@ -344,7 +353,8 @@ void ExecutionPanel::greySwitch(QComboBox* combo, const QString& why) {
     combo->setPalette(palette);
     combo->setProperty("notApplicable", !why.isEmpty());
     const QString rowTip = switchTexts().at(combo->objectName().toStdString()).tip;
-    combo->setToolTip(why.isEmpty() ? rowTip : "Not applicable on the CPU: " + why);
+    combo->setToolTip(why.isEmpty() ? rowTip
+                                    : "Not applicable on the " + backendLabel(backend().toStdString()) + ": " + why);
     if (QWidget* label = switchesForm_->labelForField(combo)) label->setEnabled(why.isEmpty());
 }
 

@@ -7,7 +7,6 @@
 #include <QString>
 #include <QWidget>
 #include <map>
-#include <memory>
 #include <string>
 
 #include "backend.h"
@@ -60,8 +59,7 @@ private:
     QFormLayout* switchesForm_ = nullptr;
     std::map<std::string, QComboBox*> switchCombos_;  // by switch name, as in describeSwitches
     QLabel* warningLabel_ = nullptr;
-    std::unique_ptr<Backend> cpu_;  // asked which switches a CPU ignores; never trains
-    bool updating_ = false;         // set while a preset or setter fills the switches
+    bool updating_ = false;  // set while a preset or setter fills the switches
 };
 
 }  // namespace wb::gui

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "backend.h"
 
@@ -16,5 +17,9 @@ BackendInfo probeCudaBackend();
 
 // A backend on device `device` (0-based). Throws DeviceError for a device that does not exist.
 std::unique_ptr<Backend> makeCudaBackend(int device);
+
+// The switches the CUDA backend ignores under `s`, with the reasons (its Backend::notApplicable);
+// needs no device.
+std::vector<IgnoredSwitch> cudaIgnoredSwitches(const ExecutionSettings& s);
 
 }  // namespace wb

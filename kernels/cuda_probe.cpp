@@ -24,7 +24,7 @@ std::string unavailableReason(cudaError_t status, int count) {
     return {};
 }
 
-BackendInfo probeOnce() {
+BackendInfo probeDevices() {
     BackendInfo info;
     info.name = "cuda";
     int count = 0;
@@ -42,6 +42,18 @@ BackendInfo probeOnce() {
     for (const auto& kv : cudaVersionFacts()) info.details.push_back(kv);
     return info;
 }
+
+// The probe never throws: a device whose properties cannot be read makes the backend unavailable.
+BackendInfo probeOnce() {
+    try {
+        return probeDevices();
+    } catch (const std::exception& e) {
+        BackendInfo info;
+        info.name = "cuda";
+        info.reason = e.what();
+        return info;
+    }
+}
 }  // namespace
 
 BackendInfo probeCudaBackend() {
@@ -51,7 +63,7 @@ BackendInfo probeCudaBackend() {
 
 void registerCudaBackend() {
     static const bool registered = [] {
-        BackendRegistry::instance().add("cuda", probeCudaBackend, [](int device) { return makeCudaBackend(device); });
+        BackendRegistry::instance().add("cuda", probeCudaBackend, makeCudaBackend, cudaIgnoredSwitches);
         return true;
     }();
     (void)registered;

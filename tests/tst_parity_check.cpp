@@ -33,7 +33,7 @@ public:
         for (float& v : p.values) v += shift_;
         return p;
     }
-    std::vector<std::string> notApplicable(const ExecutionSettings&) const override { return {}; }
+    std::vector<IgnoredSwitch> notApplicable(const ExecutionSettings&) const override { return {}; }
     std::vector<std::pair<std::string, std::string>> environment() const override { return {}; }
 
 private:

@@ -39,7 +39,7 @@ wb::RunRecord makeRecord(wb::RunStatus status = wb::RunStatus::Diverged) {
                 {"backend", "cpu"}};
     r.dataset = {"spambase.csv", 4601, 57, "type", {{"nonspam", 0}, {"spam", 1}}, "sha256:abc123", 3681, 920};
     r.environment = {{"backend", "cpu"}, {"device", "Some CPU"}, {"threads", "2"}};
-    r.notApplicable = {"launch=eager: the CPU backend launches no kernels"};
+    r.notApplicable = {{"launch", "the CPU backend launches no kernels"}};
     auto first = makeEpoch(1, 21.25, true);
     first.valLoss = 0.58;
     first.valAccuracy = 0.72;
@@ -126,6 +126,7 @@ private slots:
         QCOMPARE(r.dataset.valRows, std::size_t{920});
         QCOMPARE(QString::fromStdString(r.environment.at("threads")), QString("2"));
         QCOMPARE(r.notApplicable.size(), std::size_t{1});
+        QVERIFY(r.notApplicable[0] == (wb::IgnoredSwitch{"launch", "the CPU backend launches no kernels"}));
         QCOMPARE(r.epochs.size(), std::size_t{3});
         QVERIFY(r.epochs[0].warmup);
         QVERIFY(r.epochs[0].phases.has_value());
@@ -315,6 +316,10 @@ private slots:
         QTest::newRow("schema as a number") << QByteArray(R"({"schema": 1})");
         QTest::newRow("unknown status") << QByteArray(R"({"schema": "mlpwb.run/1", "status": "exploded"})");
         QTest::newRow("epochs as an object") << QByteArray(R"({"schema": "mlpwb.run/1", "epochs": {"epoch": 1}})");
+        QTest::newRow("not_applicable as a string")
+            << QByteArray(R"({"schema": "mlpwb.run/1", "not_applicable": "launch: none"})");
+        QTest::newRow("not_applicable entry without a switch")
+            << QByteArray(R"({"schema": "mlpwb.run/1", "not_applicable": [{"reason": "none"}]})");
     }
     void malformedFromJsonIsDataError() {
         QFETCH(QByteArray, json);
@@ -327,6 +332,48 @@ private slots:
         } catch (const std::exception&) {
         }
         QVERIFY(dataError);
+    }
+
+    void notApplicableIsAListOfObjects() {
+        const nlohmann::json j = makeRecord().toJson();
+        QCOMPARE(j.at("not_applicable"),
+                 nlohmann::json::parse(R"([{"switch": "launch", "reason": "the CPU backend launches no kernels"}])"));
+    }
+
+    // Records written before "not_applicable" held objects hold strings "switch=value: reason" (or
+    // "switch: reason"): they load, the switch's name cut at the first '=' or ':'.
+    void oldNotApplicableStringsLoad_data() {
+        QTest::addColumn<QString>("entry");
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("switch=value: reason") << "launch=eager: the CPU backend launches no kernels"
+                                              << "launch"
+                                              << "the CPU backend launches no kernels";
+        QTest::newRow("switch=value with ':' in the reason") << "data_path=pinned_async: no copy on a CPU: views"
+                                                             << "data_path"
+                                                             << "no copy on a CPU: views";
+        QTest::newRow("switch: reason") << "validation: runs cuBLAS fp32"
+                                        << "validation"
+                                        << "runs cuBLAS fp32";
+        QTest::newRow("no reason") << "gemm=custom"
+                                   << "gemm"
+                                   << "gemm=custom";
+    }
+    void oldNotApplicableStringsLoad() {
+        QFETCH(QString, entry);
+        QFETCH(QString, name);
+        QFETCH(QString, reason);
+        const QString path = dir_.filePath("old_not_applicable.json");
+        writeFile(path, (R"({"schema": "mlpwb.run/1", "name": "old", "not_applicable": [")" + entry +
+                         R"(", {"switch": "precision", "reason": "fp32 only"}]})")
+                            .toUtf8());
+        const wb::RunRecord r = wb::RunRecord::load(path.toStdString());
+        QCOMPARE(r.notApplicable.size(), std::size_t{2});
+        QCOMPARE(QString::fromStdString(r.notApplicable[0].name), name);
+        QCOMPARE(QString::fromStdString(r.notApplicable[0].reason), reason);
+        QVERIFY(r.notApplicable[1] == (wb::IgnoredSwitch{"precision", "fp32 only"}));
+        // Saved again, the entry is an object.
+        QCOMPARE(r.toJson().at("not_applicable").at(0).at("switch").get<std::string>(), name.toStdString());
     }
 
     // Peers write null for whatever they cannot measure, accuracy and throughput included.

@@ -36,7 +36,7 @@ public:
         if (where_ == FailIn::Parameters) throw DeviceError("cudaErrorIllegalAddress", "an illegal memory access");
         return inner_->parameters();
     }
-    std::vector<std::string> notApplicable(const ExecutionSettings& s) const override {
+    std::vector<IgnoredSwitch> notApplicable(const ExecutionSettings& s) const override {
         return inner_->notApplicable(s);
     }
     std::vector<std::pair<std::string, std::string>> environment() const override { return {}; }

@@ -1,0 +1,78 @@
+// The catalogue of fixes an ablation applies: the built-in ones, "switch=value" ones, and the plan.
+#include "ablation_catalogue.h"
+
+#include <set>
+
+#include "errors.h"
+#include "execution_settings.h"
+
+namespace wb {
+
+namespace {
+constexpr int kMaxRepeats = 100;
+}  // namespace
+
+const std::vector<AblationFix>& ablationFixes() {
+    static const std::vector<AblationFix> all = {
+        {"data_path",
+         "data on the device once and batches sliced from it: no per-sample gather, no per-batch copy",
+         {{"data_path", "device_resident"}}},
+        {"launch",
+         "the whole step captured once as a graph and replayed (a static graph), no host sync per step",
+         {{"launch", "graph_step"}}},
+        {"loss",
+         "BCEWithLogitsLoss on the logit instead of a separate Sigmoid + BCELoss",
+         {{"loss", "bce_with_logits"}}},
+        {"zero_grad",
+         "gradients written, not accumulated: no zeroing (the founding loop zeroed them twice)",
+         {{"zero_grad", "none"}}},
+        {"optimizer_kernel",
+         "one optimizer update for all parameter tensors (PyTorch foreach/fused)",
+         {{"optimizer_kernel", "multi_tensor"}}},
+        {"precision",
+         "mixed precision: fp16 products, fp32 master weights, dynamic loss scaling (GradScaler)",
+         {{"precision", "fp16"}}},
+        {"fused",
+         "forward, loss, backward and update of a step in a few fused kernels with the project's own GEMMs; "
+         "they compute in fp32, so this fix also undoes a mixed-precision step before it",
+         {{"launch", "fused"}, {"gemm", "custom"}, {"precision", "fp32"}}},
+    };
+    return all;
+}
+
+std::vector<std::string> defaultFixOrder() {
+    std::vector<std::string> names;
+    for (const auto& f : ablationFixes()) names.push_back(f.name);
+    return names;
+}
+
+AblationFix ablationFixByName(const std::string& name) {
+    for (const auto& f : ablationFixes())
+        if (f.name == name) return f;
+    const auto eq = name.find('=');
+    if (eq == std::string::npos) {
+        std::string valid;
+        for (const auto& f : ablationFixes()) valid += (valid.empty() ? "" : ", ") + f.name;
+        throw ConfigError("unknown fix '" + name + "' (valid: " + valid + ", or switch=value)");
+    }
+    const std::string sw = name.substr(0, eq), value = name.substr(eq + 1);
+    ExecutionSettings check;
+    setSwitch(check, sw, value);  // throws ConfigError for an unknown switch or value
+    return {name, "set " + sw + " to " + value, {{sw, value}}};
+}
+
+void AblationPlan::validate() const {
+    presetByName(baseline);
+    for (const auto& f : fixes) ablationFixByName(f);
+    if (repeats < 1 || repeats > kMaxRepeats)
+        throw ConfigError("repeats must be from 1 to " + std::to_string(kMaxRepeats) + ", not " +
+                          std::to_string(repeats));
+}
+
+int plannedRuns(const AblationPlan& plan) {
+    const std::set<std::string> unique(plan.fixes.begin(), plan.fixes.end());
+    const std::size_t steps = 1 + plan.fixes.size() + (plan.alone ? unique.size() : 0);
+    return static_cast<int>(steps) * plan.repeats;
+}
+
+}  // namespace wb

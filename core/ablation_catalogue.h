@@ -1,0 +1,37 @@
+// The catalogue of an ablation: the fixes it can apply (built-in, or "switch=value") and the plan
+// that orders them. No Qt, no CUDA.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace wb {
+
+// One fix: a name the user picks ("launch") and the switches it sets ({"launch", "graph_step"}).
+struct AblationFix {
+    std::string name;
+    std::string description;                                // one line, for tables and tooltips
+    std::vector<std::pair<std::string, std::string>> sets;  // switch name -> value (describeSwitches names)
+};
+
+// The built-in fixes in their default order: data_path, launch, loss, zero_grad, optimizer_kernel,
+// precision, fused.
+const std::vector<AblationFix>& ablationFixes();
+std::vector<std::string> defaultFixOrder();
+// A built-in fix by name, or a custom one written "switch=value" (e.g. "precision=bf16").
+// Throws ConfigError for an unknown name, switch or value.
+AblationFix ablationFixByName(const std::string& name);
+
+struct AblationPlan {
+    std::string baseline = "Seed PyTorch loop";          // a preset name
+    std::vector<std::string> fixes = defaultFixOrder();  // applied cumulatively, in this order
+    int repeats = 3;        // runs per step, in rounds (every step once, then again): the spread of the waterfall
+    bool alone = false;     // also each fix alone on top of the baseline
+    void validate() const;  // throws ConfigError
+};
+
+// The total number of runs `plan` may make (each step x repeats).
+int plannedRuns(const AblationPlan& plan);
+
+}  // namespace wb

@@ -1,0 +1,196 @@
+// An ablation's result: step and status names, the savings, and its JSON and CSV files.
+#include "ablation_result.h"
+
+#include <fstream>
+
+#include "enum_names.h"
+#include "errors.h"
+#include "json_file.h"
+
+namespace wb {
+
+namespace {
+const EnumNames<StepStatus> kStepStatusNames = {{StepStatus::Ran, "ran"},
+                                                {StepStatus::Refused, "refused"},
+                                                {StepStatus::NotApplicable, "not_applicable"},
+                                                {StepStatus::Failed, "failed"},
+                                                {StepStatus::Cancelled, "cancelled"}};
+const EnumNames<AblationStatus> kAblationStatusNames = {{AblationStatus::Running, "running"},
+                                                        {AblationStatus::Completed, "completed"},
+                                                        {AblationStatus::Cancelled, "cancelled"},
+                                                        {AblationStatus::Failed, "failed"}};
+nlohmann::json orNull(const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+std::optional<double> optionalDouble(const nlohmann::json& j, const char* key) {
+    if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+    return j.at(key).get<double>();
+}
+
+nlohmann::json stepToJson(const AblationStep& s) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& r : s.runs) runs.push_back(r.toJson());
+    nlohmann::json final = nullptr;
+    if (s.final)
+        final = {{"train_loss", s.final->trainLoss},
+                 {"train_accuracy", s.final->trainAccuracy},
+                 {"val_loss", orNull(s.final->valLoss)},
+                 {"val_accuracy", orNull(s.final->valAccuracy)}};
+    return {{"name", s.name},
+            {"fix", s.fix},
+            {"description", s.description},
+            {"status", toString(s.status)},
+            {"message", s.message},
+            {"settings", s.settings},
+            {"measured", s.measured()},
+            {"median_epoch_ms", s.medianEpochMs},
+            {"min_epoch_ms", s.minEpochMs},
+            {"max_epoch_ms", s.maxEpochMs},
+            {"saved_ms", s.savedMs},
+            {"share", orNull(s.share)},
+            {"final", final},
+            {"runs", runs}};
+}
+
+AblationStep stepFromJson(const nlohmann::json& j) {
+    AblationStep s;
+    s.name = j.at("name").get<std::string>();
+    s.fix = j.value("fix", "");
+    s.description = j.value("description", "");
+    s.status = stepStatusFromString(j.value("status", "ran"));
+    s.message = j.value("message", "");
+    if (j.contains("settings")) s.settings = j.at("settings").get<ExecutionSettings>();
+    for (const auto& r : j.value("runs", nlohmann::json::array())) s.runs.push_back(RunRecord::fromJson(r));
+    s.medianEpochMs = j.at("median_epoch_ms").get<double>();
+    s.minEpochMs = j.value("min_epoch_ms", s.medianEpochMs);
+    s.maxEpochMs = j.value("max_epoch_ms", s.medianEpochMs);
+    s.savedMs = j.value("saved_ms", 0.0);
+    s.share = optionalDouble(j, "share");
+    if (j.contains("final") && j.at("final").is_object()) {
+        const auto& f = j.at("final");
+        s.final = StepFinal{f.at("train_loss").get<double>(), f.at("train_accuracy").get<double>(),
+                            optionalDouble(f, "val_loss"), optionalDouble(f, "val_accuracy")};
+    }
+    return s;
+}
+}  // namespace
+
+std::string toString(StepStatus s) {
+    return enumName(kStepStatusNames, s);
+}
+StepStatus stepStatusFromString(const std::string& s) {
+    return enumFromName(kStepStatusNames, s, "step status");
+}
+std::string toString(AblationStatus s) {
+    return enumName(kAblationStatusNames, s);
+}
+
+double AblationResult::totalGapMs() const {
+    return steps.empty() ? 0.0 : steps.front().medianEpochMs - steps.back().medianEpochMs;
+}
+
+void AblationResult::updateSavings() {
+    const double gap = totalGapMs();
+    // (+ 0.0 turns the -0 of "saved nothing out of a negative gap" into 0.)
+    auto shareOf = [gap](double saved) { return gap != 0.0 ? std::optional<double>(saved / gap + 0.0) : std::nullopt; };
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        steps[i].savedMs = i == 0 ? 0.0 : steps[i - 1].medianEpochMs - steps[i].medianEpochMs;
+        steps[i].share = i == 0 ? std::nullopt : shareOf(steps[i].savedMs);
+    }
+    const double base = steps.empty() ? 0.0 : steps.front().medianEpochMs;
+    for (auto& s : alone) {
+        s.savedMs = base - s.medianEpochMs;
+        s.share = shareOf(s.savedMs);
+    }
+}
+
+nlohmann::json AblationResult::toJson() const {
+    nlohmann::json cumulative = nlohmann::json::array(), single = nlohmann::json::array();
+    for (const auto& s : steps) cumulative.push_back(stepToJson(s));
+    for (const auto& s : alone) single.push_back(stepToJson(s));
+    return {{"schema", kSchema},
+            {"baseline", plan.baseline},
+            {"plan",
+             {{"baseline", plan.baseline}, {"fixes", plan.fixes}, {"repeats", plan.repeats}, {"alone", plan.alone}}},
+            {"status", toString(status)},
+            {"message", message},
+            {"backend", backend},
+            {"device", device},
+            {"config", config},
+            {"total_gap_ms", totalGapMs()},
+            {"steps", cumulative},
+            {"alone", single}};
+}
+
+AblationResult AblationResult::fromJson(const nlohmann::json& j) {
+    if (!j.is_object() || j.value("schema", "") != kSchema)
+        throw DataError("", "not an ablation result (expected schema '" + std::string(kSchema) + "')");
+    try {
+        AblationResult r;
+        const nlohmann::json plan = j.value("plan", nlohmann::json::object());
+        r.plan.baseline = plan.value("baseline", j.value("baseline", r.plan.baseline));
+        r.plan.fixes = plan.value("fixes", std::vector<std::string>{});
+        r.plan.repeats = plan.value("repeats", 1);
+        r.plan.alone = plan.value("alone", false);
+        r.status = enumFromName(kAblationStatusNames, j.value("status", "completed"), "ablation status");
+        r.message = j.value("message", "");
+        r.backend = j.value("backend", "");
+        r.device = j.value("device", "");
+        r.config = j.value("config", nlohmann::json::object());
+        for (const auto& s : j.at("steps")) r.steps.push_back(stepFromJson(s));
+        for (const auto& s : j.value("alone", nlohmann::json::array())) r.alone.push_back(stepFromJson(s));
+        return r;
+    } catch (const nlohmann::json::exception& e) {
+        throw DataError("", std::string("invalid ablation result: ") + e.what());
+    } catch (const ConfigError& e) {
+        throw DataError("", std::string("invalid ablation result: ") + e.what());
+    }
+}
+
+void AblationResult::save(const std::string& path) const {
+    saveJsonAtomically(toJson(), path, "ablation result");
+}
+
+AblationResult AblationResult::load(const std::string& path) {
+    const nlohmann::json j = loadJsonFile(path, "ablation result");
+    try {
+        return fromJson(j);
+    } catch (const nlohmann::json::exception& e) {
+        throw DataError(path, std::string("invalid ablation result: ") + e.what());
+    } catch (const DataError& e) {
+        throw DataError(path, e.reason());
+    }
+}
+
+void AblationResult::saveCsv(const std::string& path) const {
+    std::ofstream out(path, std::ios::trunc);
+    if (!out) throw IoError("cannot write '" + path + "'");
+    out.precision(9);
+    auto opt = [&out](const std::optional<double>& v) -> std::ostream& { return v ? out << *v : out; };
+    auto quoted = [](const std::string& text) {
+        std::string q = "\"";
+        for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+        return q + "\"";
+    };
+    out << "section,step,fix,status,runs,median_epoch_ms,min_epoch_ms,max_epoch_ms,saved_ms,share,train_loss,"
+           "train_accuracy,val_loss,val_accuracy,message\n";
+    auto line = [&](const char* section, const AblationStep& s) {
+        out << section << ',' << quoted(s.name) << ',' << s.fix << ',' << toString(s.status) << ',' << s.runs.size()
+            << ',' << s.medianEpochMs << ',' << s.minEpochMs << ',' << s.maxEpochMs << ',' << s.savedMs << ',';
+        opt(s.share) << ',';
+        if (s.final) {
+            out << s.final->trainLoss << ',' << s.final->trainAccuracy << ',';
+            opt(s.final->valLoss) << ',';
+            opt(s.final->valAccuracy) << ',';
+        } else {
+            out << ",,,,";
+        }
+        out << quoted(s.message) << '\n';
+    };
+    for (const auto& s : steps) line("cumulative", s);
+    for (const auto& s : alone) line("alone", s);
+    if (!out.flush()) throw IoError("cannot write '" + path + "'");
+}
+
+}  // namespace wb

@@ -1,0 +1,84 @@
+// The result of an ablation: its steps (levels, savings, runs) and its files, JSON schema
+// "mlpwb.ablation/1" (see DESIGN.md) and a CSV table. No Qt, no CUDA.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ablation_catalogue.h"
+#include "execution_settings.h"
+#include "run_record.h"
+
+namespace wb {
+
+// What became of a step. Only `Ran` steps have runs; every other step keeps the previous level, so it
+// shows in the waterfall as a bar of height zero with the reason.
+enum class StepStatus {
+    Ran,            // trained `repeats` times
+    Refused,        // the combination is refused (ExecutionSettings::refusal or the backend): not applied
+    NotApplicable,  // every switch the fix changes is ignored by this backend: applied, not run
+    Failed,         // a run failed or diverged: not applied
+    Cancelled,      // stopped by the user: the ablation ends here
+};
+std::string toString(StepStatus s);
+StepStatus stepStatusFromString(const std::string& s);  // throws ConfigError
+
+// The final metrics of a step (from its last run).
+struct StepFinal {
+    double trainLoss = 0;
+    double trainAccuracy = 0;
+    std::optional<double> valLoss;
+    std::optional<double> valAccuracy;
+};
+
+struct AblationStep {
+    std::string name;         // "baseline" or the fix's "switch=value, ..." as applied, e.g. "launch=graph_step"
+    std::string fix;          // the fix's name; empty for the baseline
+    std::string description;  // what the fix does, in a line; the preset's description for the baseline
+    StepStatus status = StepStatus::Ran;
+    std::string message;          // why refused, not applicable or failed; notes otherwise
+    ExecutionSettings settings;   // the settings after this step (what ran, when it ran)
+    std::vector<RunRecord> runs;  // one per repeat; empty when the step did not run
+    // Median over the runs of each run's median epoch ms (warm-up excluded, as RunRecord::summary);
+    // for a step that did not run, the previous step's level.
+    double medianEpochMs = 0;
+    double minEpochMs = 0;  // the spread over the repeats: min and max of the runs' medians
+    double maxEpochMs = 0;
+    double savedMs = 0;              // previous level - this level (alone steps: baseline - this)
+    std::optional<double> share;     // savedMs / the total gap; null when the gap is zero
+    std::optional<StepFinal> final;  // null when the step did not run
+
+    bool measured() const { return !runs.empty(); }
+};
+
+enum class AblationStatus { Running, Completed, Cancelled, Failed };
+std::string toString(AblationStatus s);
+
+struct AblationResult {
+    static constexpr const char* kSchema = "mlpwb.ablation/1";
+    AblationPlan plan;
+    nlohmann::json config;  // the common RunConfig (execution = the baseline's)
+    std::string backend;    // "cpu", "cuda"
+    std::string device;
+    AblationStatus status = AblationStatus::Running;
+    std::string message;
+    std::vector<AblationStep> steps;  // the baseline first, then the fixes cumulatively
+    std::vector<AblationStep> alone;  // each fix alone on top of the baseline (plan.alone)
+
+    // Baseline level - last level; 0 without steps. Equal to the sum of steps[1..].savedMs.
+    double totalGapMs() const;
+    // Recomputes savedMs and share of every step from the levels (called after every step).
+    void updateSavings();
+
+    nlohmann::json toJson() const;
+    static AblationResult fromJson(const nlohmann::json& j);  // throws DataError
+    void save(const std::string& path) const;                 // atomic; throws IoError
+    static AblationResult load(const std::string& path);      // throws DataError
+    // One line per step (cumulative, then alone): the table of the CLI and the GUI's CSV export.
+    void saveCsv(const std::string& path) const;  // throws IoError
+};
+
+}  // namespace wb

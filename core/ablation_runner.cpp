@@ -1,0 +1,293 @@
+// The ablation runner: trains the baseline and every fix through the Trainer and records each step.
+#include "ablation.h"
+
+#include <algorithm>
+#include <new>
+#include <set>
+
+#include "errors.h"
+#include "trainer.h"
+
+namespace wb {
+
+namespace {
+// The value switch `name` has in `s` (names as describeSwitches gives them).
+std::string switchValue(const ExecutionSettings& s, const std::string& name) {
+    for (const auto& d : describeSwitches(s))
+        if (d.name == name) return d.value;
+    throw ConfigError("unknown execution switch '" + name + "'");
+}
+
+std::string stepName(const AblationFix& fix) {
+    std::string name;
+    for (const auto& [sw, value] : fix.sets) {
+        if (!name.empty()) name += ", ";
+        name += sw;
+        name += '=';
+        name += value;
+    }
+    return name;
+}
+
+StepFinal finalOf(const RunRecord& record) {
+    const EpochMetrics& last = record.epochs.back();
+    return {last.trainLoss, last.trainAccuracy, last.valLoss, last.valAccuracy};
+}
+
+// Level and spread of a step from its runs: the median, min and max of the runs' own medians.
+void measure(AblationStep& step) {
+    std::vector<double> medians;
+    for (const auto& run : step.runs)
+        if (auto m = run.summary().medianEpochMs) medians.push_back(*m);
+    step.medianEpochMs = median(medians).value_or(0.0);
+    step.minEpochMs = medians.empty() ? 0.0 : *std::min_element(medians.begin(), medians.end());
+    step.maxEpochMs = medians.empty() ? 0.0 : *std::max_element(medians.begin(), medians.end());
+    if (!step.runs.empty() && !step.runs.back().epochs.empty()) step.final = finalOf(step.runs.back());
+}
+
+// A step that does not run keeps the level it starts from (a bar of height zero).
+void keepLevel(AblationStep& step, double level) {
+    step.medianEpochMs = step.minEpochMs = step.maxEpochMs = level;
+}
+
+// Runs the ablation's steps; one object so that the shared state (plan, result, callbacks) is in one place.
+class AblationRunner {
+public:
+    AblationRunner(const AblationPlan& plan, const RunConfig& base, const Dataset& dataset, const PreparedData& data,
+                   const CancelFlag& cancel, const AblationCallbacks& callbacks)
+        : plan_(plan), base_(base), dataset_(dataset), data_(data), cancel_(cancel), callbacks_(callbacks) {}
+
+    AblationResult run() {
+        result_.plan = plan_;
+        RunConfig common = base_;
+        common.execution = presetByName(plan_.baseline).settings;
+        result_.config = common;
+        // The device the probe names; the first backend created names the one it runs on (base_.device).
+        const BackendInfo info = BackendRegistry::instance().requireAvailable(base_.backend);
+        result_.backend = info.name;
+        result_.device = info.device;
+
+        const Preset& preset = presetByName(plan_.baseline);
+        AblationStep baseline;
+        baseline.name = "baseline";
+        baseline.description = preset.name + ": " + preset.description;
+        baseline.settings = preset.settings;
+        runStep(baseline, 0);
+        if (!finishStep(result_.steps, std::move(baseline))) return finish();
+        if (!result_.steps.back().measured()) return fail("the baseline did not run: " + result_.steps.back().message);
+
+        int index = 1;
+        for (const auto& name : plan_.fixes)
+            if (!applyFix(result_.steps, ablationFixByName(name), result_.steps.back(), index++)) return finish();
+        if (plan_.alone) {
+            std::set<std::string> done;
+            for (const auto& name : plan_.fixes)
+                if (done.insert(name).second &&
+                    !applyFix(result_.alone, ablationFixByName(name), result_.steps.front(), index++))
+                    return finish();
+        }
+        if (!repeatRounds()) return finish();
+        result_.status = AblationStatus::Completed;
+        return finish();
+    }
+
+private:
+    // Applies `fix` on top of `from` as the next step of `steps`; false when the ablation must stop.
+    bool applyFix(std::vector<AblationStep>& steps, const AblationFix& fix, const AblationStep& from, int index) {
+        AblationStep step;
+        step.name = stepName(fix);
+        step.fix = fix.name;
+        step.description = fix.description;
+        step.settings = from.settings;
+        const double level = from.medianEpochMs;
+        std::vector<std::string> changed;
+        for (const auto& [sw, value] : fix.sets) {
+            if (switchValue(step.settings, sw) != value) changed.push_back(sw);
+            setSwitch(step.settings, sw, value);
+        }
+        if (auto refused = step.settings.refusal()) {
+            step.status = StepStatus::Refused;
+            step.message = *refused;
+            step.settings = from.settings;  // a refused fix is not applied: the next fix starts from `from`
+            keepLevel(step, level);
+        } else if (auto ignored = ignoredByBackend(from.settings, step.settings, changed)) {
+            step.status = StepStatus::NotApplicable;
+            step.message = *ignored;
+            keepLevel(step, level);
+        } else {
+            if (changed.empty()) step.message = "changes no switch (already set): any difference is noise";
+            runStep(step, index);
+            if (step.status != StepStatus::Ran) {
+                if (step.status != StepStatus::Cancelled) step.settings = from.settings;
+                keepLevel(step, level);
+            }
+        }
+        return finishStep(steps, std::move(step));
+    }
+
+    // Why the backend ignores every switch in `changed` (each one's reason), or nullopt when it honours
+    // one of them. A switch is ignored when the backend ignores its old or its new value (precision
+    // fp16 -> fp32 on the CPU changes nothing, though fp32 itself is "applicable").
+    // A fix that changes nothing is not "not applicable": it runs, and shows it did nothing.
+    std::optional<std::string> ignoredByBackend(const ExecutionSettings& before, const ExecutionSettings& after,
+                                                const std::vector<std::string>& changed) {
+        if (changed.empty()) return std::nullopt;
+        const BackendRegistry& registry = BackendRegistry::instance();
+        const auto ignoredAfter = registry.notApplicable(result_.backend, after);
+        const auto ignoredBefore = registry.notApplicable(result_.backend, before);
+        std::string reasons;
+        for (const auto& sw : changed) {
+            // Each reason as "switch=value: why", the value of the settings that ignore it.
+            const IgnoredSwitch* why = findIgnored(ignoredAfter, sw);
+            const ExecutionSettings* ignoring = &after;
+            if (!why) {
+                why = findIgnored(ignoredBefore, sw);
+                ignoring = &before;
+            }
+            if (!why) return std::nullopt;
+            reasons += (reasons.empty() ? "" : "; ") + sw + "=" + switchValue(*ignoring, sw) + ": " + why->reason;
+        }
+        return "not applicable on the " + result_.backend + " backend: " + reasons;
+    }
+
+    // Trains the step once more (run `repeat`); sets its status, runs and level. False when the run did not
+    // complete: the status says why (refused, failed, cancelled) and the runs are kept as they were.
+    bool runOnce(AblationStep& step, int index, int repeat) {
+        RunConfig config = base_;
+        config.execution = step.settings;
+        config.name = step.fix.empty() ? plan_.baseline : step.name;
+        if (callbacks_.onRunStarted) callbacks_.onRunStarted(index, step.name, repeat, plannedRuns(plan_));
+        RunRecord record;
+        try {
+            auto backend = BackendRegistry::instance().create(config.backend, config.device);
+            result_.device = backend->deviceName();
+            Trainer trainer(config, dataset_, data_, *backend);
+            TrainerCallbacks cb;
+            if (callbacks_.onEpoch)
+                cb.onEpoch = [this](const EpochMetrics& m, const RunRecord&) { callbacks_.onEpoch(m); };
+            record = trainer.run(cancel_, cb);
+        } catch (const ConfigError& e) {  // the backend refuses the combination at set-up
+            step.status = StepStatus::Refused;
+            step.message = e.what();
+            return false;
+        } catch (const std::bad_alloc&) {
+            step.status = StepStatus::Failed;
+            step.message = "out of memory";
+            return false;
+        } catch (const std::exception& e) {
+            step.status = StepStatus::Failed;
+            step.message = e.what();
+            return false;
+        }
+        if (record.status != RunStatus::Completed) {
+            step.status = record.status == RunStatus::Cancelled ? StepStatus::Cancelled : StepStatus::Failed;
+            step.message = "run " + std::to_string(repeat) + " " + toString(record.status) +
+                           (record.message.empty() ? "" : ": " + record.message);
+            return false;
+        }
+        step.runs.push_back(std::move(record));
+        step.status = StepStatus::Ran;
+        measure(step);
+        return true;
+    }
+
+    // The first run of a step (round 1); a step whose run does not complete has no runs.
+    void runStep(AblationStep& step, int index) {
+        if (!runOnce(step, index, 1)) step.runs.clear();
+    }
+
+    // Rounds 2..repeats run every measured step once more, in the same order, so that a slow stretch of a
+    // busy machine spreads over all steps instead of landing on one. False when the ablation must stop.
+    bool repeatRounds() {
+        for (int round = 2; round <= plan_.repeats; ++round)
+            for (auto* steps : {&result_.steps, &result_.alone})
+                for (std::size_t i = 0; i < steps->size(); ++i) {
+                    AblationStep& step = (*steps)[i];
+                    if (step.status != StepStatus::Ran) continue;
+                    const std::size_t offset = steps == &result_.steps ? 0 : result_.steps.size();
+                    if (!rerun(step, static_cast<int>(offset + i), round)) return false;
+                }
+        return true;
+    }
+
+    // One more run of a measured step; false when the ablation must stop (cancelled, or the baseline failed).
+    bool rerun(AblationStep& step, int index, int round) {
+        const std::string note = step.message;
+        const bool completed = runOnce(step, index, round);
+        if (!completed && step.status == StepStatus::Cancelled) {
+            step.status = StepStatus::Ran;  // the runs it completed still stand
+            step.message = note;
+            result_.status = AblationStatus::Cancelled;
+            result_.message = "cancelled during round " + std::to_string(round) + ", step '" + step.name + "'";
+        } else if (!completed) {
+            // A run that failed only now: the step no longer counts (later steps ran with it applied).
+            step.runs.clear();
+            step.final.reset();
+            step.message += "; later steps ran with this fix applied";
+        }
+        relevel();
+        result_.updateSavings();
+        if (callbacks_.onStepFinished) callbacks_.onStepFinished(result_, step);
+        if (result_.status == AblationStatus::Cancelled) return false;
+        if (!result_.steps.front().measured()) {
+            result_.status = AblationStatus::Failed;
+            result_.message = "the baseline failed in round " + std::to_string(round) + ": " + step.message;
+            return false;
+        }
+        return true;
+    }
+
+    // Every step that did not run keeps the level before it: the previous step's, or the baseline's for an
+    // alone step.
+    void relevel() {
+        for (std::size_t i = 1; i < result_.steps.size(); ++i)
+            if (!result_.steps[i].measured()) keepLevel(result_.steps[i], result_.steps[i - 1].medianEpochMs);
+        for (auto& s : result_.alone)
+            if (!s.measured()) keepLevel(s, result_.steps.front().medianEpochMs);
+    }
+
+    // Adds the step, updates the savings and reports it; false when the ablation must stop.
+    bool finishStep(std::vector<AblationStep>& steps, AblationStep step) {
+        const bool cancelled = step.status == StepStatus::Cancelled;
+        steps.push_back(std::move(step));
+        result_.updateSavings();
+        if (callbacks_.onStepFinished) callbacks_.onStepFinished(result_, steps.back());
+        if (cancelled) {
+            result_.status = AblationStatus::Cancelled;
+            result_.message = "cancelled during step '" + steps.back().name + "'";
+        }
+        return !cancelled;
+    }
+
+    AblationResult fail(const std::string& message) {
+        result_.status = AblationStatus::Failed;
+        result_.message = message;
+        return finish();
+    }
+
+    AblationResult finish() {
+        relevel();
+        result_.updateSavings();
+        return std::move(result_);
+    }
+
+    const AblationPlan& plan_;
+    const RunConfig& base_;
+    const Dataset& dataset_;
+    const PreparedData& data_;
+    const CancelFlag& cancel_;
+    const AblationCallbacks& callbacks_;
+    AblationResult result_;
+};
+}  // namespace
+
+AblationResult runAblation(const AblationPlan& plan, const RunConfig& base, const Dataset& dataset,
+                           const PreparedData& data, const CancelFlag& cancel, const AblationCallbacks& callbacks) {
+    plan.validate();
+    RunConfig check = base;
+    check.execution = presetByName(plan.baseline).settings;
+    check.validate();
+    return AblationRunner(plan, base, dataset, data, cancel, callbacks).run();
+}
+
+}  // namespace wb
