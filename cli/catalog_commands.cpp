@@ -1,10 +1,13 @@
 // `mlpwb presets` and `mlpwb info`: what can be chosen, and what this machine offers.
 #include <cstdio>
+#include <memory>
+#include <string>
 
 #include "backend.h"
 #include "commands.h"
 #include "execution_settings.h"
 #include "exit_codes.h"
+#include "python_interpreter.h"
 
 namespace wb::cli {
 
@@ -28,8 +31,12 @@ Command addPresetsCommand(CLI::App& app) {
 }
 
 Command addInfoCommand(CLI::App& app) {
-    app.add_subcommand("info", "list the backends and devices, and why one is unavailable");
-    return [] {
+    auto* cmd = app.add_subcommand("info", "list the backends and devices, and why one is unavailable");
+    auto python = std::make_shared<std::string>();
+    cmd->add_option("--python", *python,
+                    "ask this interpreter about the frameworks (default: $MLPWB_PYTHON, else python3)");
+    return [python] {
+        if (!python->empty()) setPreferredPython(*python);
         for (const auto& b : BackendRegistry::instance().list()) {
             if (b.available)
                 std::printf("%-5s available: %s\n", b.name.c_str(), b.device.c_str());

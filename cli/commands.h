@@ -16,5 +16,6 @@ Command addInfoCommand(CLI::App& app);
 Command addDatasetCommand(CLI::App& app);
 Command addAblateCommand(CLI::App& app);
 Command addVerifyCommand(CLI::App& app);
+Command addExportCommand(CLI::App& app);
 
 }  // namespace wb::cli

@@ -14,6 +14,7 @@
 #endif
 #include "errors.h"
 #include "exit_codes.h"
+#include "framework_backend.h"
 
 using namespace wb::cli;
 
@@ -23,12 +24,14 @@ int main(int argc, char** argv) try {
 #ifdef WB_WITH_CUDA
     wb::registerCudaBackend();  // "cuda" joins the registry, available or with the reason why not
 #endif
+    wb::registerFrameworkBackends();  // "torch": the user's PyTorch, in a subprocess
     CLI::App app{"MLP Workbench: train small MLPs and measure why one way of executing them is faster"};
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string("mlpwb ") + WB_VERSION);
     const std::vector<std::pair<std::string, Command>> commands = {
         {"train", addTrainCommand(app)},     {"ablate", addAblateCommand(app)}, {"dataset", addDatasetCommand(app)},
         {"presets", addPresetsCommand(app)}, {"info", addInfoCommand(app)},     {"verify", addVerifyCommand(app)},
+        {"export", addExportCommand(app)},
     };
     try {
         app.parse(argc, argv);
@@ -57,6 +60,9 @@ int main(int argc, char** argv) try {
     } catch (const wb::IoError& e) {
         std::fprintf(stderr, "mlpwb: %s\n", e.what());
         return kIoError;
+    } catch (const wb::FrameworkError& e) {  // the framework's interpreter or loop failed
+        std::fprintf(stderr, "mlpwb: %s\n", e.what());
+        return kDeviceError;
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "mlpwb: out of memory\n");
         return kRunFailed;

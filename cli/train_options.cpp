@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "errors.h"
+#include "python_interpreter.h"
 
 namespace wb::cli {
 
@@ -78,16 +79,7 @@ DataSpec DataOptions::toDataSpec() const {
 }
 
 void TrainOptions::bind(CLI::App& app) {
-    CLI::Option_group* x = bindProblem(app);
-    x->add_option("--preset", preset, "an execution preset (see `mlpwb presets`)");
-    x->add_option("--data-path", dataPath, "per_sample_gather|pageable_copy|pinned_async|device_resident");
-    x->add_option("--launch", launch, "eager_sync|eager|graph_step|fused");
-    x->add_option("--loss", loss, "sigmoid_bce|bce_with_logits");
-    x->add_option("--zero-grad", zeroGrad, "twice|once|none");
-    x->add_option("--optimizer-kernel", optimizerKernel, "per_tensor|multi_tensor");
-    x->add_option("--precision", precision, "fp32|tf32|bf16|fp16");
-    x->add_option("--gemm", gemm, "cublas|custom");
-
+    bindSwitches(*bindProblem(app));
     auto* o = app.add_option_group("Output");
     o->add_option("--name", name, "name of the run (default: the preset's, or 'custom')");
     o->add_option("--out", out, "RunRecord JSON, rewritten after every epoch");
@@ -95,6 +87,17 @@ void TrainOptions::bind(CLI::App& app) {
     o->add_option("--init-weights", initWeights, "start from these weights (safetensors)");
     o->add_option("--save-weights", saveWeights, "save the final weights (safetensors)");
     o->add_flag("--quiet", quiet, "print only the summary");
+}
+
+void TrainOptions::bindSwitches(CLI::Option_group& x) {
+    x.add_option("--preset", preset, "an execution preset (see `mlpwb presets`)");
+    x.add_option("--data-path", dataPath, "per_sample_gather|pageable_copy|pinned_async|device_resident");
+    x.add_option("--launch", launch, "eager_sync|eager|graph_step|fused");
+    x.add_option("--loss", loss, "sigmoid_bce|bce_with_logits");
+    x.add_option("--zero-grad", zeroGrad, "twice|once|none");
+    x.add_option("--optimizer-kernel", optimizerKernel, "per_tensor|multi_tensor");
+    x.add_option("--precision", precision, "fp32|tf32|bf16|fp16");
+    x.add_option("--gemm", gemm, "cublas|custom");
 }
 
 CLI::Option_group* TrainOptions::bindProblem(CLI::App& app) {
@@ -127,8 +130,18 @@ CLI::Option_group* TrainOptions::bindProblem(CLI::App& app) {
     t->add_option("--seed", seed, "seed of the initial weights, the split and the shuffling");
 
     auto* x = app.add_option_group("Execution");
-    x->add_option("--backend", backend, "cpu|cuda");
+    x->add_option("--backend", backend, "cpu|cuda|torch (torch: the user's PyTorch, in a subprocess)");
     x->add_option("--device", device, "CUDA device index");
+
+    auto* f = app.add_option_group("Framework backends (--backend torch)");
+    f->add_option("--python", python, "the interpreter (default: $MLPWB_PYTHON, else python3 on PATH)");
+    f->add_option("--framework-device", frameworkDevice, "auto|cpu|cuda (auto: CUDA when the framework sees one)");
+    f->add_option("--torch-workers", torch.numWorkers, "DataLoader num_workers (data_path=per_sample_gather)")
+        ->check(CLI::Range(0, 256));
+    f->add_option("--torch-prefetch", torch.prefetchFactor, "DataLoader prefetch_factor (needs --torch-workers)")
+        ->check(CLI::Range(0, 1024));
+    f->add_flag("--torch-pin-memory", torch.pinMemory, "DataLoader pin_memory=True");
+    f->add_flag("--torch-script", torch.scriptModel, "compile the model with TorchScript (torch.jit.script)");
     return x;
 }
 
@@ -168,6 +181,9 @@ RunConfig TrainOptions::toRunConfig(const CLI::App& app) const {
 
     c.backend = backend;
     c.device = device;
+    c.framework = {python, frameworkDevice, torch};
+    // The registry's probes and `mlpwb info` ask the interpreter the user named.
+    if (!python.empty()) setPreferredPython(python);
     c.initWeights = initWeights;
     c.name = !name.empty() ? name : matchingPreset(c.execution).value_or("custom");
     c.validate();

@@ -40,12 +40,16 @@ struct TrainOptions {
     // Execution
     std::string backend = "cpu", preset;
     int device = 0;
+    std::string python, frameworkDevice = "auto";  // framework backends
+    TorchOptions torch;
     std::string dataPath, launch, loss, zeroGrad, optimizerKernel, precision, gemm;
     // Outputs
     std::string name, out, csv, initWeights, saveWeights;
     bool quiet = false;
 
     void bind(CLI::App& app);
+    // The execution switches (--preset, --data-path, ...), into the "Execution" group.
+    void bindSwitches(CLI::Option_group& group);
     // Only what defines the problem and where it runs: data, model, optimizer, training, backend and
     // device (shared with `mlpwb ablate`, which chooses the execution switches itself). Returns the
     // "Execution" group, for the switches `bind` adds to it.

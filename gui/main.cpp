@@ -4,6 +4,7 @@
 #include <QCommandLineParser>
 #include <cstdio>
 
+#include "framework_backend.h"
 #include "headless_export.h"
 #include "main_window.h"
 #include "metatypes.h"
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
 #ifdef WB_WITH_CUDA
     wb::registerCudaBackend();  // the backend list then shows "cuda", available or with the reason
 #endif
+    wb::registerFrameworkBackends();  // and "torch", the user's PyTorch in a subprocess
 
     const QStringList args = QApplication::arguments();
     if (args.contains("--version")) {

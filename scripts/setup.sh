@@ -19,6 +19,8 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libeigen3-dev nlohmann-json3-dev libcli11-dev libssl-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev
+  # The torch backend's tests run the user's PyTorch: Debian's, for /usr/bin/python3.
+  python3-torch python3-numpy
 )
 
 build() {

@@ -1,0 +1,64 @@
+// `mlpwb export`: the training loop a framework backend runs, written out as the user's own script.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "commands.h"
+#include "errors.h"
+#include "exit_codes.h"
+#include "framework_backend.h"
+#include "train_options.h"
+
+namespace wb::cli {
+
+namespace {
+struct ExportOptions {
+    TrainOptions run;  // the problem and the switches, as for `mlpwb train`
+    std::string framework = "torch", out, name;
+};
+
+void writeScript(const std::string& path, const std::string& text) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream f(tmp, std::ios::binary);
+        f << text;
+        if (!f.flush()) throw IoError("cannot write " + tmp);
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) throw IoError("cannot write " + path + ": " + ec.message());
+    std::filesystem::permissions(
+        path,
+        std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec | std::filesystem::perms::others_exec,
+        std::filesystem::perm_options::add, ec);
+}
+
+int runExport(const ExportOptions& opt, const CLI::App& app) {
+    RunConfig config = opt.run.toRunConfig(app);
+    config.backend = opt.framework;
+    if (!opt.name.empty()) config.name = opt.name;
+    const std::string script = frameworkScript(config);
+    if (opt.out.empty() || opt.out == "-") {
+        std::fputs(script.c_str(), stdout);
+        return kOk;
+    }
+    writeScript(opt.out, script);
+    std::fprintf(
+        stderr, "wrote %s; run it on the rows you train on:\n  python3 %s --data x.npy --labels y.npy --out run.json\n",
+        opt.out.c_str(), opt.out.c_str());
+    return kOk;
+}
+}  // namespace
+
+Command addExportCommand(CLI::App& app) {
+    auto* cmd = app.add_subcommand("export", "write the training loop a framework backend runs as a Python script");
+    auto opt = std::make_shared<ExportOptions>();
+    opt->run.bindSwitches(*opt->run.bindProblem(*cmd));
+    cmd->add_option("--framework", opt->framework, "torch")->check(CLI::IsMember({"torch"}));
+    cmd->add_option("--out", opt->out, "the script to write (default: standard output)");
+    cmd->add_option("--name", opt->name, "the run's name, in the script's docstring and its RunRecord");
+    return [opt, cmd] { return runExport(*opt, *cmd); };
+}
+
+}  // namespace wb::cli

@@ -1,0 +1,54 @@
+// A child process in a process group of its own, with its stdout read line by line and the tail of
+// its stderr kept for error messages. Used to run a framework's training loop in the user's Python.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend.h"  // CancelFlag
+
+namespace wb {
+
+class ChildProcess {
+public:
+    // Starts argv[0] (searched on PATH when it has no '/') with stdin from /dev/null. Throws
+    // FrameworkError when it cannot be started (no such file, not executable).
+    explicit ChildProcess(const std::vector<std::string>& argv);
+    ~ChildProcess();  // ends the whole process group if it still runs
+    ChildProcess(const ChildProcess&) = delete;
+    ChildProcess& operator=(const ChildProcess&) = delete;
+
+    enum class Read { Line, EndOfOutput, Cancelled, TimedOut };
+    // Waits for the next complete stdout line (without the newline), checking `cancel` every 50 ms.
+    // `cancel` may be null; `timeout` bounds the wait.
+    Read readLine(std::string& line, const CancelFlag* cancel,
+                  std::chrono::milliseconds timeout = std::chrono::hours(24 * 365));
+
+    // SIGTERM to the whole group (the interpreter and any DataLoader workers), SIGKILL after `grace`.
+    void terminate(std::chrono::milliseconds grace = std::chrono::milliseconds(300));
+    // Waits for the exit (terminating it after `timeout`); returns the exit status: the code, or
+    // 128 + signal for a kill. Idempotent.
+    int wait(std::chrono::milliseconds timeout = std::chrono::seconds(30));
+    bool running();
+    // "exited with status 1" / "was killed by signal 9 (Killed)".
+    std::string describeExit();
+    // The last lines the process wrote to stderr (at most ~30 lines, 4 KiB), oldest first.
+    std::string stderrTail() const;
+
+private:
+    void drain(int fd, bool isStdout);
+    bool reap(bool block);
+
+    pid_t pid_ = -1;
+    int outFd_ = -1, errFd_ = -1;
+    std::string outBuffer_, errPartial_;
+    std::deque<std::string> errLines_;
+    std::optional<int> status_;  // waitpid status once reaped
+};
+
+}  // namespace wb

@@ -1,0 +1,250 @@
+#include "framework_backend.h"
+
+#include <stdlib.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "child_process.h"
+#include "errors.h"
+#include "npy_io.h"
+#include "python_interpreter.h"
+#include "safetensors.h"
+#include "torch_script.h"
+
+namespace wb {
+
+namespace {
+namespace fs = std::filesystem;
+
+// A private folder for the hand-over files, removed with everything in it when the run ends.
+class TempFolder {
+public:
+    TempFolder() {
+        std::string pattern = (fs::temp_directory_path() / "mlpwb-framework-XXXXXX").string();
+        if (!::mkdtemp(pattern.data()))
+            throw IoError("cannot create a temporary folder under " + fs::temp_directory_path().string());
+        path_ = pattern;
+    }
+    ~TempFolder() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    TempFolder(const TempFolder&) = delete;
+    TempFolder& operator=(const TempFolder&) = delete;
+    std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+private:
+    fs::path path_;
+};
+
+void writeText(const std::string& path, const std::string& text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    if (!f.flush()) throw IoError("cannot write " + path);
+}
+
+double number(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    return (it == j.end() || it->is_null()) ? std::nan("") : it->get<double>();
+}
+
+TorchTarget targetOn(const std::string& python, const FrameworkOptions& options) {
+    return torchTargetFor(probeFramework("torch", python), options);
+}
+
+class FrameworkBackend final : public Backend {
+public:
+    explicit FrameworkBackend(std::string framework) : framework_(std::move(framework)) {}
+    ~FrameworkBackend() override { child_.reset(); }  // ends the interpreter before its folder goes
+
+    std::string name() const override { return framework_; }
+    std::string deviceName() const override { return deviceName_; }
+
+    void setup(const TrainingProblem& problem) override {
+        if (!problem.data || problem.data->trainRows() == 0) throw ConfigError("no training rows");
+        if (!problem.config) throw ConfigError("the " + framework_ + " backend needs the run's configuration");
+        config_ = *problem.config;
+        config_.execution = problem.execution;
+        config_.train.batchSize = problem.batchSize;
+        python_ = resolvePython(config_.framework.python);
+        facts_ = probeFramework(framework_, python_);
+        if (!facts_.available) throw FrameworkError(framework_ + " backend unavailable: " + facts_.reason);
+        target_ = torchTargetFor(facts_, config_.framework);
+        initial_ = problem.initialParams;
+        writeHandOver(*problem.data);
+        start(problem.data->valRows() > 0);
+        waitUntilReady(problem.cancel);
+    }
+
+    EpochResult trainEpoch(const std::vector<std::uint32_t>*, const CancelFlag& cancel) override {
+        EpochResult r;
+        if (cancelledInSetup_ || !readLine(&cancel)) {
+            r.cancelled = true;
+            return r;
+        }
+        const auto j = nlohmann::json::parse(line_);
+        r.samples = j.at("samples").get<std::size_t>();
+        r.correct = j.at("correct").get<std::size_t>();
+        r.lossSum = number(j, "loss_sum");
+        r.wallMs = j.at("wall_ms").get<double>();
+        if (!j.at("val_correct").is_null())
+            r.validation = EvalResult{number(j, "val_loss_sum"), j.at("val_correct").get<std::size_t>()};
+        ++epochsRead_;
+        // The loop sums its losses on the device and reads them once per epoch, so it learns of a
+        // non-finite loss at the epoch's end: the step reported is the epoch's last.
+        if (!std::isfinite(r.lossSum)) r.nonFiniteStep = stepsPerEpoch();
+        return r;
+    }
+
+    EvalResult evaluate(const float*, const float*, std::size_t) override {
+        throw ConfigError("the " + framework_ + " backend validates inside its epochs only");
+    }
+
+    // After the last epoch the loop writes its weights and exits; a run ended early keeps its start.
+    MlpParams parameters() const override {
+        if (!child_ || epochsRead_ < config_.train.epochs) return initial_;
+        const int status = child_->wait(std::chrono::seconds(60));
+        if (status != 0) throw FrameworkError(failure("after its last epoch"));
+        return loadSafetensors(folder_->file("final.safetensors"));
+    }
+
+    std::vector<IgnoredSwitch> notApplicable(const ExecutionSettings& s) const override {
+        return torchIgnoredSwitches(s, target_);
+    }
+
+    std::vector<std::pair<std::string, std::string>> environment() const override {
+        std::vector<std::pair<std::string, std::string>> env = {
+            {"python", facts_.executable.empty() ? python_ : facts_.executable},
+            {"python_version", facts_.pythonVersion},
+            {"framework", framework_},
+            {framework_ + "_version", facts_.version},
+            {"framework_device", target_.device}};
+        for (const auto& [k, v] : ready_) env.emplace_back("framework_" + k, v);
+        return env;
+    }
+
+private:
+    // The prepared rows (.npy), the initial weights and the generated loop, in a private folder.
+    void writeHandOver(const PreparedData& d) {
+        folder_ = std::make_unique<TempFolder>();
+        writeNpy(folder_->file("train_x.npy"), d.trainX.data(), {d.trainRows(), d.cols});
+        writeNpy(folder_->file("train_y.npy"), d.trainY.data(), {d.trainRows()});
+        if (d.valRows() > 0) {
+            writeNpy(folder_->file("val_x.npy"), d.valX.data(), {d.valRows(), d.cols});
+            writeNpy(folder_->file("val_y.npy"), d.valY.data(), {d.valRows()});
+        }
+        saveSafetensors(folder_->file("init.safetensors"), initial_);
+        writeText(folder_->file("loop.py"), torchScript(config_, target_));
+        rows_ = d.trainRows();
+    }
+
+    void start(bool validation) {
+        std::vector<std::string> argv = {python_,          folder_->file("loop.py"),
+                                         "--data",         folder_->file("train_x.npy"),
+                                         "--labels",       folder_->file("train_y.npy"),
+                                         "--init-weights", folder_->file("init.safetensors"),
+                                         "--epochs",       std::to_string(config_.train.epochs),
+                                         "--device",       target_.device,
+                                         "--save-weights", folder_->file("final.safetensors")};
+        if (validation)
+            argv.insert(argv.end(),
+                        {"--val-data", folder_->file("val_x.npy"), "--val-labels", folder_->file("val_y.npy")});
+        child_ = std::make_unique<ChildProcess>(argv);
+    }
+
+    // The loop's first line, after its imports and data loading: facts for the RunRecord.
+    void waitUntilReady(const CancelFlag* cancel) {
+        if (!readLine(cancel)) {
+            cancelledInSetup_ = true;
+            return;
+        }
+        const auto j = nlohmann::json::parse(line_);
+        if (j.value("event", "") != "ready")
+            throw FrameworkError(framework_ + " loop began with an unexpected line: " + line_);
+        for (const auto& [k, v] : j.items())
+            if (k != "event" && k != "python") ready_.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
+        deviceName_ = j.value("device_name", target_.device);
+    }
+
+    // The next line of the loop's stdout; false when cancelled (the process group is ended then).
+    // Throws FrameworkError with the end of stderr when the loop ended without one.
+    bool readLine(const CancelFlag* cancel) {
+        switch (child_->readLine(line_, cancel)) {
+            case ChildProcess::Read::Line: return true;
+            case ChildProcess::Read::Cancelled: child_->terminate(); return false;
+            default:
+                throw FrameworkError(failure(epochsRead_ == 0 ? "before its first epoch"
+                                                              : "during epoch " + std::to_string(epochsRead_ + 1)));
+        }
+    }
+
+    std::string failure(const std::string& when) const {
+        std::string message = "the " + framework_ + " loop (" + python_ + ") " + child_->describeExit() + " " + when;
+        const std::string tail = child_->stderrTail();
+        return tail.empty() ? message : message + ":\n" + tail;
+    }
+
+    int stepsPerEpoch() const {
+        const auto batch = static_cast<std::size_t>(config_.train.batchSize);
+        return static_cast<int>((rows_ + batch - 1) / batch);
+    }
+
+    std::string framework_, python_, deviceName_ = "cpu", line_;
+    RunConfig config_;
+    FrameworkFacts facts_;
+    TorchTarget target_;
+    MlpParams initial_;
+    std::size_t rows_ = 0;
+    int epochsRead_ = 0;
+    bool cancelledInSetup_ = false;
+    std::vector<std::pair<std::string, std::string>> ready_;
+    std::unique_ptr<TempFolder> folder_;
+    std::unique_ptr<ChildProcess> child_;
+};
+}  // namespace
+
+BackendInfo probeFrameworkBackend(const std::string& framework) {
+    const FrameworkFacts f = probeFramework(framework, resolvePython());
+    BackendInfo info;
+    info.name = framework;
+    info.available = f.available;
+    info.reason = f.reason;
+    info.device = f.available ? framework + " " + f.version + (f.cuda ? " (cpu, cuda)" : " (cpu)") : "";
+    info.details = f.details();
+    return info;
+}
+
+std::unique_ptr<Backend> makeFrameworkBackend(const std::string& framework) {
+    if (framework != "torch") throw ConfigError("the " + framework + " backend is not built yet; use torch");
+    return std::make_unique<FrameworkBackend>(framework);
+}
+
+std::vector<IgnoredSwitch> frameworkIgnoredSwitches(const std::string& framework, const ExecutionSettings& s) {
+    if (framework != "torch") return {};
+    return torchIgnoredSwitches(s, targetOn(resolvePython(), FrameworkOptions{}));
+}
+
+std::string frameworkScript(const RunConfig& config) {
+    if (config.backend != "torch")
+        throw ConfigError("only PyTorch loops can be exported so far, not " + config.backend);
+    const FrameworkFacts facts = probeFramework("torch", resolvePython(config.framework.python));
+    TorchTarget target = facts.available ? torchTargetFor(facts, config.framework) : TorchTarget{};
+    if (!facts.available && config.framework.device != "auto") target.device = config.framework.device;
+    return torchScript(config, target);
+}
+
+void registerFrameworkBackends() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        BackendRegistry::instance().add(
+            "torch", [] { return probeFrameworkBackend("torch"); }, [](int) { return makeFrameworkBackend("torch"); },
+            [](const ExecutionSettings& s) { return frameworkIgnoredSwitches("torch", s); });
+    });
+}
+
+}  // namespace wb

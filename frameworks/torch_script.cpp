@@ -1,0 +1,554 @@
+#include "torch_script.h"
+
+#include <array>
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+namespace wb {
+
+namespace {
+
+// Shortest text that reads back as the same double, valid in Python ("0.001", "1e-08").
+std::string pyNumber(double v) {
+    std::array<char, 32> buf{};
+    const auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+    (void)ec;
+    return {buf.data(), end};
+}
+
+std::string pyBool(bool b) {
+    return b ? "True" : "False";
+}
+
+// Text safe inside a """docstring""" and a comment: no backslashes, quotes or line breaks.
+std::string plain(const std::string& s) {
+    std::string out;
+    for (const char c : s) out += (c == '\\' || c == '"') ? '\'' : (c == '\n' || c == '\r') ? ' ' : c;
+    return out;
+}
+
+std::string join(const std::vector<int>& v, const char* sep) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + std::to_string(v[i]);
+    return s;
+}
+
+// What each switch value does in the generated loop, for the docstring.
+std::string describeValue(const std::string& name, const std::string& value) {
+    static const std::map<std::string, std::string> kText = {
+        {"data_path=per_sample_gather", "a DataLoader over a TensorDataset fetches and collates every row on its own"},
+        {"data_path=pageable_copy", "slices of CPU tensors, each copied to the device per batch"},
+        {"data_path=pinned_async", "pinned CPU tensors, copied with non_blocking=True"},
+        {"data_path=device_resident", "the rows copied to the device once, then sliced"},
+        {"launch=eager_sync", "loss.item() after every step: the host waits for the device each step"},
+        {"launch=eager", "metrics summed on the device and read once per epoch: no wait per step"},
+        {"launch=graph_step", "the model compiled with torch.compile(mode='reduce-overhead')"},
+        {"launch=fused", "a whole-step fused kernel (not in PyTorch)"},
+        {"loss=sigmoid_bce", "a separate Sigmoid + BCELoss"},
+        {"loss=bce_with_logits", "BCEWithLogitsLoss on the logits: fused and numerically stable"},
+        {"zero_grad=twice", "model.zero_grad() and optimizer.zero_grad(), as posted"},
+        {"zero_grad=once", "optimizer.zero_grad() once"},
+        {"zero_grad=none", "optimizer.zero_grad(set_to_none=True): gradients written, not zeroed and added"},
+        {"optimizer_kernel=per_tensor", "foreach=False: one update per parameter tensor"},
+        {"optimizer_kernel=multi_tensor", "foreach=True: one multi-tensor update for all parameters"},
+        {"precision=fp32", "fp32 throughout"},
+        {"precision=tf32", "fp32 with TF32 tensor-core matrix products"},
+        {"precision=bf16", "torch.autocast to bfloat16 for the forward pass, fp32 master weights"},
+        {"precision=fp16", "torch.autocast to float16 with a GradScaler, fp32 master weights"},
+        {"gemm=cublas", "PyTorch's own matrix-product kernels"},
+        {"gemm=custom", "the workbench's own matrix products (not in PyTorch)"},
+    };
+    const auto it = kText.find(name + "=" + value);
+    return it == kText.end() ? "" : it->second;
+}
+
+std::string activationModule(Activation a) {
+    switch (a) {
+        case Activation::Tanh: return "nn.Tanh()";
+        case Activation::Relu: return "nn.ReLU()";
+        case Activation::Sigmoid: return "nn.Sigmoid()";
+        case Activation::Gelu: return "nn.GELU()  # the erf form";
+        case Activation::Identity: return "nn.Identity()";
+    }
+    return "nn.Identity()";
+}
+
+std::string optimizerConstruction(const OptimizerSpec& o, bool foreach) {
+    const std::string common = "model.parameters(), lr=" + pyNumber(o.lr);
+    const std::string tail = ", weight_decay=" + pyNumber(o.weightDecay) + ", foreach=" + pyBool(foreach) + ")";
+    switch (o.kind) {
+        case OptimizerKind::Adam:
+        case OptimizerKind::AdamW:
+            return std::string("torch.optim.") + (o.kind == OptimizerKind::Adam ? "Adam" : "AdamW") + "(" + common +
+                   ", betas=(" + pyNumber(o.beta1) + ", " + pyNumber(o.beta2) + "), eps=" + pyNumber(o.eps) + tail;
+        case OptimizerKind::Sgd:
+            return "torch.optim.SGD(" + common + ", momentum=" + pyNumber(o.momentum) +
+                   ", dampening=" + pyNumber(o.dampening) + ", nesterov=" + pyBool(o.nesterov) + tail;
+        case OptimizerKind::RmsProp:
+            return "torch.optim.RMSprop(" + common + ", alpha=" + pyNumber(o.alpha) + ", eps=" + pyNumber(o.eps) +
+                   ", momentum=" + pyNumber(o.momentum) + ", centered=" + pyBool(o.centered) + tail;
+    }
+    return {};
+}
+
+std::string docstring(const RunConfig& c, const ExecutionSettings& run, const TorchTarget& t,
+                      const std::vector<IgnoredSwitch>& ignored) {
+    const bool logits = run.loss == LossKind::BceWithLogits;
+    std::string s = "#!/usr/bin/env python3\n\"\"\"" + plain(c.name.empty() ? "custom" : c.name) +
+                    ": a PyTorch training loop written by MLP Workbench.\n\n";
+    s += "Model: inputs -> " + join(c.model.hidden, " -> ") + " -> 1, " + toString(c.model.activation) +
+         "; loss: " + (logits ? "BCEWithLogitsLoss" : "Sigmoid + BCELoss") +
+         "; optimizer: " + toString(c.optimizer.kind) + " (lr " + pyNumber(c.optimizer.lr) + ");\nbatch " +
+         std::to_string(c.train.batchSize) + ", " + std::to_string(c.train.epochs) + " epochs, " +
+         (c.train.shuffle ? "reshuffled every epoch" : "file order") + ", seed " + std::to_string(c.train.seed) +
+         "; written for the " + (t.device == "cuda" ? "GPU (CUDA)" : "CPU") + ".\n\n";
+    s += "How it executes (each switch is one suspected cause of a slow PyTorch loop; the code below\n"
+         "marks each with a comment naming it):\n";
+    for (const auto& d : describeSwitches(run))
+        if (d.name != "gemm") s += "  " + d.name + "=" + d.value + ": " + describeValue(d.name, d.value) + "\n";
+    if (!ignored.empty()) {
+        s += "Asked for but not applicable here:\n";
+        for (const auto& i : ignored) s += "  " + i.name + ": " + plain(i.reason) + "\n";
+    }
+    s += R"PY(
+Run it on a .npy pair (features (rows, cols) float32, labels (rows,) of 0 and 1):
+    python3 loop.py --data x.npy --labels y.npy [--val-data vx.npy --val-labels vy.npy]
+                    [--init-weights w.safetensors] [--epochs N] [--out run.json]
+It prints one JSON line per epoch and, with --out, writes a RunRecord (mlpwb.run/1) that MLP
+Workbench opens next to its own runs. It needs only PyTorch and numpy.
+"""
+)PY";
+    return s;
+}
+
+std::string imports(const ExecutionSettings& run) {
+    std::string s = R"PY(
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import struct
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+from torch import nn
+)PY";
+    if (run.dataPath == DataPath::PerSampleGather) s += "from torch.utils.data import DataLoader, TensorDataset\n";
+    return s;
+}
+
+std::string constants(const RunConfig& c, const TorchTarget& t) {
+    nlohmann::json config = c;
+    config["backend"] = "torch";
+    const std::string configText = config.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+    return "\n# The run as MLP Workbench recorded it (written into the RunRecord of --out).\nCONFIG = "
+           "json.loads(r\"\"\"" +
+           configText + "\"\"\")\nHIDDEN = [" + join(c.model.hidden, ", ") +
+           "]\nBATCH_SIZE = " + std::to_string(c.train.batchSize) + "\nEPOCHS = " + std::to_string(c.train.epochs) +
+           "\nSHUFFLE = " + pyBool(c.train.shuffle) + "\nSEED = " + std::to_string(c.train.seed) + "\nDEVICE = \"" +
+           t.device + "\"\n";
+}
+
+std::string modelClass(const RunConfig& c, const ExecutionSettings& run) {
+    const bool probabilities = run.loss == LossKind::SigmoidBce;
+    std::string s = R"PY(
+
+class Mlp(nn.Module):
+    """Linear layers with )PY" +
+                    toString(c.model.activation) +
+                    R"PY( between them; parameters named layers.{i}.weight / layers.{i}.bias."""
+
+    def __init__(self, inputs):
+        super().__init__()
+        widths = [inputs] + HIDDEN + [1]
+        self.layers = nn.ModuleList([nn.Linear(a, b) for a, b in zip(widths[:-1], widths[1:])])
+        self.depth = len(widths) - 1
+        self.activation = )PY" +
+                    activationModule(c.model.activation) + "\n";
+    if (c.model.init == InitKind::Glorot)
+        s += R"PY(        for layer in self.layers:  # Keras' glorot_uniform weights and zero biases
+            nn.init.xavier_uniform_(layer.weight)
+            nn.init.zeros_(layer.bias)
+)PY";
+    if (probabilities)
+        s += "        self.probability = nn.Sigmoid()  # loss=sigmoid_bce: the model ends in a Sigmoid\n";
+    s += R"PY(
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i < self.depth - 1:
+                x = self.activation(x)
+)PY";
+    s += probabilities ? "        return self.probability(x)\n"
+                       : "        return x  # logits: BCEWithLogitsLoss applies the sigmoid inside\n";
+    return s;
+}
+
+// safetensors by hand (an 8-byte header length, a JSON header, raw little-endian floats), and .npy.
+std::string fileHelpers() {
+    return R"PY(
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        blob = f.read()
+    (length,) = struct.unpack("<Q", blob[:8])
+    header = json.loads(blob[8:8 + length])
+    data = blob[8 + length:]
+    tensors = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        if entry["dtype"] != "F32":
+            raise ValueError(f"{path}: {name} is {entry['dtype']}, expected F32")
+        begin, end = entry["data_offsets"]
+        tensors[name] = np.frombuffer(data[begin:end], dtype="<f4").reshape(entry["shape"]).copy()
+    return tensors
+
+
+def write_atomically(path, payload):
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(payload)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def write_safetensors(path, tensors):
+    header, blobs, offset = {}, [], 0
+    for name, array in tensors.items():
+        data = np.ascontiguousarray(array, dtype="<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(array.shape), "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    write_atomically(path, struct.pack("<Q", len(text)) + text + b"".join(blobs))
+
+
+def load_rows(features_path, labels_path):
+    """Features (rows, cols) and labels (rows, 1) as float32 arrays."""
+    x = np.ascontiguousarray(np.load(features_path, allow_pickle=False), dtype=np.float32)
+    y = np.ascontiguousarray(np.load(labels_path, allow_pickle=False), dtype=np.float32).reshape(-1, 1)
+    if x.ndim != 2 or y.shape[0] != x.shape[0]:
+        raise ValueError(f"{features_path} {x.shape} and {labels_path} {y.shape} do not pair up as (rows, cols), (rows,)")
+    return x, y
+)PY";
+}
+
+// make_batches(): returns epoch_batches(), a generator of (inputs (B, cols), targets (B, 1)) on the device.
+std::string dataPathCode(const ExecutionSettings& run, const TorchOptions& o) {
+    std::string s = R"PY(
+
+def make_batches(x, y, device, generator):
+    """Returns epoch_batches(): one epoch of (inputs (B, cols), targets (B, 1)) on the device."""
+    rows = x.shape[0]
+)PY";
+    switch (run.dataPath) {
+        case DataPath::PerSampleGather: {
+            std::string loaderArgs = "batch_size=BATCH_SIZE, shuffle=SHUFFLE, generator=generator";
+            loaderArgs += ",\n                        num_workers=" + std::to_string(o.numWorkers);
+            if (o.prefetchFactor > 0) loaderArgs += ", prefetch_factor=" + std::to_string(o.prefetchFactor);
+            if (o.pinMemory) loaderArgs += ", pin_memory=True";
+            s +=
+                R"PY(    # data_path=per_sample_gather: the founding post's loader. The DataLoader asks the TensorDataset
+    # for every row on its own and collates the rows into a batch, then .to(device) copies it.
+    loader = DataLoader(TensorDataset(torch.Tensor(x), torch.Tensor(y)), )PY" +
+                loaderArgs + R"PY()
+
+    def epoch_batches():
+        for inputs, targets in loader:
+            yield inputs.to(device), targets.to(device)
+    return epoch_batches
+)PY";
+            return s;
+        }
+        case DataPath::PageableCopy:
+            s += R"PY(    # data_path=pageable_copy: whole batches sliced from CPU tensors, each copied to the device
+    # synchronously from ordinary (pageable) memory.
+    x_host, y_host = torch.from_numpy(x), torch.from_numpy(y)
+
+    def epoch_batches():
+        xs, ys = x_host, y_host
+        if SHUFFLE:
+            order = torch.randperm(rows, generator=generator)
+            xs, ys = x_host[order], y_host[order]
+        for start in range(0, rows, BATCH_SIZE):
+            yield xs[start:start + BATCH_SIZE].to(device), ys[start:start + BATCH_SIZE].to(device)
+    return epoch_batches
+)PY";
+            return s;
+        case DataPath::PinnedAsync:
+            s += R"PY(    # data_path=pinned_async: the rows in pinned (page-locked) memory, so each batch's copy is a
+    # DMA that runs with non_blocking=True while the host queues the step's kernels.
+    x_host, y_host = torch.from_numpy(x).pin_memory(), torch.from_numpy(y).pin_memory()
+    x_order, y_order = torch.empty_like(x_host).pin_memory(), torch.empty_like(y_host).pin_memory()
+
+    def epoch_batches():
+        xs, ys = x_host, y_host
+        if SHUFFLE:
+            order = torch.randperm(rows, generator=generator)
+            xs = torch.index_select(x_host, 0, order, out=x_order)
+            ys = torch.index_select(y_host, 0, order, out=y_order)
+        for start in range(0, rows, BATCH_SIZE):
+            yield (xs[start:start + BATCH_SIZE].to(device, non_blocking=True),
+                   ys[start:start + BATCH_SIZE].to(device, non_blocking=True))
+    return epoch_batches
+)PY";
+            return s;
+        case DataPath::DeviceResident:
+            s += R"PY(    # data_path=device_resident: the rows copied to the device once; a batch is a slice (a view).
+    x_dev, y_dev = torch.from_numpy(x).to(device), torch.from_numpy(y).to(device)
+
+    def epoch_batches():
+        xs, ys = x_dev, y_dev
+        if SHUFFLE:
+            order = torch.randperm(rows, generator=generator).to(device)
+            xs, ys = x_dev[order], y_dev[order]
+        for start in range(0, rows, BATCH_SIZE):
+            yield xs[start:start + BATCH_SIZE], ys[start:start + BATCH_SIZE]
+    return epoch_batches
+)PY";
+            return s;
+    }
+    return s;
+}
+
+std::string zeroGradCode(ZeroGrad z) {
+    switch (z) {
+        case ZeroGrad::Twice:
+            return "        # zero_grad=twice: as posted, the model and then the optimizer zero the same gradients\n"
+                   "        model.zero_grad(set_to_none=False)\n"
+                   "        optimizer.zero_grad(set_to_none=False)\n";
+        case ZeroGrad::Once: return "        optimizer.zero_grad(set_to_none=False)  # zero_grad=once\n";
+        case ZeroGrad::None:
+            return "        optimizer.zero_grad(set_to_none=True)  # zero_grad=none: backward writes fresh gradients\n";
+    }
+    return {};
+}
+
+std::string forwardCode(Precision p) {
+    if (p == Precision::Bf16 || p == Precision::Fp16) {
+        const std::string dtype = p == Precision::Bf16 ? "torch.bfloat16" : "torch.float16";
+        return "        with torch.autocast(device_type=DEVICE, dtype=" + dtype + "):  # precision=" + toString(p) +
+               "\n            outputs = forward(inputs)\n        loss = loss_fn(outputs.float(), targets)\n";
+    }
+    return "        outputs = forward(inputs)\n        loss = loss_fn(outputs, targets)\n";
+}
+
+std::string trainEpochCode(const ExecutionSettings& run) {
+    const bool sync = run.launch == Launch::EagerSync;
+    const bool scaled = run.precision == Precision::Fp16;
+    const std::string threshold = run.loss == LossKind::SigmoidBce ? "0.5" : "0";
+    std::string s = R"PY(
+
+def train_epoch(forward, model, loss_fn, optimizer, epoch_batches, device, scaler):
+    """One pass over the training rows: (sum of the rows' losses, rows classified right, rows)."""
+    model.train()
+)PY";
+    s += sync ? "    loss_sum, correct, samples = 0.0, 0, 0\n"
+              : "    # launch=eager: the metrics are summed on the device and read once, at the epoch's end.\n"
+                "    loss_sum = torch.zeros((), dtype=torch.float64, device=device)\n"
+                "    correct = torch.zeros((), dtype=torch.int64, device=device)\n"
+                "    samples = 0\n";
+    s += "    for inputs, targets in epoch_batches():\n";
+    s += zeroGradCode(run.zeroGrad);
+    s += forwardCode(run.precision);
+    s += scaled ? "        scaler.scale(loss).backward()  # fp16: the loss scaled so small gradients survive\n"
+                  "        scaler.step(optimizer)\n"
+                  "        scaler.update()\n"
+                : "        loss.backward()\n        optimizer.step()\n";
+    s += "        rows = targets.shape[0]\n        samples += rows\n";
+    if (sync)
+        s += "        # launch=eager_sync: loss.item() makes the host wait for the device after every step.\n"
+             "        loss_sum += loss.item() * rows\n"
+             "        correct += int(((outputs >= " +
+             threshold +
+             ") == (targets >= 0.5)).sum().item())\n"
+             "    return loss_sum, correct, samples\n";
+    else
+        s += "        loss_sum += loss.detach().double() * rows\n"
+             "        correct += ((outputs.detach() >= " +
+             threshold +
+             ") == (targets >= 0.5)).sum()\n"
+             "    return loss_sum.item(), int(correct.item()), samples\n";
+    return s;
+}
+
+std::string evaluateCode(const ExecutionSettings& run) {
+    const std::string threshold = run.loss == LossKind::SigmoidBce ? "0.5" : "0";
+    const bool autocast = run.precision == Precision::Bf16 || run.precision == Precision::Fp16;
+    std::string forward = "        outputs = model(x).float()\n";
+    if (autocast)
+        forward = std::string("        with torch.autocast(device_type=DEVICE, dtype=") +
+                  (run.precision == Precision::Bf16 ? "torch.bfloat16" : "torch.float16") +
+                  "):\n            outputs = model(x).float()\n";
+    return R"PY(
+
+def evaluate(model, loss_fn, x, y):
+    """(sum of the rows' losses, rows classified right) on resident rows, without training."""
+    model.eval()
+    with torch.no_grad():
+)PY" + forward +
+           R"PY(        loss = loss_fn(outputs, y).item() * y.shape[0]
+        correct = int(((outputs >= )PY" +
+           threshold + R"PY() == (y >= 0.5)).sum().item())
+    return loss, correct
+)PY";
+}
+
+std::string setupCode(const RunConfig& c, const ExecutionSettings& run) {
+    std::string s = R"PY(
+
+def build(inputs, device, init_weights):
+    """The model (from init_weights when given), its forward function, the loss and the optimizer."""
+    model = Mlp(inputs)
+    if init_weights:
+        state = {k: torch.from_numpy(v) for k, v in read_safetensors(init_weights).items()}
+        model.load_state_dict(state, strict=False)
+        missing = [k for k in model.state_dict() if k not in state]
+        if missing:
+            raise ValueError(f"{init_weights} lacks {', '.join(missing)}")
+    model.to(device)
+)PY";
+    if (c.framework.torch.scriptModel)
+        s += "    model = torch.jit.script(model)  # the model compiled with TorchScript\n";
+    s += run.launch == Launch::GraphStep
+             ? "    # launch=graph_step: the forward (and its backward) compiled once and replayed as a graph.\n"
+               "    forward = torch.compile(model, mode=\"reduce-overhead\")\n"
+             : "    forward = model\n";
+    s += run.loss == LossKind::SigmoidBce
+             ? "    loss_fn = nn.BCELoss()  # loss=sigmoid_bce: on the model's Sigmoid output\n"
+             : "    loss_fn = nn.BCEWithLogitsLoss()  # loss=bce_with_logits\n";
+    s += "    optimizer = " + optimizerConstruction(c.optimizer, run.optimizerKernel == OptimizerKernel::MultiTensor) +
+         "  # optimizer_kernel=" + toString(run.optimizerKernel) + "\n";
+    if (run.precision == Precision::Tf32)
+        s += "    torch.backends.cuda.matmul.allow_tf32 = True  # precision=tf32: tensor-core matrix products\n";
+    s += run.precision == Precision::Fp16 ? "    scaler = torch.cuda.amp.GradScaler()  # precision=fp16\n"
+                                          : "    scaler = None\n";
+    s += "    return model, forward, loss_fn, optimizer, scaler\n";
+    return s;
+}
+
+std::string mainCode() {
+    return R"PY(
+
+def finite(v):
+    return v if v is not None and math.isfinite(v) else None
+
+
+def emit(line):
+    print(json.dumps(line), flush=True)
+
+
+def synchronize(device):
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--data", required=True, help="features, (rows, cols) .npy")
+    p.add_argument("--labels", required=True, help="labels 0/1, (rows,) .npy")
+    p.add_argument("--val-data", help="validation features .npy")
+    p.add_argument("--val-labels", help="validation labels .npy")
+    p.add_argument("--init-weights", help="initial weights (safetensors, layers.{i}.weight/bias)")
+    p.add_argument("--epochs", type=int, default=EPOCHS)
+    p.add_argument("--device", default=DEVICE, help="cpu or cuda")
+    p.add_argument("--out", help="write a RunRecord (mlpwb.run/1) here")
+    p.add_argument("--save-weights", help="write the trained weights here (safetensors)")
+    return p.parse_args()
+
+
+def summary(epochs):
+    timed = [e["wall_ms"] for e in epochs if not e["warmup"]] or [e["wall_ms"] for e in epochs]
+    last = epochs[-1] if epochs else {}
+    return {"median_epoch_ms": statistics.median(timed) if timed else None,
+            "min_epoch_ms": min(timed) if timed else None,
+            "total_ms": sum(e["wall_ms"] for e in epochs),
+            "final": {k: last.get(k) for k in ("train_loss", "train_accuracy", "val_loss", "val_accuracy")}}
+
+
+def main():
+    args = parse_args()
+    torch.manual_seed(SEED)
+    device = torch.device(args.device)
+    x, y = load_rows(args.data, args.labels)
+    val = None
+    if args.val_data:
+        vx, vy = load_rows(args.val_data, args.val_labels)
+        val = (torch.from_numpy(vx).to(device), torch.from_numpy(vy).to(device))
+    model, forward, loss_fn, optimizer, scaler = build(x.shape[1], device, args.init_weights)
+    epoch_batches = make_batches(x, y, device, torch.Generator().manual_seed(SEED))
+    facts = {"framework": "torch", "torch": torch.__version__, "python": sys.executable,
+             "python_version": platform.python_version(), "device": str(device),
+             "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor(),
+             "threads": torch.get_num_threads()}
+    emit({"event": "ready", **facts})
+
+    epochs, status, message = [], "completed", ""
+    run_start = time.perf_counter()
+    for epoch in range(1, args.epochs + 1):
+        synchronize(device)
+        start = time.perf_counter()
+        loss_sum, correct, samples = train_epoch(forward, model, loss_fn, optimizer, epoch_batches, device, scaler)
+        val_loss_sum, val_correct = evaluate(model, loss_fn, *val) if val else (None, None)
+        synchronize(device)
+        end = time.perf_counter()
+        wall_ms = (end - start) * 1000.0
+        rows_val = val[1].shape[0] if val else 0
+        line = {"epoch": epoch, "warmup": epoch == 1,
+                "train_loss": finite(loss_sum / samples), "train_accuracy": correct / samples,
+                "val_loss": finite(val_loss_sum / rows_val) if val else None,
+                "val_accuracy": val_correct / rows_val if val else None,
+                "wall_ms": wall_ms, "device_ms": None, "samples_per_s": samples / (wall_ms / 1000.0),
+                "phases_ms": None, "elapsed_ms": (end - run_start) * 1000.0,
+                "loss_sum": finite(loss_sum), "correct": correct, "samples": samples,
+                "val_loss_sum": finite(val_loss_sum) if val else None, "val_correct": val_correct}
+        emit(line)
+        epochs.append({k: line[k] for k in ("epoch", "warmup", "train_loss", "train_accuracy", "val_loss",
+                                            "val_accuracy", "wall_ms", "device_ms", "samples_per_s",
+                                            "phases_ms", "elapsed_ms")})
+        if line["loss_sum"] is None:
+            status, message = "diverged", f"loss became non-finite at epoch {epoch}"
+            break
+
+    if args.save_weights:
+        write_safetensors(args.save_weights, {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()})
+    if args.out:
+        record = {"schema": "mlpwb.run/1", "name": CONFIG.get("name") or "PyTorch loop", "status": status,
+                  "message": message, "config": CONFIG,
+                  "dataset": {"source": os.path.basename(args.data), "rows": x.shape[0] + (rows_val if val else 0),
+                              "features": x.shape[1], "train_rows": x.shape[0], "val_rows": rows_val if val else 0},
+                  "environment": {"backend": "torch", **{k: str(v) for k, v in facts.items()}},
+                  "epochs": epochs, "summary": summary(epochs)}
+        write_atomically(args.out, (json.dumps(record, indent=2) + "\n").encode())
+    return 0 if status == "completed" else 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+)PY";
+}
+
+}  // namespace
+
+std::string torchScript(const RunConfig& config, const TorchTarget& target) {
+    const auto ignored = torchIgnoredSwitches(config.execution, target);
+    const ExecutionSettings run = torchEffectiveSettings(config.execution, target);
+    return docstring(config, run, target, ignored) + imports(run) + constants(config, target) +
+           modelClass(config, run) + fileHelpers() + dataPathCode(run, config.framework.torch) + trainEpochCode(run) +
+           evaluateCode(run) + setupCode(config, run) + mainCode();
+}
+
+}  // namespace wb
