@@ -5,6 +5,7 @@
 
 #include "errors.h"
 #include "execution_settings.h"
+#include "framework_options.h"
 
 namespace wb {
 
@@ -36,14 +37,35 @@ const std::vector<AblationFix>& ablationFixes() {
          "forward, loss, backward and update of a step in a few fused kernels with the project's own GEMMs; "
          "they compute in fp32, so this fix also undoes a mixed-precision step before it",
          {{"launch", "fused"}, {"gemm", "custom"}, {"precision", "fp32"}}},
+        // The founding post's other knobs: options of the torch backend, not shared switches. The
+        // DataLoader's act only while it is used (data_path=per_sample_gather): try them with --alone.
+        {"torch_workers",
+         "DataLoader(num_workers=2): two worker processes gather and collate the rows (torch backend)",
+         {{"torch.num_workers", "2"}}},
+        {"torch_prefetch",
+         "DataLoader(num_workers=2, prefetch_factor=4): workers keep four batches each ready (torch backend)",
+         {{"torch.num_workers", "2"}, {"torch.prefetch_factor", "4"}}},
+        {"torch_pin_memory",
+         "DataLoader(pin_memory=True): batches collated into pinned memory for faster copies (torch, CUDA)",
+         {{"torch.pin_memory", "true"}}},
+        {"torch_script",
+         "the model compiled with TorchScript, torch.jit.script (torch backend)",
+         {{"torch.script_model", "true"}}},
     };
     return all;
 }
 
 std::vector<std::string> defaultFixOrder() {
     std::vector<std::string> names;
-    for (const auto& f : ablationFixes()) names.push_back(f.name);
+    for (const auto& f : ablationFixes())
+        if (!isTorchFix(f)) names.push_back(f.name);
     return names;
+}
+
+bool isTorchFix(const AblationFix& fix) {
+    for (const auto& [name, value] : fix.sets)
+        if (isTorchOption(name)) return true;
+    return false;
 }
 
 AblationFix ablationFixByName(const std::string& name) {
@@ -56,6 +78,11 @@ AblationFix ablationFixByName(const std::string& name) {
         throw ConfigError("unknown fix '" + name + "' (valid: " + valid + ", or switch=value)");
     }
     const std::string sw = name.substr(0, eq), value = name.substr(eq + 1);
+    if (isTorchOption(sw)) {
+        TorchOptions check;
+        setTorchOption(check, sw, value);  // throws ConfigError for an unknown option or value
+        return {name, "set the torch option " + sw + " to " + value, {{sw, value}}};
+    }
     ExecutionSettings check;
     setSwitch(check, sw, value);  // throws ConfigError for an unknown switch or value
     return {name, "set " + sw + " to " + value, {{sw, value}}};

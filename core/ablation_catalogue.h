@@ -8,18 +8,22 @@
 
 namespace wb {
 
-// One fix: a name the user picks ("launch") and the switches it sets ({"launch", "graph_step"}).
+// One fix: a name the user picks ("launch") and the switches it sets ({"launch", "graph_step"}), or
+// the torch options ({"torch.num_workers", "2"}).
 struct AblationFix {
     std::string name;
     std::string description;                                // one line, for tables and tooltips
     std::vector<std::pair<std::string, std::string>> sets;  // switch name -> value (describeSwitches names)
 };
 
-// The built-in fixes in their default order: data_path, launch, loss, zero_grad, optimizer_kernel,
-// precision, fused.
+// The built-in fixes: data_path, launch, loss, zero_grad, optimizer_kernel, precision, fused (the
+// default order), then the torch backend's own (torch_workers, torch_prefetch, torch_pin_memory,
+// torch_script), which set torch options ("torch.num_workers") instead of switches.
 const std::vector<AblationFix>& ablationFixes();
-std::vector<std::string> defaultFixOrder();
-// A built-in fix by name, or a custom one written "switch=value" (e.g. "precision=bf16").
+std::vector<std::string> defaultFixOrder();  // the shared switches' fixes only
+bool isTorchFix(const AblationFix& fix);
+// A built-in fix by name, or a custom one written "switch=value" (e.g. "precision=bf16") or
+// "torch.option=value" (e.g. "torch.num_workers=4").
 // Throws ConfigError for an unknown name, switch or value.
 AblationFix ablationFixByName(const std::string& name);
 

@@ -43,6 +43,7 @@ nlohmann::json stepToJson(const AblationStep& s) {
             {"status", toString(s.status)},
             {"message", s.message},
             {"settings", s.settings},
+            {"torch", s.torch},
             {"measured", s.measured()},
             {"median_epoch_ms", s.medianEpochMs},
             {"min_epoch_ms", s.minEpochMs},
@@ -61,6 +62,7 @@ AblationStep stepFromJson(const nlohmann::json& j) {
     s.status = stepStatusFromString(j.value("status", "ran"));
     s.message = j.value("message", "");
     if (j.contains("settings")) s.settings = j.at("settings").get<ExecutionSettings>();
+    if (j.contains("torch") && j.at("torch").is_object()) s.torch = j.at("torch").get<TorchOptions>();
     for (const auto& r : j.value("runs", nlohmann::json::array())) s.runs.push_back(RunRecord::fromJson(r));
     s.medianEpochMs = j.at("median_epoch_ms").get<double>();
     s.minEpochMs = j.value("min_epoch_ms", s.medianEpochMs);

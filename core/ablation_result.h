@@ -10,6 +10,7 @@
 
 #include "ablation_catalogue.h"
 #include "execution_settings.h"
+#include "framework_options.h"
 #include "run_record.h"
 
 namespace wb {
@@ -41,6 +42,7 @@ struct AblationStep {
     StepStatus status = StepStatus::Ran;
     std::string message;          // why refused, not applicable or failed; notes otherwise
     ExecutionSettings settings;   // the settings after this step (what ran, when it ran)
+    TorchOptions torch;           // the torch backend's options after this step
     std::vector<RunRecord> runs;  // one per repeat; empty when the step did not run
     // Median over the runs of each run's median epoch ms (warm-up excluded, as RunRecord::summary);
     // for a step that did not run, the previous step's level.

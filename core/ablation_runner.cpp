@@ -18,6 +18,11 @@ std::string switchValue(const ExecutionSettings& s, const std::string& name) {
     throw ConfigError("unknown execution switch '" + name + "'");
 }
 
+// The value of switch or torch option `name` in a step.
+std::string valueOf(const AblationStep& step, const std::string& name) {
+    return isTorchOption(name) ? torchOptionValue(step.torch, name) : switchValue(step.settings, name);
+}
+
 std::string stepName(const AblationFix& fix) {
     std::string name;
     for (const auto& [sw, value] : fix.sets) {
@@ -72,6 +77,7 @@ public:
         baseline.name = "baseline";
         baseline.description = preset.name + ": " + preset.description;
         baseline.settings = preset.settings;
+        baseline.torch = base_.framework.torch;
         runStep(baseline, 0);
         if (!finishStep(result_.steps, std::move(baseline))) return finish();
         if (!result_.steps.back().measured()) return fail("the baseline did not run: " + result_.steps.back().message);
@@ -99,18 +105,23 @@ private:
         step.fix = fix.name;
         step.description = fix.description;
         step.settings = from.settings;
+        step.torch = from.torch;
         const double level = from.medianEpochMs;
         std::vector<std::string> changed;
-        for (const auto& [sw, value] : fix.sets) {
-            if (switchValue(step.settings, sw) != value) changed.push_back(sw);
-            setSwitch(step.settings, sw, value);
+        for (const auto& [name, value] : fix.sets) {
+            if (valueOf(step, name) != value) changed.push_back(name);
+            if (isTorchOption(name))
+                setTorchOption(step.torch, name, value);
+            else
+                setSwitch(step.settings, name, value);
         }
         if (auto refused = step.settings.refusal()) {
             step.status = StepStatus::Refused;
             step.message = *refused;
             step.settings = from.settings;  // a refused fix is not applied: the next fix starts from `from`
+            step.torch = from.torch;
             keepLevel(step, level);
-        } else if (auto ignored = ignoredByBackend(from.settings, step.settings, changed)) {
+        } else if (auto ignored = ignoredByBackend(from, step, changed)) {
             step.status = StepStatus::NotApplicable;
             step.message = *ignored;
             keepLevel(step, level);
@@ -118,7 +129,10 @@ private:
             if (changed.empty()) step.message = "changes no switch (already set): any difference is noise";
             runStep(step, index);
             if (step.status != StepStatus::Ran) {
-                if (step.status != StepStatus::Cancelled) step.settings = from.settings;
+                if (step.status != StepStatus::Cancelled) {
+                    step.settings = from.settings;
+                    step.torch = from.torch;
+                }
                 keepLevel(step, level);
             }
         }
@@ -129,14 +143,21 @@ private:
     // one of them. A switch is ignored when the backend ignores its old or its new value (precision
     // fp16 -> fp32 on the CPU changes nothing, though fp32 itself is "applicable").
     // A fix that changes nothing is not "not applicable": it runs, and shows it did nothing.
-    std::optional<std::string> ignoredByBackend(const ExecutionSettings& before, const ExecutionSettings& after,
+    std::optional<std::string> ignoredByBackend(const AblationStep& from, const AblationStep& to,
                                                 const std::vector<std::string>& changed) {
         if (changed.empty()) return std::nullopt;
+        const ExecutionSettings &before = from.settings, &after = to.settings;
         const BackendRegistry& registry = BackendRegistry::instance();
         const auto ignoredAfter = registry.notApplicable(result_.backend, after);
         const auto ignoredBefore = registry.notApplicable(result_.backend, before);
         std::string reasons;
         for (const auto& sw : changed) {
+            if (isTorchOption(sw)) {
+                const auto why = torchOptionIgnored(sw, after);
+                if (!why) return std::nullopt;
+                reasons += (reasons.empty() ? "" : "; ") + sw + "=" + torchOptionValue(to.torch, sw) + ": " + *why;
+                continue;
+            }
             // Each reason as "switch=value: why", the value of the settings that ignore it.
             const IgnoredSwitch* why = findIgnored(ignoredAfter, sw);
             const ExecutionSettings* ignoring = &after;
@@ -150,11 +171,21 @@ private:
         return "not applicable on the " + result_.backend + " backend: " + reasons;
     }
 
+    // Why torch option `name` does nothing under `s` on this ablation's backend, or nullopt.
+    std::optional<std::string> torchOptionIgnored(const std::string& name, const ExecutionSettings& s) const {
+        if (result_.backend != "torch")
+            return "an option of PyTorch's own loop, which the " + result_.backend + " backend does not run";
+        if (isDataLoaderOption(name) && s.dataPath != DataPath::PerSampleGather)
+            return "the loop uses no DataLoader with data_path=" + toString(s.dataPath);
+        return std::nullopt;
+    }
+
     // Trains the step once more (run `repeat`); sets its status, runs and level. False when the run did not
     // complete: the status says why (refused, failed, cancelled) and the runs are kept as they were.
     bool runOnce(AblationStep& step, int index, int repeat) {
         RunConfig config = base_;
         config.execution = step.settings;
+        config.framework.torch = step.torch;
         config.name = step.fix.empty() ? plan_.baseline : step.name;
         if (callbacks_.onRunStarted) callbacks_.onRunStarted(index, step.name, repeat, plannedRuns(plan_));
         RunRecord record;

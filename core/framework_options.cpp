@@ -26,6 +26,51 @@ bool isFrameworkBackend(const std::string& backend) {
            std::end(kFrameworkBackends);
 }
 
+namespace {
+constexpr const char* kTorchPrefix = "torch.";
+
+int parseCount(const std::string& name, const std::string& value) {
+    try {
+        std::size_t used = 0;
+        const int n = std::stoi(value, &used);
+        if (used == value.size() && n >= 0) return n;
+    } catch (const std::exception&) {
+    }
+    throw ConfigError(name + " expects a count (0, 1, 2, ...), got '" + value + "'");
+}
+
+bool parseFlag(const std::string& name, const std::string& value) {
+    if (value == "true" || value == "1") return true;
+    if (value == "false" || value == "0") return false;
+    throw ConfigError(name + " expects true or false, got '" + value + "'");
+}
+}  // namespace
+
+bool isTorchOption(const std::string& name) {
+    return name.rfind(kTorchPrefix, 0) == 0;
+}
+
+bool isDataLoaderOption(const std::string& name) {
+    return name == "torch.num_workers" || name == "torch.prefetch_factor" || name == "torch.pin_memory";
+}
+
+std::string torchOptionValue(const TorchOptions& o, const std::string& name) {
+    if (name == "torch.num_workers") return std::to_string(o.numWorkers);
+    if (name == "torch.prefetch_factor") return std::to_string(o.prefetchFactor);
+    if (name == "torch.pin_memory") return o.pinMemory ? "true" : "false";
+    if (name == "torch.script_model") return o.scriptModel ? "true" : "false";
+    throw ConfigError("unknown torch option '" + name +
+                      "' (valid: torch.num_workers, torch.prefetch_factor, torch.pin_memory, torch.script_model)");
+}
+
+void setTorchOption(TorchOptions& o, const std::string& name, const std::string& value) {
+    torchOptionValue(o, name);  // throws for an unknown name
+    if (name == "torch.num_workers") o.numWorkers = parseCount(name, value);
+    if (name == "torch.prefetch_factor") o.prefetchFactor = parseCount(name, value);
+    if (name == "torch.pin_memory") o.pinMemory = parseFlag(name, value);
+    if (name == "torch.script_model") o.scriptModel = parseFlag(name, value);
+}
+
 void to_json(nlohmann::json& j, const TorchOptions& o) {
     j = {{"num_workers", o.numWorkers},
          {"prefetch_factor", o.prefetchFactor},

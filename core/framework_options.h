@@ -26,6 +26,14 @@ struct FrameworkOptions {
     bool operator==(const FrameworkOptions&) const = default;
 };
 
+// The torch options by the names an ablation fix sets ("torch.num_workers" -> "2"): num_workers,
+// prefetch_factor, pin_memory, script_model. Booleans read true/false.
+bool isTorchOption(const std::string& name);
+// Whether `name` is one of the DataLoader's options (they act only with data_path=per_sample_gather).
+bool isDataLoaderOption(const std::string& name);
+std::string torchOptionValue(const TorchOptions& o, const std::string& name);             // throws ConfigError
+void setTorchOption(TorchOptions& o, const std::string& name, const std::string& value);  // throws ConfigError
+
 // The backends that run in a framework's subprocess, in the order front ends list them.
 inline constexpr const char* kFrameworkBackends[] = {"torch", "keras", "jax"};
 bool isFrameworkBackend(const std::string& backend);

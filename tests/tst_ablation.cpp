@@ -87,6 +87,8 @@ private slots:
     void badPlansAreRefusedBeforeAnyRun_data();
     void badPlansAreRefusedBeforeAnyRun();
     void customFixBySwitchAndValue();
+    void torchOptionFixes();
+    void torchOptionsDoNothingOnTheCpuBackend();
     void repeatsRunInRounds();
     void cancellingALaterRoundKeepsTheRunsMade();
 };
@@ -288,6 +290,10 @@ void TestAblation::badPlansAreRefusedBeforeAnyRun_data() {
                                    << "precision=fp8" << 1;
     QTest::newRow("no repeats") << "Seed PyTorch loop"
                                 << "loss" << 0;
+    QTest::newRow("unknown torch option") << "Seed PyTorch loop"
+                                          << "torch.turbo=1" << 1;
+    QTest::newRow("bad torch value") << "Seed PyTorch loop"
+                                     << "torch.num_workers=many" << 1;
 }
 
 void TestAblation::badPlansAreRefusedBeforeAnyRun() {
@@ -309,6 +315,33 @@ void TestAblation::customFixBySwitchAndValue() {
     const AblationResult r = run(plan({"loss=bce_with_logits", "precision=bf16"}));
     QCOMPARE(statusesOf(r.steps), QStringList({"ran", "ran", "not_applicable"}));
     WB_COMPARE_NAME(r.steps[1].settings.loss, "bce_with_logits");
+}
+
+// The torch backend's own knobs are fixes too, by name or as "torch.option=value", but not in the
+// default order (they act on PyTorch's loop only).
+void TestAblation::torchOptionFixes() {
+    const AblationFix workers = ablationFixByName("torch_workers");
+    QCOMPARE(workers.sets, (std::vector<std::pair<std::string, std::string>>{{"torch.num_workers", "2"}}));
+    QVERIFY(isTorchFix(workers));
+    QVERIFY(!isTorchFix(ablationFixByName("loss")));
+    const AblationFix custom = ablationFixByName("torch.prefetch_factor=8");
+    QCOMPARE(custom.sets, (std::vector<std::pair<std::string, std::string>>{{"torch.prefetch_factor", "8"}}));
+    for (const auto& name : defaultFixOrder()) QVERIFY2(!isTorchFix(ablationFixByName(name)), name.c_str());
+    TorchOptions o;
+    setTorchOption(o, "torch.script_model", "true");
+    setTorchOption(o, "torch.num_workers", "3");
+    QVERIFY(o.scriptModel);
+    QCOMPARE(torchOptionValue(o, "torch.num_workers"), std::string("3"));
+}
+
+void TestAblation::torchOptionsDoNothingOnTheCpuBackend() {
+    const AblationResult r = run(plan({"torch_workers", "loss", "torch_script"}));
+    QCOMPARE(statusesOf(r.steps), QStringList({"ran", "not_applicable", "ran", "not_applicable"}));
+    QVERIFY2(r.steps[1].message.find("which the cpu backend does not run") != std::string::npos,
+             r.steps[1].message.c_str());
+    QCOMPARE(r.steps[1].torch.numWorkers, 2);  // applied (as a switch the backend ignores is), not run
+    const AblationResult back = AblationResult::fromJson(r.toJson());
+    QCOMPARE(back.steps[3].torch.scriptModel, true);
 }
 
 void TestAblation::repeatsRunInRounds() {
