@@ -93,8 +93,11 @@ void printTable(const AblationResult& r) {
     for (std::size_t i = 0; i < r.steps.size(); ++i) printRow(r.steps[i], i > 0, width);
     if (!r.steps.empty()) {
         const double first = r.steps.front().medianEpochMs, last = r.steps.back().medianEpochMs;
-        std::printf("  total gap %.2f ms: %.2f -> %.2f ms per epoch (%.2fx)\n", r.totalGapMs(), first, last,
-                    last > 0 ? first / last : 0.0);
+        const auto gap = r.gapComparison();
+        std::printf("  total gap %.2f ms: %.2f -> %.2f ms per epoch: %s\n", r.totalGapMs(), first, last,
+                    gap ? gap->label().c_str() : "not measured");
+        if (gap && !gap->measurable)
+            std::printf("  (the gap lies inside the spread of the repeats, so its steps get no shares)\n");
     }
     if (!r.alone.empty()) {
         std::printf("Each fix alone on top of the baseline (saved ms vs the baseline):\n");

@@ -92,10 +92,28 @@ double AblationResult::totalGapMs() const {
     return steps.empty() ? 0.0 : steps.front().medianEpochMs - steps.back().medianEpochMs;
 }
 
+std::optional<SpeedComparison> AblationResult::gapComparison() const {
+    const AblationStep* last = nullptr;
+    for (const auto& s : steps)
+        if (s.measured()) last = &s;
+    if (steps.empty() || !steps.front().measured() || last == &steps.front()) return std::nullopt;
+    auto spreadOf = [](const AblationStep& s) {
+        std::vector<const RunRecord*> runs;
+        for (const auto& r : s.runs) runs.push_back(&r);
+        return timeSpread(runs).value_or(timeSpread(s.medianEpochMs, s.minEpochMs, s.maxEpochMs, 0));
+    };
+    return compareSpeed(spreadOf(steps.front()), spreadOf(*last));
+}
+
 void AblationResult::updateSavings() {
     const double gap = totalGapMs();
+    // A gap inside the spread of the repeats is no difference: its parts get no percentages.
+    const auto comparison = gapComparison();
+    const bool measurable = comparison && comparison->measurable;
     // (+ 0.0 turns the -0 of "saved nothing out of a negative gap" into 0.)
-    auto shareOf = [gap](double saved) { return gap != 0.0 ? std::optional<double>(saved / gap + 0.0) : std::nullopt; };
+    auto shareOf = [gap, measurable](double saved) {
+        return gap != 0.0 && measurable ? std::optional<double>(saved / gap + 0.0) : std::nullopt;
+    };
     for (std::size_t i = 0; i < steps.size(); ++i) {
         steps[i].savedMs = i == 0 ? 0.0 : steps[i - 1].medianEpochMs - steps[i].medianEpochMs;
         steps[i].share = i == 0 ? std::nullopt : shareOf(steps[i].savedMs);

@@ -12,6 +12,7 @@
 #include "execution_settings.h"
 #include "framework_options.h"
 #include "run_record.h"
+#include "speed_comparison.h"
 
 namespace wb {
 
@@ -72,7 +73,11 @@ struct AblationResult {
 
     // Baseline level - last level; 0 without steps. Equal to the sum of steps[1..].savedMs.
     double totalGapMs() const;
-    // Recomputes savedMs and share of every step from the levels (called after every step).
+    // The baseline against the last measured step, with the spread of their repeats (one run: of its
+    // epochs); null before two steps are measured.
+    std::optional<SpeedComparison> gapComparison() const;
+    // Recomputes savedMs and share of every step from the levels (called after every step). Shares
+    // are null when the total gap lies inside the spread (no measurable difference).
     void updateSavings();
 
     nlohmann::json toJson() const;

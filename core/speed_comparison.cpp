@@ -1,0 +1,70 @@
+#include "speed_comparison.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace wb {
+
+namespace {
+// The q-quantile of sorted values, linearly interpolated.
+double quantile(const std::vector<double>& sorted, double q) {
+    const double pos = q * static_cast<double>(sorted.size() - 1);
+    const auto i = static_cast<std::size_t>(pos);
+    const double frac = pos - static_cast<double>(i);
+    return i + 1 < sorted.size() ? sorted[i] * (1 - frac) + sorted[i + 1] * frac : sorted[i];
+}
+
+std::vector<double> timedEpochs(const RunRecord& r) {
+    std::vector<double> ms;
+    for (const auto& e : r.epochs)
+        if (!e.warmup || r.epochs.size() == 1) ms.push_back(e.wallMs);
+    std::sort(ms.begin(), ms.end());
+    return ms;
+}
+
+std::string ratioText(double r) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, r >= 10 ? "%.0f" : "%.2f", r);
+    return buf;
+}
+}  // namespace
+
+std::optional<TimeSpread> timeSpread(const std::vector<const RunRecord*>& runs) {
+    std::vector<double> medians;
+    const RunRecord* only = nullptr;
+    for (const RunRecord* r : runs)
+        if (auto m = r->summary().medianEpochMs) {
+            medians.push_back(*m);
+            only = r;
+        }
+    if (medians.empty()) return std::nullopt;
+    std::sort(medians.begin(), medians.end());
+    if (medians.size() == 1) {  // one run: the spread of its own epochs stands in for repeats
+        const auto epochs = timedEpochs(*only);
+        return TimeSpread{medians[0], quantile(epochs, 0.25), quantile(epochs, 0.75), 1};
+    }
+    return TimeSpread{quantile(medians, 0.5), medians.front(), medians.back(), static_cast<int>(medians.size())};
+}
+
+TimeSpread timeSpread(double median, double low, double high, int runs) {
+    return {median, std::min(low, median), std::max(high, median), runs};
+}
+
+SpeedComparison compareSpeed(const TimeSpread& baseline, const TimeSpread& candidate) {
+    SpeedComparison c;
+    if (baseline.median <= 0 || candidate.median <= 0) return c;
+    c.ratio = baseline.median / candidate.median;
+    c.ratioLow = baseline.low / std::max(candidate.high, 1e-12);
+    c.ratioHigh = baseline.high / std::max(candidate.low, 1e-12);
+    c.measurable = candidate.high < baseline.low || candidate.low > baseline.high;
+    return c;
+}
+
+std::string SpeedComparison::label() const {
+    const std::string range = "(" + ratioText(ratioLow) + "-" + ratioText(ratioHigh) + "x)";
+    if (!measurable) return "no measurable difference " + range;
+    if (ratio >= 1) return ratioText(ratio) + "x faster " + range;
+    return ratioText(1 / ratio) + "x slower (" + ratioText(1 / ratioHigh) + "-" + ratioText(1 / ratioLow) + "x)";
+}
+
+}  // namespace wb
