@@ -4,6 +4,7 @@
 
 #include "errors.h"
 #include "python_interpreter.h"
+#include "run_naming.h"
 
 namespace wb::cli {
 
@@ -185,7 +186,7 @@ RunConfig TrainOptions::toRunConfig(const CLI::App& app) const {
     // The registry's probes and `mlpwb info` ask the interpreter the user named.
     if (!python.empty()) setPreferredPython(python);
     c.initWeights = initWeights;
-    c.name = !name.empty() ? name : matchingPreset(c.execution).value_or("custom");
+    c.name = !name.empty() ? name : defaultRunName(c);
     c.validate();
     return c;
 }
