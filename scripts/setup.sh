@@ -34,7 +34,8 @@ build
 case "$mode" in
   build) ;;
   run)
-    if [ -x "$build_dir/gui/mlp-workbench" ]; then
+    # The window needs a display; on a server (no X11 or Wayland) the founding case runs in the CLI.
+    if [ -x "$build_dir/gui/mlp-workbench" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
       exec "$build_dir/gui/mlp-workbench"
     fi
     exec "$build_dir/cli/mlpwb" train --builtin --out "$build_dir/last-run.json"
