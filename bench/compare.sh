@@ -76,6 +76,7 @@ if [[ -z "$threads" && "$device" == cpu ]]; then threads=1; fi
 [[ "$threads" != default ]] || threads=""
 wb_epochs="${wb_epochs:-$epochs}"
 mlpwb="$build/cli/mlpwb"
+export WB_MLPWB="$mlpwb"  # the torch peers run this workbench's exported loop (peers/exported_loop.py)
 
 # ---- the data and the initial weights every run starts from -------------------------------------
 mkdir -p "$out/runs"

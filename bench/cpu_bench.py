@@ -75,6 +75,7 @@ def main():
     args = parser.parse_args()
 
     mlpwb = os.path.join(args.build, "cli", "mlpwb")
+    os.environ["WB_MLPWB"] = os.path.abspath(mlpwb)  # the torch peers run this workbench's exported loop
     out_dir = os.path.join(HERE, "out", "cpu_bench")
     os.makedirs(out_dir, exist_ok=True)
     prefix = os.path.join(out_dir, "seed")

@@ -133,6 +133,7 @@ def main():
     os.makedirs(args.out_dir, exist_ok=True)
     summary_path = args.summary or os.path.join(args.out_dir, "summary.json")
     mlpwb = os.path.abspath(args.mlpwb)
+    os.environ["WB_MLPWB"] = mlpwb  # the torch peers run this workbench's exported loop
     with tempfile.TemporaryDirectory(prefix="gpu_bench_") as data_dir:
         return run_all(args, budget, summary_path, mlpwb, os.path.join(data_dir, "seed"))
 
