@@ -55,7 +55,8 @@ Command addExportCommand(CLI::App& app) {
     auto* cmd = app.add_subcommand("export", "write the training loop a framework backend runs as a Python script");
     auto opt = std::make_shared<ExportOptions>();
     opt->run.bindSwitches(*opt->run.bindProblem(*cmd));
-    cmd->add_option("--framework", opt->framework, "torch")->check(CLI::IsMember({"torch"}));
+    cmd->add_option("--framework", opt->framework, "torch, keras or jax: whose loop to write")
+        ->check(CLI::IsMember({"torch", "keras", "jax"}));
     cmd->add_option("--out", opt->out, "the script to write (default: standard output)");
     cmd->add_option("--name", opt->name, "the run's name, in the script's docstring and its RunRecord");
     return [opt, cmd] { return runExport(*opt, *cmd); };

@@ -11,10 +11,10 @@
 
 #include "child_process.h"
 #include "errors.h"
+#include "framework_loop.h"
 #include "npy_io.h"
 #include "python_interpreter.h"
 #include "safetensors.h"
-#include "torch_script.h"
 
 namespace wb {
 
@@ -53,13 +53,10 @@ double number(const nlohmann::json& j, const char* key) {
     return (it == j.end() || it->is_null()) ? std::nan("") : it->get<double>();
 }
 
-TorchTarget targetOn(const std::string& python, const FrameworkOptions& options) {
-    return torchTargetFor(probeFramework("torch", python), options);
-}
-
 class FrameworkBackend final : public Backend {
 public:
-    explicit FrameworkBackend(std::string framework) : framework_(std::move(framework)) {}
+    explicit FrameworkBackend(std::string framework)
+        : framework_(std::move(framework)), loop_(frameworkLoop(framework_, FrameworkFacts{}, FrameworkOptions{})) {}
     ~FrameworkBackend() override { child_.reset(); }  // ends the interpreter before its folder goes
 
     std::string name() const override { return framework_; }
@@ -74,7 +71,7 @@ public:
         python_ = resolvePython(config_.framework.python);
         facts_ = probeFramework(framework_, python_);
         if (!facts_.available) throw FrameworkError(framework_ + " backend unavailable: " + facts_.reason);
-        target_ = torchTargetFor(facts_, config_.framework);
+        loop_ = frameworkLoop(framework_, facts_, config_.framework);
         initial_ = problem.initialParams;
         writeHandOver(*problem.data);
         start(problem.data->valRows() > 0);
@@ -113,9 +110,7 @@ public:
         return loadSafetensors(folder_->file("final.safetensors"));
     }
 
-    std::vector<IgnoredSwitch> notApplicable(const ExecutionSettings& s) const override {
-        return torchIgnoredSwitches(s, target_);
-    }
+    std::vector<IgnoredSwitch> notApplicable(const ExecutionSettings& s) const override { return loop_.ignored(s); }
 
     std::vector<std::pair<std::string, std::string>> environment() const override {
         std::vector<std::pair<std::string, std::string>> env = {
@@ -123,7 +118,7 @@ public:
             {"python_version", facts_.pythonVersion},
             {"framework", framework_},
             {framework_ + "_version", facts_.version},
-            {"framework_device", target_.device}};
+            {"framework_device", loop_.device}};
         for (const auto& [k, v] : ready_) env.emplace_back("framework_" + k, v);
         return env;
     }
@@ -139,7 +134,7 @@ private:
             writeNpy(folder_->file("val_y.npy"), d.valY.data(), {d.valRows()});
         }
         saveSafetensors(folder_->file("init.safetensors"), initial_);
-        writeText(folder_->file("loop.py"), torchScript(config_, target_));
+        writeText(folder_->file("loop.py"), loop_.script(config_));
         rows_ = d.trainRows();
     }
 
@@ -149,7 +144,7 @@ private:
                                          "--labels",       folder_->file("train_y.npy"),
                                          "--init-weights", folder_->file("init.safetensors"),
                                          "--epochs",       std::to_string(config_.train.epochs),
-                                         "--device",       target_.device,
+                                         "--device",       loop_.device,
                                          "--save-weights", folder_->file("final.safetensors")};
         if (validation)
             argv.insert(argv.end(),
@@ -168,7 +163,7 @@ private:
             throw FrameworkError(framework_ + " loop began with an unexpected line: " + line_);
         for (const auto& [k, v] : j.items())
             if (k != "event" && k != "python") ready_.emplace_back(k, v.is_string() ? v.get<std::string>() : v.dump());
-        deviceName_ = j.value("device_name", target_.device);
+        deviceName_ = j.value("device_name", loop_.device);
     }
 
     // The next line of the loop's stdout; false when cancelled (the process group is ended then).
@@ -197,7 +192,7 @@ private:
     std::string framework_, python_, deviceName_ = "cpu", line_;
     RunConfig config_;
     FrameworkFacts facts_;
-    TorchTarget target_;
+    FrameworkLoop loop_;
     MlpParams initial_;
     std::size_t rows_ = 0;
     int epochsRead_ = 0;
@@ -220,30 +215,30 @@ BackendInfo probeFrameworkBackend(const std::string& framework) {
 }
 
 std::unique_ptr<Backend> makeFrameworkBackend(const std::string& framework) {
-    if (framework != "torch") throw ConfigError("the " + framework + " backend is not built yet; use torch");
-    return std::make_unique<FrameworkBackend>(framework);
+    return std::make_unique<FrameworkBackend>(framework);  // throws ConfigError for an unknown framework
 }
 
 std::vector<IgnoredSwitch> frameworkIgnoredSwitches(const std::string& framework, const ExecutionSettings& s) {
-    if (framework != "torch") return {};
-    return torchIgnoredSwitches(s, targetOn(resolvePython(), FrameworkOptions{}));
+    return frameworkLoop(framework, probeFramework(framework, resolvePython()), FrameworkOptions{}).ignored(s);
 }
 
 std::string frameworkScript(const RunConfig& config) {
-    if (config.backend != "torch")
-        throw ConfigError("only PyTorch loops can be exported so far, not " + config.backend);
-    const FrameworkFacts facts = probeFramework("torch", resolvePython(config.framework.python));
-    TorchTarget target = facts.available ? torchTargetFor(facts, config.framework) : TorchTarget{};
-    if (!facts.available && config.framework.device != "auto") target.device = config.framework.device;
-    return torchScript(config, target);
+    if (!isFrameworkBackend(config.backend))
+        throw ConfigError("no framework loop for backend '" + config.backend + "' (valid: torch, keras, jax)");
+    const FrameworkFacts facts = probeFramework(config.backend, resolvePython(config.framework.python));
+    return frameworkLoop(config.backend, facts, config.framework).script(config);
 }
 
 void registerFrameworkBackends() {
     static std::once_flag once;
     std::call_once(once, [] {
-        BackendRegistry::instance().add(
-            "torch", [] { return probeFrameworkBackend("torch"); }, [](int) { return makeFrameworkBackend("torch"); },
-            [](const ExecutionSettings& s) { return frameworkIgnoredSwitches("torch", s); });
+        for (const char* framework : kFrameworkBackends) {
+            const std::string name = framework;
+            BackendRegistry::instance().add(
+                name, [name] { return probeFrameworkBackend(name); },
+                [name](int) { return makeFrameworkBackend(name); },
+                [name](const ExecutionSettings& s) { return frameworkIgnoredSwitches(name, s); });
+        }
     });
 }
 

@@ -1,4 +1,4 @@
-// The framework backends (torch now; keras and jax to follow): the configured training runs in the
+// The framework backends (torch, keras, jax): the configured training runs in the
 // real framework, in a subprocess of the user's Python, on the core's prepared data and initial
 // weights, streaming one JSON line per epoch that becomes the usual EpochResult.
 #pragma once
@@ -11,7 +11,7 @@
 
 namespace wb {
 
-// Adds "torch" (and the other frameworks as they come) to BackendRegistry::instance(); calling it
+// Adds "torch", "keras" and "jax" to BackendRegistry::instance(); calling it
 // again does nothing. Their probes ask the interpreter of resolvePython() (cached per interpreter).
 void registerFrameworkBackends();
 

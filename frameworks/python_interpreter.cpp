@@ -26,6 +26,7 @@ const char* probeCode(const std::string& framework) {
                "if out['cuda']: out['cuda_device'] = torch.cuda.get_device_name(0)\n";
     if (framework == "keras")
         return "import os\nos.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '3')\n"
+               "os.environ['KERAS_BACKEND'] = 'tensorflow'  # the loop runs Keras on TensorFlow\n"
                "import keras, numpy, tensorflow as tf\n"
                "gpus = tf.config.list_physical_devices('GPU')\n"
                "out.update(version=keras.__version__, cuda=bool(gpus))\n"
@@ -57,9 +58,10 @@ std::string probeScript(const std::string& framework) {
            "print(json.dumps(out), flush=True)\n";
 }
 
-// Oldest versions whose API the generated loops use (torch: autocast on the CPU, foreach optimizers).
+// Oldest versions whose API the generated loops use (torch: autocast on the CPU, foreach optimizers;
+// keras: Keras 3, whose fit weights each batch's loss by its rows).
 bool tooOld(const FrameworkFacts& f, std::string& why) {
-    const std::map<std::string, std::pair<int, int>> minimum = {{"torch", {1, 12}}, {"keras", {2, 6}}, {"jax", {0, 4}}};
+    const std::map<std::string, std::pair<int, int>> minimum = {{"torch", {1, 12}}, {"keras", {3, 0}}, {"jax", {0, 4}}};
     const auto [major, minor] = minimum.at(f.framework);
     if (f.versionAtLeast(major, minor)) return false;
     why = f.framework + " " + f.version + " is too old: the workbench needs " + std::to_string(major) + "." +

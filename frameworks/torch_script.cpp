@@ -1,38 +1,12 @@
 #include "torch_script.h"
 
-#include <array>
-#include <charconv>
+#include <map>
 
-#include <nlohmann/json.hpp>
+#include "script_text.h"
 
 namespace wb {
 
 namespace {
-
-// Shortest text that reads back as the same double, valid in Python ("0.001", "1e-08").
-std::string pyNumber(double v) {
-    std::array<char, 32> buf{};
-    const auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
-    (void)ec;
-    return {buf.data(), end};
-}
-
-std::string pyBool(bool b) {
-    return b ? "True" : "False";
-}
-
-// Text safe inside a """docstring""" and a comment: no backslashes, quotes or line breaks.
-std::string plain(const std::string& s) {
-    std::string out;
-    for (const char c : s) out += (c == '\\' || c == '"') ? '\'' : (c == '\n' || c == '\r') ? ' ' : c;
-    return out;
-}
-
-std::string join(const std::vector<int>& v, const char* sep) {
-    std::string s;
-    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + std::to_string(v[i]);
-    return s;
-}
 
 // What each switch value does in the generated loop, for the docstring.
 std::string describeValue(const std::string& name, const std::string& value) {
@@ -60,7 +34,7 @@ std::string describeValue(const std::string& name, const std::string& value) {
         {"gemm=custom", "the workbench's own matrix products (not in PyTorch)"},
     };
     const auto it = kText.find(name + "=" + value);
-    return it == kText.end() ? "" : it->second;
+    return it == kText.end() || name == "gemm" ? "" : it->second;
 }
 
 std::string activationModule(Activation a) {
@@ -103,23 +77,7 @@ std::string docstring(const RunConfig& c, const ExecutionSettings& run, const To
          std::to_string(c.train.batchSize) + ", " + std::to_string(c.train.epochs) + " epochs, " +
          (c.train.shuffle ? "reshuffled every epoch" : "file order") + ", seed " + std::to_string(c.train.seed) +
          "; written for the " + (t.device == "cuda" ? "GPU (CUDA)" : "CPU") + ".\n\n";
-    s += "How it executes (each switch is one suspected cause of a slow PyTorch loop; the code below\n"
-         "marks each with a comment naming it):\n";
-    for (const auto& d : describeSwitches(run))
-        if (d.name != "gemm") s += "  " + d.name + "=" + d.value + ": " + describeValue(d.name, d.value) + "\n";
-    if (!ignored.empty()) {
-        s += "Asked for but not applicable here:\n";
-        for (const auto& i : ignored) s += "  " + i.name + ": " + plain(i.reason) + "\n";
-    }
-    s += R"PY(
-Run it on a .npy pair (features (rows, cols) float32, labels (rows,) of 0 and 1):
-    python3 loop.py --data x.npy --labels y.npy [--val-data vx.npy --val-labels vy.npy]
-                    [--init-weights w.safetensors] [--epochs N] [--out run.json]
-It prints one JSON line per epoch and, with --out, writes a RunRecord (mlpwb.run/1) that MLP
-Workbench opens next to its own runs. It needs only PyTorch and numpy.
-"""
-)PY";
-    return s;
+    return s + switchesSection(run, ignored, describeValue) + usageSection("PyTorch and numpy");
 }
 
 std::string imports(const ExecutionSettings& run) {
@@ -141,18 +99,6 @@ from torch import nn
 )PY";
     if (run.dataPath == DataPath::PerSampleGather) s += "from torch.utils.data import DataLoader, TensorDataset\n";
     return s;
-}
-
-std::string constants(const RunConfig& c, const TorchTarget& t) {
-    nlohmann::json config = c;
-    config["backend"] = "torch";
-    const std::string configText = config.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
-    return "\n# The run as MLP Workbench recorded it (written into the RunRecord of --out).\nCONFIG = "
-           "json.loads(r\"\"\"" +
-           configText + "\"\"\")\nHIDDEN = [" + join(c.model.hidden, ", ") +
-           "]\nBATCH_SIZE = " + std::to_string(c.train.batchSize) + "\nEPOCHS = " + std::to_string(c.train.epochs) +
-           "\nSHUFFLE = " + pyBool(c.train.shuffle) + "\nSEED = " + std::to_string(c.train.seed) + "\nDEVICE = \"" +
-           t.device + "\"\n";
 }
 
 std::string modelClass(const RunConfig& c, const ExecutionSettings& run) {
@@ -188,62 +134,6 @@ class Mlp(nn.Module):
     s += probabilities ? "        return self.probability(x)\n"
                        : "        return x  # logits: BCEWithLogitsLoss applies the sigmoid inside\n";
     return s;
-}
-
-// safetensors by hand (an 8-byte header length, a JSON header, raw little-endian floats), and .npy.
-std::string fileHelpers() {
-    return R"PY(
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        blob = f.read()
-    (length,) = struct.unpack("<Q", blob[:8])
-    header = json.loads(blob[8:8 + length])
-    data = blob[8 + length:]
-    tensors = {}
-    for name, entry in header.items():
-        if name == "__metadata__":
-            continue
-        if entry["dtype"] != "F32":
-            raise ValueError(f"{path}: {name} is {entry['dtype']}, expected F32")
-        begin, end = entry["data_offsets"]
-        tensors[name] = np.frombuffer(data[begin:end], dtype="<f4").reshape(entry["shape"]).copy()
-    return tensors
-
-
-def write_atomically(path, payload):
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
-def write_safetensors(path, tensors):
-    header, blobs, offset = {}, [], 0
-    for name, array in tensors.items():
-        data = np.ascontiguousarray(array, dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(array.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    write_atomically(path, struct.pack("<Q", len(text)) + text + b"".join(blobs))
-
-
-def load_rows(features_path, labels_path):
-    """Features (rows, cols) and labels (rows, 1) as float32 arrays."""
-    x = np.ascontiguousarray(np.load(features_path, allow_pickle=False), dtype=np.float32)
-    y = np.ascontiguousarray(np.load(labels_path, allow_pickle=False), dtype=np.float32).reshape(-1, 1)
-    if x.ndim != 2 or y.shape[0] != x.shape[0]:
-        raise ValueError(f"{features_path} {x.shape} and {labels_path} {y.shape} do not pair up as (rows, cols), (rows,)")
-    return x, y
-)PY";
 }
 
 // make_batches(): returns epoch_batches(), a generator of (inputs (B, cols), targets (B, 1)) on the device.
@@ -443,43 +333,13 @@ def build(inputs, device, init_weights):
 std::string mainCode() {
     return R"PY(
 
-def finite(v):
-    return v if v is not None and math.isfinite(v) else None
-
-
-def emit(line):
-    print(json.dumps(line), flush=True)
-
-
 def synchronize(device):
     if device.type == "cuda":
         torch.cuda.synchronize()
 
 
-def parse_args():
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", required=True, help="features, (rows, cols) .npy")
-    p.add_argument("--labels", required=True, help="labels 0/1, (rows,) .npy")
-    p.add_argument("--val-data", help="validation features .npy")
-    p.add_argument("--val-labels", help="validation labels .npy")
-    p.add_argument("--init-weights", help="initial weights (safetensors, layers.{i}.weight/bias)")
-    p.add_argument("--epochs", type=int, default=EPOCHS)
-    p.add_argument("--device", default=DEVICE, help="cpu or cuda")
-    p.add_argument("--out", help="write a RunRecord (mlpwb.run/1) here")
-    p.add_argument("--save-weights", help="write the trained weights here (safetensors)")
-    return p.parse_args()
-
-
-def summary(epochs):
-    timed = [e["wall_ms"] for e in epochs if not e["warmup"]] or [e["wall_ms"] for e in epochs]
-    last = epochs[-1] if epochs else {}
-    return {"median_epoch_ms": statistics.median(timed) if timed else None,
-            "min_epoch_ms": min(timed) if timed else None,
-            "total_ms": sum(e["wall_ms"] for e in epochs),
-            "final": {k: last.get(k) for k in ("train_loss", "train_accuracy", "val_loss", "val_accuracy")}}
-
-
 def main():
+    claim_stdout()
     args = parse_args()
     torch.manual_seed(SEED)
     device = torch.device(args.device)
@@ -496,44 +356,21 @@ def main():
              "threads": torch.get_num_threads()}
     emit({"event": "ready", **facts})
 
-    epochs, status, message = [], "completed", ""
-    run_start = time.perf_counter()
+    log = EpochLog(val[1].shape[0] if val else 0)
     for epoch in range(1, args.epochs + 1):
         synchronize(device)
         start = time.perf_counter()
-        loss_sum, correct, samples = train_epoch(forward, model, loss_fn, optimizer, epoch_batches, device, scaler)
-        val_loss_sum, val_correct = evaluate(model, loss_fn, *val) if val else (None, None)
+        train = train_epoch(forward, model, loss_fn, optimizer, epoch_batches, device, scaler)
+        val_sums = evaluate(model, loss_fn, *val) if val else None
         synchronize(device)
-        end = time.perf_counter()
-        wall_ms = (end - start) * 1000.0
-        rows_val = val[1].shape[0] if val else 0
-        line = {"epoch": epoch, "warmup": epoch == 1,
-                "train_loss": finite(loss_sum / samples), "train_accuracy": correct / samples,
-                "val_loss": finite(val_loss_sum / rows_val) if val else None,
-                "val_accuracy": val_correct / rows_val if val else None,
-                "wall_ms": wall_ms, "device_ms": None, "samples_per_s": samples / (wall_ms / 1000.0),
-                "phases_ms": None, "elapsed_ms": (end - run_start) * 1000.0,
-                "loss_sum": finite(loss_sum), "correct": correct, "samples": samples,
-                "val_loss_sum": finite(val_loss_sum) if val else None, "val_correct": val_correct}
-        emit(line)
-        epochs.append({k: line[k] for k in ("epoch", "warmup", "train_loss", "train_accuracy", "val_loss",
-                                            "val_accuracy", "wall_ms", "device_ms", "samples_per_s",
-                                            "phases_ms", "elapsed_ms")})
-        if line["loss_sum"] is None:
-            status, message = "diverged", f"loss became non-finite at epoch {epoch}"
+        if not log.add(epoch, start, time.perf_counter(), train, val_sums):
             break
 
     if args.save_weights:
         write_safetensors(args.save_weights, {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()})
     if args.out:
-        record = {"schema": "mlpwb.run/1", "name": CONFIG.get("name") or "PyTorch loop", "status": status,
-                  "message": message, "config": CONFIG,
-                  "dataset": {"source": os.path.basename(args.data), "rows": x.shape[0] + (rows_val if val else 0),
-                              "features": x.shape[1], "train_rows": x.shape[0], "val_rows": rows_val if val else 0},
-                  "environment": {"backend": "torch", **{k: str(v) for k, v in facts.items()}},
-                  "epochs": epochs, "summary": summary(epochs)}
-        write_atomically(args.out, (json.dumps(record, indent=2) + "\n").encode())
-    return 0 if status == "completed" else 3
+        write_record(args, x, facts, log)
+    return log.exit_code()
 
 
 if __name__ == "__main__":
@@ -546,8 +383,9 @@ if __name__ == "__main__":
 std::string torchScript(const RunConfig& config, const TorchTarget& target) {
     const auto ignored = torchIgnoredSwitches(config.execution, target);
     const ExecutionSettings run = torchEffectiveSettings(config.execution, target);
-    return docstring(config, run, target, ignored) + imports(run) + constants(config, target) +
-           modelClass(config, run) + fileHelpers() + dataPathCode(run, config.framework.torch) + trainEpochCode(run) +
+    return docstring(config, run, target, ignored) + imports(run) +
+           scriptConstants(config, "torch", target.device, "PyTorch loop") + modelClass(config, run) +
+           pythonFileHelpers() + pythonRunHelpers() + dataPathCode(run, config.framework.torch) + trainEpochCode(run) +
            evaluateCode(run) + setupCode(config, run) + mainCode();
 }
 

@@ -1,17 +1,11 @@
 #include "torch_target.h"
 
-#include <functional>
+#include "switch_rules.h"
 
 namespace wb {
 
 namespace {
-// One rule: when it applies, switch `name` is ignored for `reason` and `fallback` runs instead.
-struct TorchRule {
-    const char* name;
-    std::function<bool(const ExecutionSettings&, const TorchTarget&)> applies;
-    std::function<std::string(const TorchTarget&)> reason;
-    std::function<void(ExecutionSettings&)> fallback;
-};
+using TorchRule = SwitchRule<TorchTarget>;
 
 bool onCpu(const TorchTarget& t) {
     return t.device == "cpu";
@@ -73,17 +67,11 @@ TorchTarget torchTargetFor(const FrameworkFacts& facts, const FrameworkOptions& 
 }
 
 std::vector<IgnoredSwitch> torchIgnoredSwitches(const ExecutionSettings& s, const TorchTarget& target) {
-    std::vector<IgnoredSwitch> ignored;
-    for (const auto& r : rules())
-        if (r.applies(s, target)) ignored.push_back({r.name, r.reason(target)});
-    return ignored;
+    return ignoredByRules(rules(), s, target);
 }
 
 ExecutionSettings torchEffectiveSettings(const ExecutionSettings& s, const TorchTarget& target) {
-    ExecutionSettings effective = s;
-    for (const auto& r : rules())
-        if (r.applies(s, target)) r.fallback(effective);
-    return effective;
+    return effectiveUnderRules(rules(), s, target);
 }
 
 }  // namespace wb

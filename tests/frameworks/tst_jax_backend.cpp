@@ -1,0 +1,119 @@
+// The jax backend in real JAX: the same losses as the cpu backend from the same weights (PyTorch's
+// loss and optimizer formulas written out in jax.numpy), a Python failure as a `failed` run, and
+// an exported loop that reproduces its run. Skips with the reason without an interpreter that has
+// JAX ($MLPWB_TEST_JAX_PYTHON, else the repository's .venv).
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "builtin_data.h"
+#include "framework_backend.h"
+#include "npy_io.h"
+#include "python_interpreter.h"
+#include "run_test_support.h"
+#include "safetensors.h"
+#include "test_support.h"
+
+using namespace wb;
+
+class JaxBackendTest : public QObject {
+    Q_OBJECT
+    Dataset dataset_ = generateSeedLike(3000, 11);
+    std::string python_;
+
+private slots:
+    void initTestCase() {
+        python_ = test::frameworkTestPython("MLPWB_TEST_JAX_PYTHON");
+        if (python_.empty())
+            QSKIP("no interpreter with JAX: set MLPWB_TEST_JAX_PYTHON or run bench/peers/setup_venv.sh");
+        const FrameworkFacts f = probeFramework("jax", python_);
+        if (!f.available) QSKIP(qPrintable("JAX is not usable here: " + QString::fromStdString(f.reason)));
+        setPreferredPython(python_);
+        registerFrameworkBackends();
+    }
+
+    void sameLossesAsCpu_data() {
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("preset");
+        QTest::newRow("adam, seed loop") << int(OptimizerKind::Adam) << "Seed PyTorch loop";
+        QTest::newRow("adam, whole epoch") << int(OptimizerKind::Adam) << "Static graph (Keras-like)";
+        QTest::newRow("adamw, eager") << int(OptimizerKind::AdamW) << "Seed answer's fixes";
+        QTest::newRow("sgd nesterov") << int(OptimizerKind::Sgd) << "Seed PyTorch loop";
+        QTest::newRow("rmsprop") << int(OptimizerKind::RmsProp) << "Seed PyTorch loop";
+        QTest::newRow("rmsprop, whole epoch") << int(OptimizerKind::RmsProp) << "Fastest";
+    }
+    // Epoch by epoch, train and validation loss within 1e-4 relative after 3 epochs (fp32 in both;
+    // "Seed answer's fixes" asks for fp16, which JAX on a CPU runs in fp32, as the cpu backend).
+    void sameLossesAsCpu() {
+        QFETCH(int, kind);
+        QFETCH(QString, preset);
+        const OptimizerSpec o = test::parityOptimizer(static_cast<OptimizerKind>(kind));
+        RunConfig jaxRun = test::smallRun("jax", o, python_), cpuRun = test::smallRun("cpu", o, python_);
+        jaxRun.execution = cpuRun.execution = presetByName(preset.toStdString()).settings;
+        const PreparedData data = prepare(dataset_, jaxRun.prepare);
+        CancelFlag never{false};
+        const test::Run j = test::train(jaxRun, dataset_, data, never), c = test::train(cpuRun, dataset_, data, never);
+        QVERIFY2(j.record.status == RunStatus::Completed, j.record.message.c_str());
+        QCOMPARE(j.record.epochs.size(), c.record.epochs.size());
+        const double worst = test::largestLossDifference(j.record, c.record);
+        qInfo("largest relative loss difference jax vs cpu: %.3g", worst);
+        QVERIFY2(worst <= 1e-4, qPrintable(QString::number(worst)));
+        for (std::size_t e = 0; e < j.record.epochs.size(); ++e)
+            QVERIFY(std::abs(j.record.epochs[e].trainAccuracy - c.record.epochs[e].trainAccuracy) < 2e-3);
+        QCOMPARE(j.params.count(), c.params.count());
+        for (std::size_t i = 0; i < j.params.count(); ++i)
+            QVERIFY2(std::abs(j.params.values[i] - c.params.values[i]) < 1e-4, qPrintable(QString::number(i)));
+        QCOMPARE(QString::fromStdString(j.record.environment.at("framework")), QString("jax"));
+        QVERIFY(!j.record.environment.at("jax_version").empty());
+    }
+
+    // An interpreter that fails on the loop makes a `failed` run with the end of the traceback.
+    void pythonErrorFailsTheRun() {
+        QTemporaryDir dir;
+        RunConfig c = test::smallRun("jax", OptimizerSpec{}, python_);
+        c.framework.python = test::failingPython(dir.path(), python_, "jax").toStdString();
+        const PreparedData data = prepare(dataset_, c.prepare);
+        CancelFlag never{false};
+        const test::Run r = test::train(c, dataset_, data, never);
+        WB_COMPARE_NAME(r.record.status, "failed");
+        QVERIFY2(r.record.message.find("No module named 'jax'") != std::string::npos, r.record.message.c_str());
+        QVERIFY2(r.record.message.find("exited with status 1") != std::string::npos, r.record.message.c_str());
+    }
+
+    // The exported loop, run by hand on the same rows and weights, reproduces the backend's losses.
+    void exportedLoopReproducesItsRun() {
+        RunConfig c = test::smallRun("jax", OptimizerSpec{}, python_);
+        c.prepare.valSplit = 0;
+        const PreparedData data = prepare(dataset_, c.prepare);
+        CancelFlag never{false};
+        const test::Run backendRun = test::train(c, dataset_, data, never);
+        QVERIFY2(backendRun.record.status == RunStatus::Completed, backendRun.record.message.c_str());
+
+        QTemporaryDir dir;
+        const std::string x = dir.filePath("x.npy").toStdString(), y = dir.filePath("y.npy").toStdString();
+        writeNpy(x, data.trainX.data(), {data.trainRows(), data.cols});
+        writeNpy(y, data.trainY.data(), {data.trainRows()});
+        const QString loop = dir.filePath("loop.py"), out = dir.filePath("run.json");
+        QFile script(loop);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write(QByteArray::fromStdString(frameworkScript(c)));
+        script.close();
+        const std::string init = dir.filePath("init.safetensors").toStdString();
+        saveSafetensors(init, initParams(c.model, data.cols, c.train.seed));
+        QProcess python;
+        python.start(QString::fromStdString(python_),
+                     {loop, "--data", QString::fromStdString(x), "--labels", QString::fromStdString(y),
+                      "--init-weights", QString::fromStdString(init), "--epochs", "3", "--out", out});
+        QVERIFY(python.waitForFinished(120000));
+        QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+        const RunRecord exported = RunRecord::load(out.toStdString());
+        WB_COMPARE_NAME(exported.status, "completed");
+        QCOMPARE(exported.epochs.size(), backendRun.record.epochs.size());
+        for (std::size_t e = 0; e < exported.epochs.size(); ++e)
+            QVERIFY(test::relative(exported.epochs[e].trainLoss, backendRun.record.epochs[e].trainLoss) <= 1e-6);
+        QCOMPARE(QString::fromStdString(exported.environment.at("backend")), QString("jax"));
+    }
+};
+
+QTEST_GUILESS_MAIN(JaxBackendTest)
+#include "tst_jax_backend.moc"

@@ -1,0 +1,129 @@
+// The keras backend in real Keras (model.fit on TensorFlow): nearly the same losses as the cpu
+// backend from the same weights (Keras' optimizer formulas differ slightly from PyTorch's), a
+// Python failure as a `failed` run, and an exported loop that reproduces its run. Skips with the
+// reason without an interpreter that has Keras 3 ($MLPWB_TEST_KERAS_PYTHON, else the repository's
+// .venv).
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "builtin_data.h"
+#include "framework_backend.h"
+#include "npy_io.h"
+#include "python_interpreter.h"
+#include "run_test_support.h"
+#include "safetensors.h"
+#include "test_support.h"
+
+using namespace wb;
+
+class KerasBackendTest : public QObject {
+    Q_OBJECT
+    Dataset dataset_ = generateSeedLike(3000, 11);
+    std::string python_;
+
+private slots:
+    void initTestCase() {
+        python_ = test::frameworkTestPython("MLPWB_TEST_KERAS_PYTHON");
+        if (python_.empty())
+            QSKIP("no interpreter with Keras: set MLPWB_TEST_KERAS_PYTHON or run bench/peers/setup_venv.sh");
+        const FrameworkFacts f = probeFramework("keras", python_);
+        if (!f.available) QSKIP(qPrintable("Keras is not usable here: " + QString::fromStdString(f.reason)));
+        setPreferredPython(python_);
+        registerFrameworkBackends();
+    }
+
+    void sameLossesAsCpu_data() {
+        QTest::addColumn<int>("kind");
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<double>("lossTolerance");
+        QTest::addColumn<double>("paramTolerance");
+        QTest::newRow("adam, seed loop") << int(OptimizerKind::Adam) << "Seed PyTorch loop" << 5e-5 << 5e-4;
+        QTest::newRow("adam, XLA") << int(OptimizerKind::Adam) << "Fastest" << 5e-5 << 5e-4;
+        QTest::newRow("sgd nesterov") << int(OptimizerKind::Sgd) << "Static graph (Keras-like)" << 1e-5 << 1e-5;
+        QTest::newRow("rmsprop") << int(OptimizerKind::RmsProp) << "Static graph (Keras-like)" << 5e-4 << 5e-2;
+    }
+    // Epoch by epoch, train and validation loss after 3 epochs (fp32 in both), within a tolerance
+    // that follows Keras' formulas. Measured (Keras 3.15.1, TensorFlow 2.21, CPU), largest relative
+    // loss difference / largest parameter difference: adam 7.5e-6 / 4.7e-5 (epsilon added before
+    // the bias correction), sgd+nesterov 1.0e-7 / 6.0e-8 (the same formula), rmsprop 9.9e-5 / 4.6e-3
+    // (epsilon under the square root, passed as eps**2: parameters whose gradient is near eps take a
+    // different first step of up to lr).
+    void sameLossesAsCpu() {
+        QFETCH(int, kind);
+        QFETCH(QString, preset);
+        QFETCH(double, lossTolerance);
+        QFETCH(double, paramTolerance);
+        const OptimizerSpec o = test::parityOptimizer(static_cast<OptimizerKind>(kind));
+        RunConfig kerasRun = test::smallRun("keras", o, python_), cpuRun = test::smallRun("cpu", o, python_);
+        kerasRun.execution = cpuRun.execution = presetByName(preset.toStdString()).settings;
+        const PreparedData data = prepare(dataset_, kerasRun.prepare);
+        CancelFlag never{false};
+        const test::Run k = test::train(kerasRun, dataset_, data, never),
+                        c = test::train(cpuRun, dataset_, data, never);
+        QVERIFY2(k.record.status == RunStatus::Completed, k.record.message.c_str());
+        QCOMPARE(k.record.epochs.size(), c.record.epochs.size());
+        const double worst = test::largestLossDifference(k.record, c.record);
+        qInfo("largest relative loss difference keras vs cpu: %.3g", worst);
+        QVERIFY2(worst <= lossTolerance, qPrintable(QString::number(worst)));
+        for (std::size_t e = 0; e < k.record.epochs.size(); ++e)
+            QVERIFY(std::abs(k.record.epochs[e].trainAccuracy - c.record.epochs[e].trainAccuracy) < 5e-3);
+        double param = 0;
+        for (std::size_t i = 0; i < k.params.count(); ++i)
+            param = std::max(param, double(std::abs(k.params.values[i] - c.params.values[i])));
+        qInfo("largest parameter difference keras vs cpu: %.3g", param);
+        QVERIFY2(param <= paramTolerance, qPrintable(QString::number(param)));
+        QCOMPARE(QString::fromStdString(k.record.environment.at("framework")), QString("keras"));
+        QVERIFY(!k.record.environment.at("keras_version").empty());
+    }
+
+    // An interpreter that fails on the loop makes a `failed` run with the end of the traceback.
+    void pythonErrorFailsTheRun() {
+        QTemporaryDir dir;
+        RunConfig c = test::smallRun("keras", OptimizerSpec{}, python_);
+        c.framework.python = test::failingPython(dir.path(), python_, "keras").toStdString();
+        const PreparedData data = prepare(dataset_, c.prepare);
+        CancelFlag never{false};
+        const test::Run r = test::train(c, dataset_, data, never);
+        WB_COMPARE_NAME(r.record.status, "failed");
+        QVERIFY2(r.record.message.find("No module named 'keras'") != std::string::npos, r.record.message.c_str());
+        QVERIFY2(r.record.message.find("exited with status 1") != std::string::npos, r.record.message.c_str());
+    }
+
+    // The exported loop, run by hand on the same rows and weights, reproduces the backend's losses.
+    void exportedLoopReproducesItsRun() {
+        RunConfig c = test::smallRun("keras", OptimizerSpec{}, python_);
+        c.prepare.valSplit = 0;
+        const PreparedData data = prepare(dataset_, c.prepare);
+        CancelFlag never{false};
+        const test::Run backendRun = test::train(c, dataset_, data, never);
+        QVERIFY2(backendRun.record.status == RunStatus::Completed, backendRun.record.message.c_str());
+
+        QTemporaryDir dir;
+        const std::string x = dir.filePath("x.npy").toStdString(), y = dir.filePath("y.npy").toStdString();
+        writeNpy(x, data.trainX.data(), {data.trainRows(), data.cols});
+        writeNpy(y, data.trainY.data(), {data.trainRows()});
+        const QString loop = dir.filePath("loop.py"), out = dir.filePath("run.json");
+        QFile script(loop);
+        QVERIFY(script.open(QIODevice::WriteOnly));
+        script.write(QByteArray::fromStdString(frameworkScript(c)));
+        script.close();
+        const std::string init = dir.filePath("init.safetensors").toStdString();
+        saveSafetensors(init, initParams(c.model, data.cols, c.train.seed));
+        QProcess python;
+        python.start(QString::fromStdString(python_),
+                     {loop, "--data", QString::fromStdString(x), "--labels", QString::fromStdString(y),
+                      "--init-weights", QString::fromStdString(init), "--epochs", "3", "--out", out});
+        QVERIFY(python.waitForFinished(120000));
+        QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+        const RunRecord exported = RunRecord::load(out.toStdString());
+        WB_COMPARE_NAME(exported.status, "completed");
+        QCOMPARE(exported.epochs.size(), backendRun.record.epochs.size());
+        for (std::size_t e = 0; e < exported.epochs.size(); ++e)
+            QVERIFY(test::relative(exported.epochs[e].trainLoss, backendRun.record.epochs[e].trainLoss) <= 1e-6);
+        QCOMPARE(QString::fromStdString(exported.environment.at("backend")), QString("keras"));
+    }
+};
+
+QTEST_GUILESS_MAIN(KerasBackendTest)
+#include "tst_keras_backend.moc"
