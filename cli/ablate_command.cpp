@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "data_source.h"
 #include "exit_codes.h"
+#include "output_paths.h"
 #include "prepare.h"
 #include "train_options.h"
 
@@ -124,6 +125,8 @@ int exitCodeFor(AblationStatus status) {
 int runAblate(const AblateOptions& opt, const CLI::App& app) {
     const AblationPlan plan = opt.plan();
     const RunConfig config = opt.problem.toRunConfig(app);
+    checkOutputs({{"--out", opt.out}, {"--csv", opt.csv}},
+                 {{"--data", opt.problem.source.data}, {"--labels", opt.problem.source.labels}});
     const Dataset dataset = loadDataset(config.data);
     for (const auto& note : dataset.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
     const PreparedData data = prepare(dataset, config.prepare);

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "data_source.h"
 #include "exit_codes.h"
+#include "output_paths.h"
 #include "prepare.h"
 #include "progress_printer.h"
 #include "safetensors.h"
@@ -32,6 +33,8 @@ int exitCodeFor(RunStatus status) {
 
 int runTraining(const TrainOptions& opt, const CLI::App& app) {
     const RunConfig config = opt.toRunConfig(app);
+    checkOutputs({{"--out", opt.out}, {"--csv", opt.csv}, {"--save-weights", opt.saveWeights}},
+                 {{"--data", opt.source.data}, {"--labels", opt.source.labels}, {"--init-weights", opt.initWeights}});
     const Dataset dataset = loadDataset(config.data);
     for (const auto& note : dataset.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
     const PreparedData data = prepare(dataset, config.prepare);

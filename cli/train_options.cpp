@@ -129,6 +129,8 @@ CLI::Option_group* TrainOptions::bindProblem(CLI::App& app) {
     t->add_option("--batch-size", batchSize, "batch size")->check(CLI::Range(1, 10000000));
     t->add_flag("--shuffle", shuffle, "reshuffle the rows every epoch (off, as in the founding loop)");
     t->add_option("--seed", seed, "seed of the initial weights, the split and the shuffling");
+    t->add_option("--divergence-factor", divergenceFactor,
+                  "end as diverged when the loss exceeds this many times the first epoch's (0: never)");
 
     auto* x = app.add_option_group("Execution");
     x->add_option("--backend", backend, "cpu|cuda|torch (torch: the user's PyTorch, in a subprocess)");
@@ -167,7 +169,7 @@ RunConfig TrainOptions::toRunConfig(const CLI::App& app) const {
     c.optimizer.nesterov = nesterov;
     c.optimizer.centered = centered;
 
-    c.train = {epochs, batchSize, shuffle, seed};
+    c.train = {epochs, batchSize, shuffle, seed, divergenceFactor};
 
     if (!preset.empty()) c.execution = presetByName(preset).settings;
     const std::pair<const char*, const std::string*> switches[] = {{"data_path", &dataPath},

@@ -37,6 +37,7 @@ struct TrainOptions {
     int epochs = 200, batchSize = 2048;
     bool shuffle = false;
     std::uint64_t seed = 1;
+    double divergenceFactor = 1e6;
     // Execution
     std::string backend = "cpu", preset;
     int device = 0;

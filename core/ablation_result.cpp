@@ -2,7 +2,9 @@
 #include "ablation_result.h"
 
 #include <fstream>
+#include <sstream>
 
+#include "atomic_file.h"
 #include "enum_names.h"
 #include "errors.h"
 #include "json_file.h"
@@ -184,8 +186,7 @@ AblationResult AblationResult::load(const std::string& path) {
 }
 
 void AblationResult::saveCsv(const std::string& path) const {
-    std::ofstream out(path, std::ios::trunc);
-    if (!out) throw IoError("cannot write '" + path + "'");
+    std::ostringstream out;
     out.precision(9);
     auto opt = [&out](const std::optional<double>& v) -> std::ostream& { return v ? out << *v : out; };
     auto quoted = [](const std::string& text) {
@@ -210,7 +211,7 @@ void AblationResult::saveCsv(const std::string& path) const {
     };
     for (const auto& s : steps) line("cumulative", s);
     for (const auto& s : alone) line("alone", s);
-    if (!out.flush()) throw IoError("cannot write '" + path + "'");
+    writeFileAtomically(path, out.str(), "ablation CSV");
 }
 
 }  // namespace wb

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "atomic_file.h"
 #include "errors.h"
 
 namespace wb {
@@ -48,24 +49,8 @@ std::string nonFiniteAsNull(const std::string& text) {
 }  // namespace
 
 void saveJsonAtomically(const nlohmann::json& document, const std::string& path, const std::string& what) {
-    const std::string tmp = path + ".tmp";
-    std::error_code ec;
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw IoError("cannot write " + what + " '" + tmp + "'");
-        out << document.dump(1) << '\n';
-        if (!out.flush()) {
-            out.close();
-            std::filesystem::remove(tmp, ec);
-            throw IoError("cannot write " + what + " '" + tmp + "' (disk full?)");
-        }
-    }
-    std::filesystem::rename(tmp, path, ec);  // atomic on POSIX: readers see the old or the new file
-    if (ec) {
-        const std::string reason = ec.message();
-        std::filesystem::remove(tmp, ec);
-        throw IoError("cannot replace " + what + " '" + path + "': " + reason);
-    }
+    // Text from a data file that is not UTF-8 (a Latin-1 label) becomes U+FFFD rather than losing the file.
+    writeFileAtomically(path, document.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", what);
 }
 
 nlohmann::json loadJsonFile(const std::string& path, const std::string& what) {

@@ -1,5 +1,7 @@
 #include "run_config.h"
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
@@ -9,6 +11,9 @@ namespace wb {
 void TrainSpec::validate() const {
     if (epochs < 1) throw ConfigError("epochs must be at least 1, got " + std::to_string(epochs));
     if (batchSize < 1) throw ConfigError("batch size must be at least 1, got " + std::to_string(batchSize));
+    if (!(divergenceFactor == 0 || divergenceFactor > 1) || !std::isfinite(divergenceFactor))
+        throw ConfigError("the divergence factor must be above 1, or 0 for never; got " +
+                          std::to_string(divergenceFactor));
 }
 
 void RunConfig::validate() const {
@@ -24,7 +29,11 @@ void RunConfig::validate() const {
 }
 
 void to_json(nlohmann::json& j, const TrainSpec& s) {
-    j = {{"epochs", s.epochs}, {"batch_size", s.batchSize}, {"shuffle", s.shuffle}, {"seed", s.seed}};
+    j = {{"epochs", s.epochs},
+         {"batch_size", s.batchSize},
+         {"shuffle", s.shuffle},
+         {"seed", s.seed},
+         {"divergence_factor", s.divergenceFactor}};
 }
 
 void from_json(const nlohmann::json& j, TrainSpec& s) {
@@ -33,6 +42,7 @@ void from_json(const nlohmann::json& j, TrainSpec& s) {
     s.batchSize = j.value("batch_size", s.batchSize);
     s.shuffle = j.value("shuffle", s.shuffle);
     s.seed = j.value("seed", s.seed);
+    s.divergenceFactor = j.value("divergence_factor", s.divergenceFactor);
 }
 
 void to_json(nlohmann::json& j, const PrepareSpec& s) {

@@ -21,7 +21,10 @@ struct TrainSpec {
     int batchSize = 2048;
     bool shuffle = false;    // off, as in the founding loop
     std::uint64_t seed = 1;  // initial weights and shuffling
-    void validate() const;   // throws ConfigError
+    // A training loss above this many times the first epoch's ends the run as diverged (lr 1e30
+    // "completing" with loss 8e29 is no result); 0 = never.
+    double divergenceFactor = 1e6;
+    void validate() const;  // throws ConfigError
 };
 
 struct RunConfig {

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
+#include "atomic_file.h"
 #include "enum_names.h"
+#include "epoch_journal.h"
 #include "errors.h"
 #include "json_file.h"
 
@@ -147,16 +150,20 @@ void RunRecord::save(const std::string& path) const {
 
 RunRecord RunRecord::load(const std::string& path) {
     const nlohmann::json j = loadJsonFile(path, "run record");
+    RunRecord r;
     try {
-        return fromJson(j);
+        r = fromJson(j);
     } catch (const DataError& e) {
         throw DataError(path, e.reason());
     }
+    // A run still "running" (in progress, or killed): its epochs so far are in the journal.
+    if (r.status == RunStatus::Running)
+        if (auto journal = EpochJournal::read(path); journal.size() > r.epochs.size()) r.epochs = std::move(journal);
+    return r;
 }
 
 void RunRecord::saveEpochCsv(const std::string& path) const {
-    std::ofstream out(path, std::ios::trunc);
-    if (!out) throw IoError("cannot write '" + path + "'");
+    std::ostringstream out;
     out.precision(9);
     // Optional values are written with the stream's precision; null is an empty cell.
     auto opt = [&out](const std::optional<double>& v) -> std::ostream& { return v ? out << *v : out; };
@@ -174,7 +181,7 @@ void RunRecord::saveEpochCsv(const std::string& path) const {
             out << ",,,,,";
         out << ',' << e.elapsedMs << '\n';
     }
-    if (!out.flush()) throw IoError("cannot write '" + path + "'");
+    writeFileAtomically(path, out.str(), "epoch CSV");
 }
 
 std::string toString(RunStatus s) {

@@ -6,16 +6,19 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "atomic_file.h"
 #include "errors.h"
 #include "file_bytes.h"
 
@@ -55,7 +58,7 @@ std::string makeHeader(const MlpParams& params) {
     return text;
 }
 
-void writeFile(std::ofstream& out, const MlpParams& params) {
+void writeFile(std::ostream& out, const MlpParams& params) {
     const std::string header = makeHeader(params);
     unsigned char len[8];
     for (int b = 0; b < 8; ++b)
@@ -247,24 +250,9 @@ void copyTensor(std::string_view bytes, std::uint64_t dataStart, const TensorRef
 }  // namespace
 
 void saveSafetensors(const std::string& path, const MlpParams& params) {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw IoError("Cannot write " + tmp + ": the folder is missing or not writable.");
-        writeFile(out, params);
-        out.close();
-        if (!out) {
-            std::error_code ignored;
-            std::filesystem::remove(tmp, ignored);
-            throw IoError("Writing " + tmp + " failed (disk full?).");
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);  // atomic: readers see the old file or the new one
-    if (ec) {
-        std::filesystem::remove(tmp, ec);
-        throw IoError("Cannot replace " + path + ": " + ec.message() + ".");
-    }
+    std::ostringstream out(std::ios::binary);
+    writeFile(out, params);
+    writeFileAtomically(path, out.str(), "weights");
 }
 
 MlpParams loadSafetensors(const std::string& path) {
@@ -285,6 +273,11 @@ MlpParams parseSafetensors(std::string_view bytes, const std::string& name) {
         copyTensor(bytes, dataStart, *refs.weight, params.weight(index));
         copyTensor(bytes, dataStart, *refs.bias, params.bias(index));
     }
+    // An inf or NaN would train and be saved again as if it were a weight.
+    for (std::size_t i = 0; i < params.values.size(); ++i)
+        if (!std::isfinite(params.values[i]))
+            throw DataError(name, "holds a non-finite weight (" + std::to_string(params.values[i]) + " at parameter " +
+                                      std::to_string(i) + ")");
     return params;
 }
 

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cpu_backend.h"
+#include "epoch_journal.h"
 #include "errors.h"
 #include "random.h"
 #include "safetensors.h"
@@ -25,6 +26,19 @@ DatasetDescription describeDataset(const Dataset& ds, const PreparedData& data) 
 
 // Seed for the shuffling stream, distinct from the weight-initialisation stream of the same seed.
 constexpr std::uint64_t kShuffleStream = 0x9E3779B97F4A7C15ull;
+
+// Why the run has diverged after its latest epoch, or nullopt: a non-finite validation loss, or a
+// training loss past `factor` times the first epoch's (0: never).
+std::optional<std::string> divergence(const std::vector<EpochMetrics>& epochs, double factor) {
+    const EpochMetrics& m = epochs.back();
+    const std::string at = " at epoch " + std::to_string(m.epoch);
+    if (m.valLoss && !std::isfinite(*m.valLoss)) return "the validation loss became non-finite" + at;
+    if (!std::isfinite(m.trainLoss)) return "the loss became non-finite" + at;
+    const double first = epochs.front().trainLoss;
+    if (factor > 0 && m.trainLoss > factor * first)
+        return "the loss grew past " + std::to_string(static_cast<long long>(factor)) + " times its first value" + at;
+    return std::nullopt;
+}
 
 void markFailed(RunRecord& record, const std::string& message) {
     record.status = RunStatus::Failed;
@@ -84,6 +98,9 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
         save();
         return record;
     }
+    // From here a kill leaves a record that loads: "running", with its finished epochs in the journal.
+    save();
+    EpochJournal journal(recordPath_);
 
     const auto runStart = Clock::now();
     Rng shuffleRng(config_.train.seed ^ kShuffleStream);
@@ -123,9 +140,15 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
             m.phases = r.phases;
             m.elapsedMs = msBetween(runStart, end);
             record.epochs.push_back(m);
-            if (epoch == config_.train.epochs) record.status = RunStatus::Completed;
-            save();
+            if (const auto why = divergence(record.epochs, config_.train.divergenceFactor)) {
+                record.status = RunStatus::Diverged;
+                record.message = *why;
+            } else if (epoch == config_.train.epochs) {
+                record.status = RunStatus::Completed;
+            }
+            journal.append(m);  // O(1) per epoch; the whole record is written once more at the end
             if (callbacks.onEpoch) callbacks.onEpoch(m, record);
+            if (record.status == RunStatus::Diverged) break;
         }
     } catch (const std::bad_alloc&) {
         markFailed(record, "out of memory");
@@ -141,6 +164,7 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
             markFailed(record, std::string("reading the trained parameters failed: ") + e.what());
     }
     save();
+    journal.discard();
     return record;
 }
 

@@ -61,13 +61,22 @@ private slots:
         QVERIFY(!QFileInfo::exists(dir_.filePath("no-such-folder")));
     }
 
-    void unreplaceableTargetThrowsAndLeavesNoTmp() {
-        // A non-empty folder under the target's name: the rename fails after the .tmp was written.
+    void folderInTheWayThrowsAndLeavesNoTemporaryFile() {
         QVERIFY(QDir(dir_.path()).mkpath("d.json/inside"));
         const std::string message = saveError({{"n", 1}}, path("d.json"));
-        QVERIFY2(message.find("cannot replace test document") != std::string::npos, message.c_str());
-        QVERIFY2(!QFileInfo::exists(dir_.filePath("d.json.tmp")), "the .tmp file was left behind");
+        QVERIFY2(message.find("cannot write test document") != std::string::npos, message.c_str());
+        QCOMPARE(QDir(dir_.path()).entryList({".d.json.*"}, QDir::Hidden | QDir::Files), QStringList());
         QVERIFY(QFileInfo(dir_.filePath("d.json/inside")).isDir());
+    }
+
+    // Text that is not UTF-8 (a Latin-1 label from a CSV) must not lose the record.
+    void invalidUtf8IsReplacedNotFatal() {
+        const nlohmann::json doc = {{"label", std::string("gr\xf6\xdf"
+                                                          "er")}};
+        QCOMPARE(QString::fromStdString(saveError(doc, path("e.json"))), QString());
+        QCOMPARE(nlohmann::json::parse(readText(path("e.json")))["label"].get<std::string>(),
+                 std::string("gr\xef\xbf\xbd\xef\xbf\xbd"
+                             "er"));
     }
 };
 

@@ -1,6 +1,7 @@
 // Safetensors: a round trip, a file laid out the way PyTorch's safetensors writes it (keys and data
 // in alphabetical order), malformed files each refused with a DataError, and checkParamsMatch.
 #include <QtTest>
+#include <limits>
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -11,6 +12,7 @@
 #include "errors.h"
 #include "model.h"
 #include "safetensors.h"
+#include "test_support.h"
 
 namespace {
 
@@ -57,6 +59,8 @@ private slots:
     void malformed_data();
     void malformed();
     void missingFile();
+    void nonFiniteWeightsAreRefused_data();
+    void nonFiniteWeightsAreRefused();
     void saveIntoMissingFolderIsIoError();
     void checkParamsMatch();
 
@@ -200,6 +204,25 @@ void TestSafetensors::missingFile() {
     const std::string path = dir_.filePath("nowhere.safetensors").toStdString();
     QVERIFY_THROWS_EXCEPTION(wb::DataError, wb::loadSafetensors(path));
     QVERIFY_THROWS_EXCEPTION(wb::DataError, wb::loadSafetensors(dir_.path().toStdString()));  // a folder
+}
+
+// inf in --init-weights trained and was saved as inf: such a file is refused when it is read.
+void TestSafetensors::nonFiniteWeightsAreRefused_data() {
+    QTest::addColumn<float>("value");
+    QTest::newRow("inf") << std::numeric_limits<float>::infinity();
+    QTest::newRow("-inf") << -std::numeric_limits<float>::infinity();
+    QTest::newRow("nan") << std::numeric_limits<float>::quiet_NaN();
+}
+
+void TestSafetensors::nonFiniteWeightsAreRefused() {
+    QFETCH(float, value);
+    wb::MlpParams params = wb::MlpParams::zeros({3, 2, 1});
+    params.values[4] = value;
+    const std::string path = dir_.filePath("inf.safetensors").toStdString();
+    wb::saveSafetensors(path, params);
+    const auto error = dataErrorOf([&] { wb::loadSafetensors(path); });
+    QVERIFY(error.has_value());
+    QVERIFY2(error->reason().find("non-finite weight") != std::string::npos, error->what());
 }
 
 void TestSafetensors::saveIntoMissingFolderIsIoError() {

@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <atomic>
+#include <limits>
 
 #include "builtin_data.h"
 #include "cpu_backend.h"
@@ -44,6 +45,33 @@ public:
 private:
     FailIn where_;
     std::unique_ptr<Backend> inner_ = makeCpuBackend();
+};
+// A backend whose epochs report the losses a test scripts (epoch by epoch), to check the rules the
+// trainer applies to them.
+class ScriptedLossBackend : public Backend {
+public:
+    ScriptedLossBackend(std::vector<double> trainLoss, std::vector<double> valLoss)
+        : train_(std::move(trainLoss)), val_(std::move(valLoss)) {}
+    std::string name() const override { return "scripted"; }
+    std::string deviceName() const override { return "none"; }
+    void setup(const TrainingProblem&) override {}
+    EpochResult trainEpoch(const std::vector<std::uint32_t>*, const CancelFlag&) override {
+        EpochResult r;
+        r.samples = 100;
+        r.lossSum = train_.at(epoch_) * 100;
+        r.validation = EvalResult{val_.at(epoch_), 0};
+        r.wallMs = 1;
+        ++epoch_;
+        return r;
+    }
+    EvalResult evaluate(const float*, const float*, std::size_t) override { return {}; }
+    MlpParams parameters() const override { return {}; }
+    std::vector<IgnoredSwitch> notApplicable(const ExecutionSettings&) const override { return {}; }
+    std::vector<std::pair<std::string, std::string>> environment() const override { return {}; }
+
+private:
+    std::vector<double> train_, val_;
+    std::size_t epoch_ = 0;
 };
 }  // namespace
 
@@ -161,6 +189,46 @@ private slots:
         WB_COMPARE_NAME(r.status, "diverged");
         QVERIFY2(QString::fromStdString(r.message).contains("epoch"), r.message.c_str());
         QVERIFY2(QString::fromStdString(r.message).contains("step"), r.message.c_str());
+    }
+
+    // lr 1e30 "completing" with a loss of 8e29, or a validation loss of NaN, is divergence.
+    void divergenceRules_data() {
+        QTest::addColumn<QList<double>>("train");
+        QTest::addColumn<QList<double>>("val");
+        QTest::addColumn<QString>("status");
+        QTest::addColumn<QString>("message");
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        QTest::newRow("learning") << QList<double>{0.7, 0.6, 0.5} << QList<double>{0.7, 0.6, 0.5} << "completed"
+                                  << "";
+        QTest::newRow("grows past the factor")
+            << QList<double>{0.7, 2.0, 0.7e6 + 1} << QList<double>{0.5, 0.5, 0.5} << "diverged"
+            << "the loss grew past 1000000 times its first value at epoch 3";
+        QTest::newRow("validation NaN") << QList<double>{0.7, 0.6, 0.5} << QList<double>{0.7, nan, 0.5} << "diverged"
+                                        << "the validation loss became non-finite at epoch 2";
+    }
+    void divergenceRules() {
+        QFETCH(QList<double>, train);
+        QFETCH(QList<double>, val);
+        QFETCH(QString, status);
+        QFETCH(QString, message);
+        RunConfig c = smallConfig(3);
+        c.prepare.valSplit = 0.2;
+        const PreparedData data = prepare(dataset_, c.prepare);
+        ScriptedLossBackend backend({train.begin(), train.end()}, {val.begin(), val.end()});
+        Trainer trainer(c, dataset_, data, backend);
+        CancelFlag cancel{false};
+        const RunRecord r = trainer.run(cancel);
+        WB_COMPARE_NAME(r.status, status.toStdString().c_str());
+        QCOMPARE(QString::fromStdString(r.message), message);
+    }
+
+    // The record is written when the run starts and ends; in between, epochs go to a journal that
+    // the end of the run removes.
+    void journalGoesWhenTheRunEnds() {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("run.json").toStdString();
+        train(smallConfig(2), path);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"run.json"});
     }
 
     void recordWrittenAfterEveryEpoch() {
