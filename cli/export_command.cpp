@@ -1,13 +1,14 @@
 // `mlpwb export`: the training loop a framework backend runs, written out as the user's own script.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 
+#include "atomic_file.h"
 #include "commands.h"
 #include "errors.h"
 #include "exit_codes.h"
 #include "framework_backend.h"
+#include "output_paths.h"
 #include "train_options.h"
 
 namespace wb::cli {
@@ -18,18 +19,12 @@ struct ExportOptions {
     std::string framework = "torch", out, name;
 };
 
+// Atomically, like every output, then executable (the script starts with #!/usr/bin/env python3).
 void writeScript(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary);
-        f << text;
-        if (!f.flush()) throw IoError("cannot write " + tmp);
-    }
+    writeFileAtomically(path, text, "script");
     std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) throw IoError("cannot write " + path + ": " + ec.message());
     std::filesystem::permissions(
-        path,
+        writeTarget(path),
         std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec | std::filesystem::perms::others_exec,
         std::filesystem::perm_options::add, ec);
 }
@@ -43,6 +38,7 @@ int runExport(const ExportOptions& opt, const CLI::App& app) {
         std::fputs(script.c_str(), stdout);
         return kOk;
     }
+    checkOutputs({{"--out", opt.out}}, {{"--data", opt.run.source.data}, {"--labels", opt.run.source.labels}});
     writeScript(opt.out, script);
     std::fprintf(
         stderr, "wrote %s; run it on the rows you train on:\n  python3 %s --data x.npy --labels y.npy --out run.json\n",
