@@ -133,10 +133,10 @@ CLI::Option_group* TrainOptions::bindProblem(CLI::App& app) {
                   "end as diverged when the loss exceeds this many times the first epoch's (0: never)");
 
     auto* x = app.add_option_group("Execution");
-    x->add_option("--backend", backend, "cpu|cuda|torch (torch: the user's PyTorch, in a subprocess)");
+    x->add_option("--backend", backend, "cpu|cuda|torch|keras|jax (the frameworks run in your Python, in a subprocess)");
     x->add_option("--device", device, "CUDA device index");
 
-    auto* f = app.add_option_group("Framework backends (--backend torch)");
+    auto* f = app.add_option_group("Framework backends (--backend torch|keras|jax)");
     f->add_option("--python", python, "the interpreter (default: $MLPWB_PYTHON, else python3 on PATH)");
     f->add_option("--framework-device", frameworkDevice, "auto|cpu|cuda (auto: CUDA when the framework sees one)");
     f->add_option("--torch-workers", torch.numWorkers, "DataLoader num_workers (data_path=per_sample_gather)")
