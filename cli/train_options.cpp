@@ -90,15 +90,15 @@ void TrainOptions::bind(CLI::App& app) {
     o->add_flag("--quiet", quiet, "print only the summary");
 }
 
-void TrainOptions::bindSwitches(CLI::Option_group& x) {
-    x.add_option("--preset", preset, "an execution preset (see `mlpwb presets`)");
-    x.add_option("--data-path", dataPath, "per_sample_gather|pageable_copy|pinned_async|device_resident");
-    x.add_option("--launch", launch, "eager_sync|eager|graph_step|fused");
-    x.add_option("--loss", loss, "sigmoid_bce|bce_with_logits");
-    x.add_option("--zero-grad", zeroGrad, "twice|once|none");
-    x.add_option("--optimizer-kernel", optimizerKernel, "per_tensor|multi_tensor");
-    x.add_option("--precision", precision, "fp32|tf32|bf16|fp16");
-    x.add_option("--gemm", gemm, "cublas|custom");
+void TrainOptions::bindSwitches(CLI::Option_group& group) {
+    group.add_option("--preset", preset, "an execution preset (see `mlpwb presets`)");
+    group.add_option("--data-path", dataPath, "per_sample_gather|pageable_copy|pinned_async|device_resident");
+    group.add_option("--launch", launch, "eager_sync|eager|graph_step|fused");
+    group.add_option("--loss", loss, "sigmoid_bce|bce_with_logits");
+    group.add_option("--zero-grad", zeroGrad, "twice|once|none");
+    group.add_option("--optimizer-kernel", optimizerKernel, "per_tensor|multi_tensor");
+    group.add_option("--precision", precision, "fp32|tf32|bf16|fp16");
+    group.add_option("--gemm", gemm, "cublas|custom");
 }
 
 CLI::Option_group* TrainOptions::bindProblem(CLI::App& app) {
@@ -133,7 +133,8 @@ CLI::Option_group* TrainOptions::bindProblem(CLI::App& app) {
                   "end as diverged when the loss exceeds this many times the first epoch's (0: never)");
 
     auto* x = app.add_option_group("Execution");
-    x->add_option("--backend", backend, "cpu|cuda|torch|keras|jax (the frameworks run in your Python, in a subprocess)");
+    x->add_option("--backend", backend,
+                  "cpu|cuda|torch|keras|jax (the frameworks run in your Python, in a subprocess)");
     x->add_option("--device", device, "CUDA device index");
 
     auto* f = app.add_option_group("Framework backends (--backend torch|keras|jax)");
