@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -46,6 +47,33 @@ std::string nonFiniteAsNull(const std::string& text) {
     return out;
 }
 
+// Deeper documents are refused before parsing: a parser and the destructors of a DOM recurse once
+// per level, and 70,000 levels overflowed the stack. No record needs more than a handful.
+constexpr std::size_t kMaxJsonDepth = 64;
+constexpr std::uintmax_t kMaxJsonBytes = std::uintmax_t{1} << 30;
+
+// The deepest nesting of [ and { outside strings.
+std::size_t nestingDepth(const std::string& text) {
+    std::size_t depth = 0, deepest = 0;
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (c == '[' || c == '{') {
+            deepest = std::max(deepest, ++depth);
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return deepest;
+}
+
 }  // namespace
 
 void saveJsonAtomically(const nlohmann::json& document, const std::string& path, const std::string& what) {
@@ -54,9 +82,20 @@ void saveJsonAtomically(const nlohmann::json& document, const std::string& path,
 }
 
 nlohmann::json loadJsonFile(const std::string& path, const std::string& what) {
+    // A folder, a FIFO with no writer (it would block) or a device (endless) is refused before opening.
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+        throw DataError(path, "is not a regular file, so it cannot be a " + what);
+    if (!ec && std::filesystem::is_regular_file(status) && std::filesystem::file_size(path, ec) > kMaxJsonBytes)
+        throw DataError(path,
+                        "is larger than " + std::to_string(kMaxJsonBytes >> 20) + " MiB, too large for a " + what);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw DataError(path, "cannot open " + what);
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (const std::size_t depth = nestingDepth(text); depth > kMaxJsonDepth)
+        throw DataError(path, "invalid " + what + ": nested " + std::to_string(depth) + " levels deep (at most " +
+                                  std::to_string(kMaxJsonDepth) + ")");
     try {
         return nlohmann::json::parse(nonFiniteAsNull(text));
     } catch (const nlohmann::json::exception& e) {

@@ -1,5 +1,6 @@
 // saveJsonAtomically, behind RunRecord::save and AblationResult::save: writes the document whole,
 // replaces an older file, and on failure throws an IoError naming the document and leaves no .tmp.
+#include <sys/stat.h>
 #include <QtTest>
 
 #include <fstream>
@@ -67,6 +68,35 @@ private slots:
         QVERIFY2(message.find("cannot write test document") != std::string::npos, message.c_str());
         QCOMPARE(QDir(dir_.path()).entryList({".d.json.*"}, QDir::Hidden | QDir::Files), QStringList());
         QVERIFY(QFileInfo(dir_.filePath("d.json/inside")).isDir());
+    }
+
+    // 70,000 levels of nesting crashed the GUI's loaders; a FIFO with no writer hung them.
+    void loaderRefusesWhatCouldCrashOrHang_data() {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("deep nesting") << "deep"
+                                      << "nested 70000 levels deep";
+        QTest::newRow("a folder") << "folder"
+                                  << "is not a regular file";
+        QTest::newRow("a FIFO") << "fifo"
+                                << "is not a regular file";
+    }
+    void loaderRefusesWhatCouldCrashOrHang() {
+        QFETCH(QString, kind);
+        QFETCH(QString, expected);
+        std::string p = path("in.json");
+        if (kind == "deep") std::ofstream(p) << std::string(70000, '[') << std::string(70000, ']');
+        if (kind == "folder") p = dir_.path().toStdString();
+        if (kind == "fifo") {
+            p = path("fifo.json");
+            QVERIFY(::mkfifo(p.c_str(), 0600) == 0);
+        }
+        try {
+            wb::loadJsonFile(p, "run record");
+            QFAIL("no error");
+        } catch (const wb::DataError& e) {
+            QVERIFY2(QString(e.what()).contains(expected), e.what());
+        }
     }
 
     // Text that is not UTF-8 (a Latin-1 label from a CSV) must not lose the record.
