@@ -44,7 +44,13 @@ int runTraining(const TrainOptions& opt, const CLI::App& app) {
     ProgressPrinter printer(stdout, config.train.epochs, opt.quiet);
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
-    const RunRecord record = trainer.run(gCancel, {[&](const EpochMetrics& m, const RunRecord&) { printer.epoch(m); }});
+    // `mlpwb train | head -2`: a closed stdout is a stop (the record is finalised as cancelled), not a
+    // SIGPIPE that kills the run with its record stuck at "running".
+    std::signal(SIGPIPE, SIG_IGN);
+    const RunRecord record = trainer.run(gCancel, {[&](const EpochMetrics& m, const RunRecord&) {
+                                             printer.epoch(m);
+                                             if (std::fflush(stdout) != 0 || std::ferror(stdout)) gCancel.store(true);
+                                         }});
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
     printer.finish(record);

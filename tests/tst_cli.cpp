@@ -5,6 +5,8 @@
 #include <QtTest>
 
 #include <csignal>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -42,6 +44,32 @@ private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
         QVERIFY2(QFileInfo(QStringLiteral(WB_MLPWB_PATH)).isExecutable(), WB_MLPWB_PATH);
+    }
+
+    // `mlpwb train | head -2`: the reader goes away; the run stops as cancelled with its record
+    // finalised, instead of dying of SIGPIPE with the record stuck at "running".
+    void closedStdoutCancelsTheRun() {
+        QProcess shell;
+        shell.setWorkingDirectory(dir_.path());
+        shell.start("bash",
+                    {"-c", QString("'%1' train --builtin --rows 20000 --epochs 100000 --out pipe.json | head -2 "
+                                   ">/dev/null; exit ${PIPESTATUS[0]}")
+                               .arg(WB_MLPWB_PATH)});
+        QVERIFY(shell.waitForFinished(kTimeoutMs));
+        QCOMPARE(shell.exitCode(), 130);
+        const nlohmann::json record = readJson(path("pipe.json"));
+        QCOMPARE(QString::fromStdString(record.value("status", "")), QString("cancelled"));
+    }
+
+    // Outputs never destroy inputs: `--out` onto the data is refused before anything is trained.
+    void outputOntoTheDataIsRefused() {
+        std::ofstream(path("d.csv").toStdString()) << "a,b,y\n1,2,0\n3,4,1\n";
+        RUN_MLPWB(r, (QStringList{"train", "--data", "d.csv", "--out", "d.csv", "--epochs", "1"}));
+        QCOMPARE(r.exitCode, 6);
+        QVERIFY2(r.err.contains("--out d.csv: is the same file as --data d.csv"), r.describe().constData());
+        std::ifstream in(path("d.csv").toStdString());
+        QCOMPARE(QString::fromStdString(std::string(std::istreambuf_iterator<char>(in), {})),
+                 QString("a,b,y\n1,2,0\n3,4,1\n"));
     }
 
     void trainWritesRunFileAndCsv() {
