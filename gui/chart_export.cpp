@@ -10,6 +10,7 @@
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
 
+#include "chart_style.h"
 #include "errors.h"
 #include "run_store.h"
 
@@ -137,6 +138,12 @@ void exportChart(QCustomPlot& plot, const QString& path, int width, int height, 
         throw IoError("cannot export " + quoted(path) + ": unknown format '." + QFileInfo(path).suffix().toStdString() +
                       "' (use .png, .jpg, .pdf or .svg)");
     checkSize(path, width, height, scale);
+    // The legend laid out for the exported width, and back for the widget's however the export ends.
+    struct LegendWidth {
+        QCustomPlot& plot;
+        ~LegendWidth() { fitLegendColumns(plot, plot.width()); }
+    } restore{plot};
+    fitLegendColumns(plot, width);
     if (!saveChart(plot, *format, path, width, height, scale)) throw IoError(writeFailure(path));
 }
 

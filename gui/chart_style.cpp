@@ -2,6 +2,8 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
+
 namespace wb::gui {
 
 namespace {
@@ -57,8 +59,7 @@ void styleLegend(QCustomPlot& plot) {
     legend->setIconSize(QSize(30, 12));
     legend->setColumnSpacing(18);
     legend->setRowSpacing(2);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setWrap(4);
+    setLegendColumns(plot, 4);
     legend->setSelectableParts(QCPLegend::spNone);
 }
 }  // namespace
@@ -89,9 +90,30 @@ QCPTextElement* applyChartStyle(QCustomPlot& plot, const QString& title, LegendP
     return titleElement;
 }
 
+constexpr const char* kLegendColumnsProperty = "wbLegendColumns";  // the most columns asked for
+
 void setLegendColumns(QCustomPlot& plot, int columns) {
+    plot.setProperty(kLegendColumnsProperty, columns);
     plot.legend->setWrap(columns);
     plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+}
+
+void fitLegendColumns(QCustomPlot& plot, int width) {
+    QCPLegend* legend = plot.legend;
+    const int wanted = plot.property(kLegendColumnsProperty).toInt();
+    if (!legend || wanted <= 0 || legend->itemCount() == 0) return;
+    int widest = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = legend->item(i))
+            widest = std::max(widest, item->minimumOuterSizeHint().width());
+    const int spacing = legend->columnSpacing();
+    const QMargins margins = legend->margins();
+    const int room = width - margins.left() - margins.right() - 16;  // the legend row's own margins
+    const int fits = std::max(1, (room + spacing) / std::max(1, widest + spacing));
+    const int columns = std::min(wanted, fits);
+    if (legend->wrap() == columns) return;
+    legend->setWrap(columns);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
 }
 
 QCPItemText* addPlaceholder(QCustomPlot& plot, const QString& text) {

@@ -20,6 +20,9 @@ QCPTextElement* applyChartStyle(QCustomPlot& plot, const QString& title, LegendP
 
 // How many legend entries sit side by side before the legend wraps to a new row.
 void setLegendColumns(QCustomPlot& plot, int columns);
+// Fewer entries side by side (never more than setLegendColumns asked for) when the widest would not
+// fit `width` pixels that many times, so long run names wrap to more rows instead of being cut.
+void fitLegendColumns(QCustomPlot& plot, int width);
 
 // A grey note in the middle of the axis rect (e.g. "No visible runs"), hidden until needed.
 QCPItemText* addPlaceholder(QCustomPlot& plot, const QString& text);

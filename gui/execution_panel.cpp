@@ -4,11 +4,18 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QLineEdit>
+#include <QSettings>
+#include <QSignalBlocker>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 #include <utility>
 
 #include "errors.h"
+#include "interpreter_field.h"
+#include "python_interpreter.h"
+#include "torch_options_group.h"
+#include "torch_target.h"
 
 namespace wb::gui {
 
@@ -84,29 +91,28 @@ QString valueTip(const std::string& value) {
     return it == tips.end() ? QString() : it->second;
 }
 
-// "CPU", "CUDA", or the registry's name of another backend.
+// "CPU", "CUDA", "PyTorch", or the registry's name of another backend.
 QString backendLabel(const std::string& name) {
-    return name == "cpu" ? "CPU" : name == "cuda" ? "CUDA" : QString::fromStdString(name);
+    static const std::map<std::string, QString> labels = {
+        {"cpu", "CPU"}, {"cuda", "CUDA"}, {"torch", "PyTorch"}, {"keras", "Keras"}, {"jax", "JAX"}};
+    const auto it = labels.find(name);
+    return it == labels.end() ? QString::fromStdString(name) : it->second;
 }
 
-QString backendTitle(const BackendInfo& info) {
-    const QString name = backendLabel(info.name);
-    if (!info.available) return name + " (unavailable)";
-    return info.device.empty() ? name : name + " — " + QString::fromStdString(info.device);
+// Where a switch is not applicable: "on the CPU", "in PyTorch".
+QString onBackend(const std::string& name) {
+    return (isFrameworkBackend(name) ? "in " : "on the ") + backendLabel(name);
 }
 
 QStandardItem* itemOf(const QComboBox* combo, int index) {
     return qobject_cast<QStandardItemModel*>(combo->model())->item(index);
 }
 
-// The switches backend `backend` ignores under `s`; none for one the registry cannot answer for (CUDA
-// in a build without it: the panel never selects it).
-std::vector<IgnoredSwitch> ignoredBy(const QString& backend, const ExecutionSettings& s) {
-    try {
-        return BackendRegistry::instance().notApplicable(backend.toStdString(), s);
-    } catch (const Error&) {
-        return {};
-    }
+QString detailsText(const BackendInfo& info) {
+    QString text;
+    for (const auto& [key, value] : info.details)
+        text += QString("\n%1: %2").arg(QString::fromStdString(key), QString::fromStdString(value));
+    return text;
 }
 
 // The reason switch `name` is ignored in `ignored`, or an empty string when it applies.
@@ -129,11 +135,24 @@ QLabel* warningLabel() {
 }  // namespace
 
 ExecutionPanel::ExecutionPanel(QWidget* parent) : QWidget(parent) {
+    check_ = new BackendCheck(this);
+    connect(check_, &BackendCheck::finished, this, &ExecutionPanel::onBackendsChecked);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(buildBackendGroup());
+    torchGroup_ = new TorchOptionsGroup;
+    layout->addWidget(torchGroup_);
+    connect(torchGroup_, &TorchOptionsGroup::changed, this, [this] {
+        refresh();  // the device decides what PyTorch ignores
+        emit changed();
+    });
     layout->addWidget(buildSwitchesGroup());
-    refresh();
+    // What an empty setting means ($MLPWB_PYTHON, else python3), then the saved choice.
+    setPreferredPython({});
+    defaultPython_ = QString::fromStdString(resolvePython());
+    python_->setDefault(defaultPython_);
+    python_->setPython(QSettings().value(kPythonSetting).toString());
+    usePython(python_->python());
 }
 
 ExecutionPanel::~ExecutionPanel() = default;
@@ -149,34 +168,146 @@ QWidget* ExecutionPanel::buildBackendGroup() {
     fillBackends();
     form->addRow("Train on", backendCombo_);
     connect(backendCombo_, &QComboBox::currentIndexChanged, this, [this] {
+        wanted_.clear();  // the user's pick wins over one still waiting for the check
         backendCombo_->setToolTip(backendCombo_->currentData(Qt::ToolTipRole).toString());
         refresh();
         emit changed();
     });
+    python_ = new InterpreterField;
+    connect(python_, &InterpreterField::chosen, this, &ExecutionPanel::setPython);
+    auto* pythonLabel = new QLabel("Python");
+    pythonLabel->setToolTip(python_->lineEdit()->toolTip());
+    form->addRow(pythonLabel, python_);
+    pythonStatus_ = new QLabel;
+    pythonStatus_->setObjectName("pythonStatus");
+    pythonStatus_->setWordWrap(true);
+    pythonStatus_->setForegroundRole(QPalette::PlaceholderText);
+    pythonStatus_->setTextInteractionFlags(Qt::TextSelectableByMouse);  // a reason to copy into a search
+    form->addRow(pythonStatus_);
     return group;
 }
 
+QString ExecutionPanel::backendTitle(const BackendInfo& info) const {
+    const QString name = backendLabel(info.name);
+    if (!info.available) return name + " (unavailable)";
+    if (info.name == "torch" && snapshot_ && snapshot_->torch)  // "PyTorch 1.13.1 (cpu)", not "PyTorch — torch 1.13.1"
+        return QString("%1 %2 (%3)")
+            .arg(name, QString::fromStdString(snapshot_->torch->version), snapshot_->torch->cuda ? "cpu, cuda" : "cpu");
+    return info.device.empty() ? name : name + " — " + QString::fromStdString(info.device);
+}
+
 void ExecutionPanel::fillBackends() {
-    bool hasCuda = false;
-    for (const BackendInfo& info : BackendRegistry::instance().list()) {
-        hasCuda = hasCuda || info.name == "cuda";
-        backendCombo_->addItem(backendTitle(info), QString::fromStdString(info.name));
-        QStandardItem* item = itemOf(backendCombo_, backendCombo_->count() - 1);
-        item->setEnabled(info.available);
-        item->setToolTip(info.available ? backendTitle(info) : QString::fromStdString(info.reason));
-    }
-    if (!hasCuda) {
-        backendCombo_->addItem("CUDA (unavailable)", QString("cuda"));
-        QStandardItem* item = itemOf(backendCombo_, backendCombo_->count() - 1);
-        item->setEnabled(false);
-        item->setToolTip("This build has no CUDA backend (it was built without a CUDA toolkit)");
-    }
-    for (int i = 0; i < backendCombo_->count(); ++i)
-        if (itemOf(backendCombo_, i)->isEnabled()) {
-            backendCombo_->setCurrentIndex(i);
-            break;
+    const QString keep = wanted_.isEmpty() ? backend() : wanted_;
+    const bool checking = checkingBackends();
+    {
+        const QSignalBlocker block(backendCombo_);
+        backendCombo_->clear();
+        bool hasCuda = false;
+        std::vector<BackendInfo> cpuOnly;
+        if (!snapshot_) cpuOnly.push_back({"cpu", true, "", "", {}});  // always there; its device comes with the check
+        for (const BackendInfo& info : snapshot_ ? snapshot_->backends : cpuOnly) {
+            hasCuda = hasCuda || info.name == "cuda";
+            const QString name = QString::fromStdString(info.name);
+            QStandardItem* item = nullptr;
+            if (checking && isFrameworkBackend(info.name)) {
+                backendCombo_->addItem(backendLabel(info.name) + " (checking…)", name);
+                item = itemOf(backendCombo_, backendCombo_->count() - 1);
+                item->setEnabled(false);
+                item->setToolTip(QString("Asking %1 whether it can run %2…")
+                                     .arg(QString::fromStdString(resolvePython()), backendLabel(info.name)));
+                continue;
+            }
+            backendCombo_->addItem(backendTitle(info), name);
+            item = itemOf(backendCombo_, backendCombo_->count() - 1);
+            item->setEnabled(info.available);
+            item->setToolTip(info.available ? backendTitle(info) + detailsText(info)
+                                            : QString::fromStdString(info.reason));
         }
+        if (!hasCuda && snapshot_) {
+            backendCombo_->addItem("CUDA (unavailable)", QString("cuda"));
+            QStandardItem* item = itemOf(backendCombo_, backendCombo_->count() - 1);
+            item->setEnabled(false);
+            item->setToolTip("This build has no CUDA backend (it was built without a CUDA toolkit)");
+        }
+        // The backend shown before stays selected if it can train, or while it is being asked again.
+        int index = backendCombo_->findData(keep);
+        if (index >= 0 && !itemOf(backendCombo_, index)->isEnabled() &&
+            !(checking && isFrameworkBackend(keep.toStdString())))
+            index = -1;
+        for (int i = 0; index < 0 && i < backendCombo_->count(); ++i)
+            if (itemOf(backendCombo_, i)->isEnabled()) index = i;
+        backendCombo_->setCurrentIndex(index);
+    }
+    if (!checking || backend() == keep)
+        wanted_.clear();
+    else
+        wanted_ = keep;
     backendCombo_->setToolTip(backendCombo_->currentData(Qt::ToolTipRole).toString());
+}
+
+void ExecutionPanel::setPython(const QString& path) {
+    python_->setPython(path);
+    QSettings().setValue(kPythonSetting, python_->python());
+    usePython(python_->python());
+}
+
+void ExecutionPanel::usePython(const QString& path) {
+    setPreferredPython(path.toStdString());
+    forgetFrameworkProbes();  // the new interpreter is asked afresh (and the same one again, on purpose)
+    checkBackends();
+}
+
+QString ExecutionPanel::python() const {
+    return python_->python();
+}
+
+void ExecutionPanel::checkBackends() {
+    check_->start();
+    fillBackends();  // framework backends show "checking…"
+    showPythonStatus();
+    refresh();
+    emit changed();
+}
+
+bool ExecutionPanel::checkingBackends() const {
+    return check_->running();
+}
+
+void ExecutionPanel::onBackendsChecked(const BackendSnapshot& snapshot) {
+    snapshot_ = snapshot;
+    fillBackends();
+    showPythonStatus();
+    refresh();
+    emit changed();
+    emit backendsChecked();
+}
+
+// Under the interpreter: what it offers PyTorch, or why it cannot run it (the combo's item says so
+// too, but a disabled item's tooltip is easy to miss).
+void ExecutionPanel::showPythonStatus() {
+    const QString python = QString::fromStdString(resolvePython());
+    if (checkingBackends()) {
+        pythonStatus_->setText(QString("Asking %1 for PyTorch…").arg(python));
+        pythonStatus_->setToolTip({});
+        pythonStatus_->show();
+        return;
+    }
+    if (!snapshot_ || !snapshot_->torch) {  // no framework backend registered (a test, a build without them)
+        pythonStatus_->hide();
+        return;
+    }
+    const FrameworkFacts& f = *snapshot_->torch;
+    if (f.available) {
+        const QString on = f.cuda ? "CUDA: " + QString::fromStdString(f.cudaDevice) : QString("CPU only");
+        pythonStatus_->setText(
+            QString("PyTorch %1 on Python %2; %3")
+                .arg(QString::fromStdString(f.version), QString::fromStdString(f.pythonVersion), on));
+        pythonStatus_->setToolTip(QString::fromStdString(f.executable.empty() ? f.python : f.executable));
+    } else {
+        pythonStatus_->setText("PyTorch unavailable: " + QString::fromStdString(f.reason));
+        pythonStatus_->setToolTip(pythonStatus_->text());
+    }
+    pythonStatus_->show();
 }
 
 QWidget* ExecutionPanel::buildSwitchesGroup() {
@@ -249,6 +380,25 @@ void ExecutionPanel::setBackend(const QString& name) {
     const int index = backendCombo_->findData(name);
     // An unavailable backend (a CUDA run opened on a machine without a GPU) is not selected.
     if (index >= 0 && itemOf(backendCombo_, index)->isEnabled()) backendCombo_->setCurrentIndex(index);
+    if (checkingBackends() && backend() != name) wanted_ = name;  // perhaps available once asked
+}
+
+QString ExecutionPanel::backendDevice() const {
+    if (!snapshot_) return {};
+    const BackendInfo* info = snapshot_->find(backend().toStdString());
+    return info && info->available ? QString::fromStdString(info->device) : QString();
+}
+
+FrameworkOptions ExecutionPanel::frameworkOptions() const {
+    FrameworkOptions o = torchGroup_->options();
+    o.python = resolvePython(python_->python().toStdString());
+    return o;
+}
+
+void ExecutionPanel::setFrameworkOptions(const FrameworkOptions& options) {
+    torchGroup_->setOptions(options);
+    refresh();
+    emit changed();
 }
 
 QString ExecutionPanel::preset() const {
@@ -286,9 +436,30 @@ bool ExecutionPanel::valid() const {
 
 QString ExecutionPanel::invalidReason() const {
     if (const auto why = settings().refusal()) return QString::fromStdString(*why);
+    const QString python = QString::fromStdString(resolvePython());
+    if (checkingBackends() && (!wanted_.isEmpty() || isFrameworkBackend(backend().toStdString())))
+        return QString("Still asking %1 whether it can run %2; a moment…")
+            .arg(python, backendLabel((wanted_.isEmpty() ? backend() : wanted_).toStdString()));
     if (backendCombo_->currentIndex() < 0 || !itemOf(backendCombo_, backendCombo_->currentIndex())->isEnabled())
         return "The selected backend is not available: " + backendCombo_->currentData(Qt::ToolTipRole).toString();
+    if (backend() == "torch") return torchGroup_->invalidReason();
     return {};
+}
+
+// What `backend` ignores under `s`. PyTorch's answer depends on the device chosen in the PyTorch
+// group and on what the interpreter said (asked off this thread); nothing is greyed until it said.
+std::vector<IgnoredSwitch> ExecutionPanel::ignoredBy(const QString& backend, const ExecutionSettings& s) const {
+    const std::string name = backend.toStdString();
+    if (isFrameworkBackend(name) && (checkingBackends() || !snapshot_)) return {};
+    if (name == "torch") {
+        if (!snapshot_->torch) return {};
+        return torchIgnoredSwitches(s, torchTargetFor(*snapshot_->torch, torchGroup_->options()));
+    }
+    try {
+        return BackendRegistry::instance().notApplicable(name, s);
+    } catch (const Error&) {
+        return {};  // one the registry cannot answer for (CUDA in a build without it: never selected)
+    }
 }
 
 void ExecutionPanel::refresh() {
@@ -301,6 +472,9 @@ void ExecutionPanel::refresh() {
                                       : QString("Switches set by hand."));
     markRefusedValues(current);
     markNotApplicable(current);
+    torchGroup_->setVisible(backend() == "torch");
+    torchGroup_->setFacts(checkingBackends() || !snapshot_ ? std::nullopt : snapshot_->torch);
+    torchGroup_->setDataPath(current.dataPath);
     const QString why = invalidReason();
     warningLabel_->setText("Cannot run: " + why);
     warningLabel_->setVisible(!why.isEmpty());
@@ -325,7 +499,7 @@ void ExecutionPanel::markRefusedValues(const ExecutionSettings& current) {
 // On the selected backend some switches change nothing (on the CPU: launch, gemm, ...). They stay
 // editable (a configuration may be meant for another backend later) but are greyed, and say why.
 void ExecutionPanel::markNotApplicable(const ExecutionSettings& current) {
-    const QString on = "\n\nNot applicable on the " + backendLabel(backend().toStdString()) + ": ";
+    const QString on = "\n\nNot applicable " + onBackend(backend().toStdString()) + ": ";
     const std::vector<IgnoredSwitch> ignored = ignoredBy(backend(), current);
     for (const auto& [name, combo] : switchCombos_) {
         greySwitch(combo, reasonFor(ignored, name));
@@ -353,8 +527,7 @@ void ExecutionPanel::greySwitch(QComboBox* combo, const QString& why) {
     combo->setPalette(palette);
     combo->setProperty("notApplicable", !why.isEmpty());
     const QString rowTip = switchTexts().at(combo->objectName().toStdString()).tip;
-    combo->setToolTip(why.isEmpty() ? rowTip
-                                    : "Not applicable on the " + backendLabel(backend().toStdString()) + ": " + why);
+    combo->setToolTip(why.isEmpty() ? rowTip : "Not applicable " + onBackend(backend().toStdString()) + ": " + why);
     if (QWidget* label = switchesForm_->labelForField(combo)) label->setEnabled(why.isEmpty());
 }
 

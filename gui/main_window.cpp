@@ -31,6 +31,7 @@
 #include "model_panel.h"
 #include "queue_binding.h"
 #include "queue_panel.h"
+#include "run_naming.h"
 #include "run_store.h"
 #include "runs_table_view.h"
 #include "speedup_chart.h"
@@ -106,6 +107,8 @@ void MainWindow::buildDocks() {
     runsDock->setObjectName("runsDock");
     runsDock->setWidget(runsView_);
     addDockWidget(Qt::BottomDockWidgetArea, runsDock);
+    connect(runsView_, &RunsTableView::exported, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 10000); });
 
     // The queue beside the runs table: what trains now and what waits.
     auto* queueDock = new QDockWidget("Queue", this);
@@ -179,6 +182,7 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     file->addAction(findChild<QAction*>("exportChartAction"));
     file->addAction("Export run data…", this, &MainWindow::exportRunData);
+    file->addAction(runsView_->pytorchAction());  // acts on the run selected in the runs table
     file->addSeparator();
     file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);
     refreshRecentMenu();
@@ -255,7 +259,8 @@ RunConfig MainWindow::currentConfig() const {
     c.prepare = dataPanel_->prepareSpec(c.train.seed);
     c.execution = executionPanel_->settings();
     c.backend = executionPanel_->backend().toStdString();
-    c.name = matchingPreset(c.execution).value_or("custom");
+    c.framework = executionPanel_->frameworkOptions();
+    c.name = defaultRunName(c);  // the preset, the backend and what else differs: legends tell runs apart
     return c;
 }
 
@@ -295,7 +300,7 @@ void MainWindow::compare() {
     for (const char* preset : {"Seed PyTorch loop", "Fastest"}) {
         RunConfig c = currentConfig();
         c.execution = presetByName(preset).settings;
-        c.name = preset;
+        c.name = defaultRunName(c);
         queueRun(c);
     }
 }
@@ -371,10 +376,11 @@ void MainWindow::exportRunData() {
 }
 
 void MainWindow::showStatus() {
+    // The panel's latest answer from the registry: asking it here would run the probes (a framework
+    // backend's imports its framework) on the GUI thread.
     QString backend = executionPanel_->backend();
-    for (const BackendInfo& info : BackendRegistry::instance().list())
-        if (info.name == backend.toStdString() && info.available && !info.device.empty())
-            backend += " / " + QString::fromStdString(info.device);
+    if (const QString device = executionPanel_->backendDevice(); !device.isEmpty())
+        backend = device.startsWith(backend + " ") ? device : backend + " / " + device;  // "torch 1.13.1 (cpu)"
     QString queued = controller_->queued() > 0 ? QString(", %1 queued").arg(controller_->queued()) : QString();
     backendLabel_->setText(QString("Backend: %1%2").arg(backend, queued));
 }
@@ -391,6 +397,7 @@ void MainWindow::restoreSettings() {
         modelPanel_->setOptimizerSpec(c.optimizer);
         modelPanel_->setTrainSpec(c.train);
         executionPanel_->setSettings(c.execution);
+        executionPanel_->setFrameworkOptions(c.framework);  // device and knobs; the interpreter is its own setting
         executionPanel_->setBackend(QString::fromStdString(c.backend));
         dataPanel_->setPrepareSpec(c.prepare);
         dataPanel_->setDataSpec(c.data);  // the built-in rows and seed, the CSV options, the last file

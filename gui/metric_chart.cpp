@@ -158,20 +158,27 @@ std::vector<MetricChart::RunShape> MetricChart::currentShape() const {
 }
 
 // Rebuilt as a whole (rare: a run added, removed, hidden, renamed), so the legend keeps the
-// runs table's order.
+// runs table's order. The legend names each run once (its colour); two grey keys say which line
+// style is train and which validation, so long run names still fit side by side.
 void MetricChart::rebuildGraphs() {
     plot().clearGraphs();
     graphs_.clear();
     warmupKey_ = nullptr;
+    bool anyValidation = false;
     for (const RunShape& s : shape_) {
         const RunEntry* run = store().find(s.id);
         if (!run) continue;
         RunGraphs g;
         g.runId = s.id;
-        g.train = addLineGraph(*run, s.validation ? run->name + " (train)" : run->name, Qt::SolidLine);
-        if (s.validation) g.validation = addLineGraph(*run, run->name + " (validation)", Qt::DashLine);
+        g.train = addLineGraph(*run, run->name, Qt::SolidLine);
+        if (s.validation) {
+            g.validation = addLineGraph(*run, run->name + " (validation)", Qt::DashLine);
+            g.validation->removeFromLegend();
+            anyValidation = true;
+        }
         graphs_.push_back(std::move(g));
     }
+    if (anyValidation) addLineStyleKeys();
     // Markers after all lines, so no line is drawn over a marker.
     bool anyWarmup = false;
     for (std::size_t i = 0; i < graphs_.size(); ++i) {
@@ -200,6 +207,17 @@ QCPGraph* MetricChart::addWarmupMarker(const RunEntry& run) {
     graph->setName(run.name + " (warm-up)");
     graph->removeFromLegend();
     return graph;
+}
+
+// Two legend entries explain the line styles for all runs: solid train, dashed validation.
+void MetricChart::addLineStyleKeys() {
+    for (const auto& [name, style] : {std::pair{"train", Qt::SolidLine}, std::pair{"validation", Qt::DashLine}}) {
+        QCPGraph* key = plot().addGraph();
+        QPen pen(QColor(90, 90, 90), kLineWidth, style);
+        pen.setCapStyle(Qt::FlatCap);
+        key->setPen(pen);
+        key->setName(name);
+    }
 }
 
 // One legend entry explains the hollow circle for all runs.

@@ -85,6 +85,7 @@ private:
     void rebuildGraphs();
     QCPGraph* addLineGraph(const RunEntry& run, const QString& name, Qt::PenStyle style);
     QCPGraph* addWarmupMarker(const RunEntry& run);
+    void addLineStyleKeys();
     void addWarmupLegendKey();
     void fillGraphs(RunGraphs& graphs, const RunEntry& run) const;
     void fillGraph(QCPGraph* graph, std::vector<std::size_t>& epochIndex, const RunEntry& run, bool validation) const;

@@ -370,6 +370,7 @@ TrainSpec ModelPanel::trainSpec() const {
     spec.batchSize = batchSpin_->value();
     spec.shuffle = shuffleCheck_->isChecked();
     spec.seed = static_cast<std::uint64_t>(seedSpin_->value());
+    spec.divergenceFactor = divergenceFactor_;
     return spec;
 }
 
@@ -399,6 +400,7 @@ void ModelPanel::setTrainSpec(const TrainSpec& spec) {
     batchSpin_->setValue(spec.batchSize);
     shuffleCheck_->setChecked(spec.shuffle);
     seedSpin_->setValue(static_cast<int>(std::min<std::uint64_t>(spec.seed, std::numeric_limits<int>::max())));
+    divergenceFactor_ = spec.divergenceFactor;
     updating_ = was;
     notify();
 }

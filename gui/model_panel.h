@@ -59,6 +59,8 @@ private:
 
     int inputs_ = 61;        // the built-in data set's width until a data set says otherwise
     bool updating_ = false;  // set while a setter fills the fields, so they do not echo changed()
+    // No field of its own (the CLI's --divergence-factor): kept as set, so a loaded run keeps it.
+    double divergenceFactor_ = TrainSpec{}.divergenceFactor;
 
     QListWidget* layersList_ = nullptr;
     QSpinBox* widthSpin_ = nullptr;

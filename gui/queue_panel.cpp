@@ -110,7 +110,7 @@ QString QueuePanel::describe(int id, bool running, int position) const {
     QString text = running ? QString(QChar(0x25B6)) + " " : QString("%1. ").arg(position);
     if (!run) return text + QString("run %1").arg(id);
     text += run->name;
-    if (run->preset() != run->name) text += " · " + run->preset();
+    if (!run->name.startsWith(run->preset())) text += " · " + run->preset();  // default names begin with it
     if (running && !run->record.epochs.empty())
         text += QString(" (epoch %1/%2)").arg(run->record.epochs.size()).arg(plannedEpochs(*run));
     return text;

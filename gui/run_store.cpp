@@ -25,8 +25,10 @@ std::string stringOr(const nlohmann::json& j, const char* key, std::string fallb
     return j.at(key).get<std::string>();
 }
 
+// Ours, or a framework's run by our own generator (torch): its config holds our switches. A peer
+// script's "pytorch" or "jax" does not.
 bool isOurBackend(const std::string& backend) {
-    return backend == "cpu" || backend == "cuda";
+    return backend == "cpu" || backend == "cuda" || isFrameworkBackend(backend);
 }
 }  // namespace
 

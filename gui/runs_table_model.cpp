@@ -58,10 +58,19 @@ int plannedEpochs(const RunEntry& run) {
     return static_cast<int>(run.record.epochs.size());
 }
 
+// "cpu / AMD EPYC", "torch 1.13.1 / cuda": a framework's version, and where it trained (its own
+// device word when it names no device; Python's platform.processor() is often empty on Linux).
 QString backendAndDevice(const RunEntry& run) {
-    const auto it = run.record.environment.find("device");
-    if (it == run.record.environment.end() || it->second.empty()) return run.backend();
-    return run.backend() + " / " + QString::fromStdString(it->second);
+    const auto& env = run.record.environment;
+    auto value = [&env](const std::string& key) {
+        const auto it = env.find(key);
+        return it == env.end() ? QString() : QString::fromStdString(it->second);
+    };
+    QString backend = run.backend();
+    if (const QString version = value(backend.toStdString() + "_version"); !version.isEmpty()) backend += " " + version;
+    QString device = value("device");
+    if (device.isEmpty()) device = value("framework_device");
+    return device.isEmpty() ? backend : backend + " / " + device;
 }
 
 bool isNumeric(int column) {

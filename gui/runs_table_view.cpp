@@ -1,11 +1,17 @@
 #include "runs_table_view.h"
 
+#include <QApplication>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QMessageBox>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QTableWidget>
 #include <QToolButton>
@@ -16,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pytorch_export.h"
 #include "run_store.h"
 #include "runs_table_model.h"
 
@@ -23,6 +30,7 @@ namespace wb::gui {
 
 namespace {
 const QString kNotSet = "(not set)";
+const QString kExportFolderSetting = "frameworks/exportFolder";
 
 // {"optimizer": {"lr": 0.001}} -> {"optimizer.lr": "0.001"}. Arrays stay one value ("[20,10]"):
 // a list of layer widths reads better whole than as model.hidden.0, model.hidden.1.
@@ -130,9 +138,14 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
                            &RunsTableView::setSelectedAsBaseline);
     compare_ = makeAction("Compare configs…", "List the settings in which the two selected runs differ",
                           &RunsTableView::compareSelected);
+    pytorch_ = makeAction("Export as PyTorch code…",
+                          "Write the selected run's configuration as the PyTorch training loop the torch backend "
+                          "runs for it (a run of another backend too: its switches become PyTorch constructs)",
+                          &RunsTableView::exportSelectedAsPytorch);
+    pytorch_->setObjectName("exportPytorchAction");
 
     auto* buttons = new QHBoxLayout;
-    for (QAction* action : {delete_, baseline_, compare_}) {
+    for (QAction* action : {delete_, baseline_, compare_, pytorch_}) {
         auto* button = new QToolButton;
         button->setDefaultAction(action);
         buttons->addWidget(button);
@@ -223,11 +236,47 @@ void RunsTableView::compareSelected() {
     makeDiffDialog(*a, *b, this)->open();
 }
 
+void RunsTableView::exportSelectedAsPytorch() {
+    const auto ids = selectedRunIds();
+    if (ids.size() != 1) return;
+    const RunEntry* run = store_->find(ids.front());
+    if (!run) return;
+    QSettings settings;
+    const QString folder = settings.value(kExportFolderSetting, QDir::homePath()).toString();
+    const QString path = QFileDialog::getSaveFileName(this, "Export as PyTorch code",
+                                                      QDir(folder).filePath(scriptFileName(*run)), "Python (*.py)");
+    if (path.isEmpty()) return;
+    settings.setValue(kExportFolderSetting, QFileInfo(path).absolutePath());
+    exportRunAsPytorch(run->id, path);
+}
+
+bool RunsTableView::exportRunAsPytorch(int id, const QString& path) {
+    const RunEntry* run = store_->find(id);
+    if (!run) return false;
+    QString failure;
+    QApplication::setOverrideCursor(Qt::WaitCursor);  // the generator may ask the run's interpreter first
+    try {
+        exportPytorchScript(*run, path);
+    } catch (const std::exception& e) {  // ConfigError, IoError; anything else is still no reason to crash
+        failure = e.what();
+    }
+    QApplication::restoreOverrideCursor();
+    if (!failure.isEmpty()) {
+        QMessageBox::warning(this, "Export as PyTorch code",
+                             QString("Could not export '%1': %2").arg(run->name, failure));
+        return false;
+    }
+    emit exported(QString("Wrote %1; run it on your rows: python3 %2 --data x.npy --labels y.npy --out run.json")
+                      .arg(QDir::toNativeSeparators(path), QFileInfo(path).fileName()));
+    return true;
+}
+
 void RunsTableView::updateActions() {
     const std::size_t n = selectedRunIds().size();
     delete_->setEnabled(n > 0);
     baseline_->setEnabled(n == 1);
     compare_->setEnabled(n == 2);
+    pytorch_->setEnabled(n == 1);
 }
 
 }  // namespace wb::gui

@@ -1,5 +1,6 @@
-// The runs table with its actions: delete the selected runs, make one the speed baseline, and
-// compare the configurations of two (a dialog listing only the settings that differ).
+// The runs table with its actions: delete the selected runs, make one the speed baseline, compare
+// the configurations of two (a dialog listing only the settings that differ), and export one as the
+// PyTorch loop that trains its configuration.
 #pragma once
 
 #include <QAction>
@@ -30,11 +31,19 @@ public:
     QAction* deleteAction() const { return delete_; }
     QAction* baselineAction() const { return baseline_; }
     QAction* compareAction() const { return compare_; }
+    QAction* pytorchAction() const { return pytorch_; }
 
 public slots:
     void deleteSelected();
     void setSelectedAsBaseline();
     void compareSelected();  // opens the diff dialog (not modal) for exactly two selected runs
+    // Asks where (starting in the folder used last), then exportRunAsPytorch for the one selected run.
+    void exportSelectedAsPytorch();
+    // Writes run `id`'s PyTorch loop to `path`; on failure says why in a message box here. True when written.
+    bool exportRunAsPytorch(int id, const QString& path);
+
+signals:
+    void exported(const QString& message);  // a line for the status bar
 
 private:
     QAction* makeAction(const QString& text, const QString& tip, void (RunsTableView::*slot)());
@@ -49,6 +58,7 @@ private:
     QAction* delete_ = nullptr;
     QAction* baseline_ = nullptr;
     QAction* compare_ = nullptr;
+    QAction* pytorch_ = nullptr;
 };
 
 // One setting that differs between two configs: its dotted key ("optimizer.lr") and both values

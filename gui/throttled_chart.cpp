@@ -4,6 +4,7 @@
 
 #include <qcustomplot.h>
 
+#include "chart_style.h"
 #include "run_store.h"
 
 namespace wb::gui {
@@ -13,6 +14,8 @@ ThrottledChart::ThrottledChart(RunStore* store, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
+    // Every draw (new runs, a resize) lays the legend out for the width there is.
+    connect(plot_, &QCustomPlot::beforeReplot, this, [this] { fitLegendColumns(*plot_, plot_->width()); });
 
     refreshTimer_.setSingleShot(true);
     refreshTimer_.setInterval(kRefreshIntervalMs);

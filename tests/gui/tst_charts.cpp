@@ -91,6 +91,9 @@ private slots:
     void xAxisByElapsedTime();
     void logScaleDropsNonPositiveTimes();
     void warmupEpochHasALegendKey();
+    void legendNamesEachRunOnce_data();
+    void legendNamesEachRunOnce();
+    void longNamesWrapTheLegend();
     void hoverNamesRunEpochAndValue();
     void smoothing_data();
     void smoothing();
@@ -232,6 +235,58 @@ void TestCharts::warmupEpochHasALegendKey() {
     auto* key = qobject_cast<QCPPlottableLegendItem*>(chart.plot().legend->item(2));
     QVERIFY(key);
     QVERIFY(key->plottable()->name().startsWith("warm-up epoch"));
+}
+
+namespace {
+QStringList legendNames(QCustomPlot& plot) {
+    QStringList names;
+    for (int i = 0; i < plot.legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i)))
+            names << item->plottable()->name();
+    return names;
+}
+}  // namespace
+
+void TestCharts::legendNamesEachRunOnce_data() {
+    QTest::addColumn<bool>("validation");
+    QTest::addColumn<QStringList>("names");
+    QTest::newRow("train only") << false << QStringList{"A", "B"};
+    QTest::newRow("train and validation: one key per line style")
+        << true << QStringList{"A", "B", "train", "validation"};
+}
+
+// Each run's colour is named once; solid and dashed are explained once for all runs.
+void TestCharts::legendNamesEachRunOnce() {
+    QFETCH(bool, validation);
+    QFETCH(QStringList, names);
+    RunStore store;
+    MetricChart chart(&store, MetricChart::Kind::Loss);
+    appendEpochs(store, addRun(store, "A"), 3, validation);
+    appendEpochs(store, addRun(store, "B"), 3, validation);
+    chart.refreshNow();
+    QCOMPARE(legendNames(chart.plot()), names);
+    QCOMPARE(chart.graphCount(), validation ? 4 : 2);  // the keys are no run's graphs
+}
+
+// Names too long for four side by side wrap to more rows instead of being cut; short ones do not.
+void TestCharts::longNamesWrapTheLegend() {
+    RunStore store;
+    MetricChart chart(&store, MetricChart::Kind::EpochTime);
+    chart.resize(700, 400);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    for (const char* name : {"Seed PyTorch loop · torch · batch 256 · 64-32", "Seed PyTorch loop · batch 256 · 64-32",
+                             "Fastest · cuda · batch 256 · 64-32"})
+        appendEpochs(store, addRun(store, name), 3, false);
+    chart.refreshNow();
+    QVERIFY2(chart.plot().legend->wrap() < 3, qPrintable(QString::number(chart.plot().legend->wrap())));
+    for (int i = 0; i < chart.plot().legend->itemCount(); ++i) {
+        QCPAbstractLegendItem* item = chart.plot().legend->item(i);
+        QVERIFY2(item->outerRect().width() >= item->minimumOuterSizeHint().width(), "an entry is cut");
+        QVERIFY(item->outerRect().right() <= chart.plot().width());
+    }
+    chart.resize(1600, 400);
+    QTRY_COMPARE(chart.plot().legend->wrap(), 4);  // room again: the entries sit side by side
 }
 
 void TestCharts::hoverNamesRunEpochAndValue() {

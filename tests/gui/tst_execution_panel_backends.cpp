@@ -28,6 +28,11 @@ std::unique_ptr<Backend> noFactory(int /*device*/) {
     return nullptr;  // never trains: the panel only asks what it ignores
 }
 
+// The panel asks the registry which backends can train off the GUI thread; a test starts from its answer.
+bool backendsKnown(const ExecutionPanel& panel) {
+    return QTest::qWaitFor([&] { return !panel.checkingBackends(); }, 60000);
+}
+
 QStandardItem* comboItem(QComboBox* combo, const QString& data) {
     return qobject_cast<QStandardItemModel*>(combo->model())->item(combo->findData(data));
 }
@@ -42,6 +47,7 @@ private slots:
 
     void switchesTheSelectedBackendIgnoresAreGreyed() {
         ExecutionPanel panel;
+        QVERIFY(backendsKnown(panel));
         panel.setBackend("standin");
         QCOMPARE(panel.backend(), QString("standin"));
         ExecutionSettings s;

@@ -90,6 +90,8 @@ private slots:
     void viewActionsFollowSelection();
     void columnsFitTheirText_data();
     void columnsFitTheirText();
+    void frameworkRunsAreOursWithTheirVersion_data();
+    void frameworkRunsAreOursWithTheirVersion();
 };
 
 void TestRunStore::coloursAreDistinctAndReadable() {
@@ -490,6 +492,49 @@ void TestRunStore::columnsFitTheirText() {
     };
     QTRY_COMPARE(tooNarrow(), QString());
     QCOMPARE(view.model()->index(0, RunsTableModel::Status).data().toString(), status.isEmpty() ? "queued" : status);
+}
+
+void TestRunStore::frameworkRunsAreOursWithTheirVersion_data() {
+    QTest::addColumn<QString>("backend");
+    QTest::addColumn<QString>("environment");  // the record's, as JSON
+    QTest::addColumn<QString>("preset");
+    QTest::addColumn<QString>("shown");  // the Backend / device column
+    QTest::newRow("cpu") << "cpu"
+                         << R"({"device": "AMD EPYC"})"
+                         << "Seed PyTorch loop"
+                         << "cpu / AMD EPYC";
+    // Our torch backend runs our switches: a preset, not a peer; Python named no device, its own word shows.
+    QTest::newRow("torch, no device name") << "torch"
+                                           << R"({"device": "", "torch_version": "1.13.1", "framework_device": "cpu"})"
+                                           << "Seed PyTorch loop"
+                                           << "torch 1.13.1 / cpu";
+    QTest::newRow("torch on a GPU") << "torch"
+                                    << R"({"device": "NVIDIA H200", "torch_version": "2.5.1"})"
+                                    << "Seed PyTorch loop"
+                                    << "torch 2.5.1 / NVIDIA H200";
+    QTest::newRow("a peer script's pytorch") << "pytorch"
+                                             << R"({"device": "cpu"})"
+                                             << "peer"
+                                             << "pytorch / cpu";
+}
+
+void TestRunStore::frameworkRunsAreOursWithTheirVersion() {
+    QFETCH(QString, backend);
+    QFETCH(QString, environment);
+    QFETCH(QString, preset);
+    QFETCH(QString, shown);
+    RunStore store;
+    RunConfig config = namedConfig("run");
+    config.backend = backend.toStdString();
+    config.execution = presetByName("Seed PyTorch loop").settings;
+    const int id = store.addPending(config);
+    RunRecord record = store.find(id)->record;
+    record.status = RunStatus::Completed;
+    record.environment = nlohmann::json::parse(environment.toStdString()).get<std::map<std::string, std::string>>();
+    store.finish(id, record);
+    RunsTableModel model(&store);
+    QCOMPARE(store.find(id)->preset(), preset);
+    QCOMPARE(model.index(0, RunsTableModel::Backend).data().toString(), shown);
 }
 
 QTEST_MAIN(TestRunStore)

@@ -1,0 +1,57 @@
+#include "pytorch_export.h"
+
+#include <QFile>
+#include <QRegularExpression>
+#include <QSaveFile>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.h"
+#include "framework_backend.h"
+#include "run_store.h"
+
+namespace wb::gui {
+
+RunConfig torchConfigOf(const RunEntry& run) {
+    const nlohmann::json& j = run.config;
+    // A peer (bench/peers) writes its own keys; read as ours they would become a default loop.
+    if (!j.is_object() || !j.contains("execution") || !j.at("execution").is_object())
+        throw ConfigError("'" + run.name.toStdString() +
+                          "' holds no workbench configuration (no execution switches; a peer's run?), so there is "
+                          "no loop to generate from it");
+    RunConfig config;
+    try {
+        config = j.get<RunConfig>();
+    } catch (const Error& e) {
+        throw ConfigError("the configuration of '" + run.name.toStdString() + "' cannot be read: " + e.what());
+    } catch (const nlohmann::json::exception& e) {
+        throw ConfigError("the configuration of '" + run.name.toStdString() + "' cannot be read: " + e.what());
+    }
+    config.backend = "torch";
+    if (config.name.empty()) config.name = run.name.toStdString();
+    return config;
+}
+
+void exportPytorchScript(const RunEntry& run, const QString& path) {
+    const std::string script = frameworkScript(torchConfigOf(run));  // may throw ConfigError: nothing written
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        throw IoError("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
+    file.write(script.data(), static_cast<qint64>(script.size()));
+    if (!file.commit()) throw IoError("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
+    // A script to run: python3 loop.py --data x.npy --labels y.npy (its first line names python3).
+    QFile::Permissions p = QFile::permissions(path);  // executable wherever it is readable, like chmod +x
+    if (p & QFile::ReadOwner) p |= QFile::ExeOwner | QFile::ExeUser;
+    if (p & QFile::ReadGroup) p |= QFile::ExeGroup;
+    if (p & QFile::ReadOther) p |= QFile::ExeOther;
+    QFile::setPermissions(path, p);
+}
+
+QString scriptFileName(const RunEntry& run) {
+    static const QRegularExpression notWord("[^a-z0-9]+");
+    QString base = run.name.toLower().replace(notWord, "_");
+    base.remove(QRegularExpression("^_+|_+$"));
+    return (base.isEmpty() ? QString("run") : base) + ".py";
+}
+
+}  // namespace wb::gui

@@ -1,0 +1,23 @@
+// "Export as PyTorch code…": a run's configuration written out as the PyTorch loop the torch
+// backend would run for it (frameworks/' one generator), as the user's own script. A run of another
+// backend exports too: its switches become PyTorch's constructs.
+#pragma once
+
+#include <QString>
+
+#include "run_config.h"
+
+namespace wb::gui {
+
+struct RunEntry;
+
+// The run's RunConfig on the torch backend. Throws ConfigError when the run holds no workbench
+// configuration (a peer's file) or one that does not parse.
+RunConfig torchConfigOf(const RunEntry& run);
+// Writes the loop for `run` to `path` (replacing it whole, or leaving it as it was), executable.
+// Throws ConfigError (see torchConfigOf), IoError when the file cannot be written.
+void exportPytorchScript(const RunEntry& run, const QString& path);
+// A file name for the run's script: "seed_pytorch_loop.py".
+QString scriptFileName(const RunEntry& run);
+
+}  // namespace wb::gui
