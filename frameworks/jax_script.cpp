@@ -408,7 +408,7 @@ def main():
     facts = {"framework": "jax", "jax": jax.__version__,
              "jaxlib": getattr(sys.modules.get("jaxlib"), "__version__", ""), "python": sys.executable,
              "python_version": platform.python_version(), "device": args.device,
-             "device_name": device.device_kind if args.device == "cuda" else platform.processor(),
+             "device_name": device.device_kind if args.device == "cuda" else cpu_name(),
              "threads": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()}
     emit({"event": "ready", **facts})
 

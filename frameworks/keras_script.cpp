@@ -298,7 +298,7 @@ def device_name(device):
     if device == "cuda":
         gpu = tf.config.list_physical_devices("GPU")[0]
         return tf.config.experimental.get_device_details(gpu).get("device_name", gpu.name)
-    return platform.processor()
+    return cpu_name()
 
 
 def main():

@@ -146,6 +146,18 @@ def claim_stdout():
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
 
 
+def cpu_name():
+    """The CPU's model name, for the RunRecord (platform.processor() is empty on Linux)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def emit(line):
     LINES.write(json.dumps(line) + "\n")
     LINES.flush()

@@ -352,7 +352,7 @@ def main():
     epoch_batches = make_batches(x, y, device, torch.Generator().manual_seed(SEED))
     facts = {"framework": "torch", "torch": torch.__version__, "python": sys.executable,
              "python_version": platform.python_version(), "device": str(device),
-             "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor(),
+             "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else cpu_name(),
              "threads": torch.get_num_threads()}
     emit({"event": "ready", **facts})
 
