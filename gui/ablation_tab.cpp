@@ -194,12 +194,13 @@ AblationPlan AblationTab::plan() const {
 
 void AblationTab::setPlan(const AblationPlan& p) {
     baseline_->setCurrentText(QString::fromStdString(p.baseline));
-    // The plan's fixes first, in its order; the built-in fixes it leaves out follow, unchecked.
+    // The plan's fixes first, in its order; the built-in fixes it leaves out follow, unchecked (the
+    // torch backend's own knobs last: on another backend they are reported not applicable).
     std::vector<std::string> order;
     for (const auto& name : p.fixes)
         if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
-    for (const auto& name : defaultFixOrder())
-        if (std::find(order.begin(), order.end(), name) == order.end()) order.push_back(name);
+    for (const auto& fix : ablationFixes())
+        if (std::find(order.begin(), order.end(), fix.name) == order.end()) order.push_back(fix.name);
     fillFixList(order, p.fixes);
     repeats_->setValue(p.repeats);
     alone_->setChecked(p.alone);
