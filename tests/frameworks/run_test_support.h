@@ -10,10 +10,16 @@
 #include <cmath>
 #include <string>
 
+#include <QProcess>
+#include <QTemporaryDir>
+
 #include "backend.h"
 #include "execution_settings.h"
+#include "framework_backend.h"
+#include "npy_io.h"
 #include "run_config.h"
 #include "run_record.h"
+#include "safetensors.h"
 #include "trainer.h"
 
 namespace wb::test {
@@ -55,10 +61,11 @@ struct Run {
     MlpParams params;
 };
 
-inline Run train(const RunConfig& c, const Dataset& ds, const PreparedData& data, const CancelFlag& cancel) {
+inline Run train(const RunConfig& c, const Dataset& ds, const PreparedData& data, const CancelFlag& cancel,
+                 const TrainerCallbacks& callbacks = {}) {
     auto backend = BackendRegistry::instance().create(c.backend);
     Trainer trainer(c, ds, data, *backend);
-    Run r{trainer.run(cancel), {}};
+    Run r{trainer.run(cancel, callbacks), {}};
     r.params = trainer.finalParams();
     return r;
 }
@@ -91,6 +98,42 @@ inline QString failingPython(const QString& dir, const std::string& real, const 
     f.close();
     f.setPermissions(f.permissions() | QFileDevice::ExeOwner);
     return fake;
+}
+
+// The exported loop of `c` (a run without a validation split), run by hand on the same rows and
+// weights as the backend, reproduces the backend's losses to 1e-6 and writes a RunRecord naming the
+// backend. Fails the calling test through QVERIFY (check QTest::currentTestFailed() after it).
+inline void checkExportedLoopReproduces(const RunConfig& c, const Dataset& dataset, const std::string& python) {
+    const PreparedData data = prepare(dataset, c.prepare);
+    CancelFlag never{false};
+    const Run backendRun = train(c, dataset, data, never);
+    QVERIFY2(backendRun.record.status == RunStatus::Completed, backendRun.record.message.c_str());
+
+    QTemporaryDir dir;
+    const std::string x = dir.filePath("x.npy").toStdString(), y = dir.filePath("y.npy").toStdString();
+    writeNpy(x, data.trainX.data(), {data.trainRows(), data.cols});
+    writeNpy(y, data.trainY.data(), {data.trainRows()});
+    const QString loop = dir.filePath("loop.py"), out = dir.filePath("run.json");
+    QFile script(loop);
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write(QByteArray::fromStdString(frameworkScript(c)));
+    script.close();
+    // Without --init-weights a loop draws the framework's own initialisation, which the workbench's
+    // does not reproduce: hand over the weights the backend started from.
+    const std::string init = dir.filePath("init.safetensors").toStdString();
+    saveSafetensors(init, initParams(c.model, data.cols, c.train.seed));
+    QProcess run;
+    run.start(QString::fromStdString(python),
+              {loop, "--data", QString::fromStdString(x), "--labels", QString::fromStdString(y), "--init-weights",
+               QString::fromStdString(init), "--epochs", QString::number(c.train.epochs), "--out", out});
+    QVERIFY(run.waitForFinished(120000));
+    QVERIFY2(run.exitCode() == 0, run.readAllStandardError().constData());
+    const RunRecord exported = RunRecord::load(out.toStdString());
+    QCOMPARE(QString::fromStdString(toString(exported.status)), QString("completed"));
+    QCOMPARE(exported.epochs.size(), backendRun.record.epochs.size());
+    for (std::size_t e = 0; e < exported.epochs.size(); ++e)
+        QVERIFY(relative(exported.epochs[e].trainLoss, backendRun.record.epochs[e].trainLoss) <= 1e-6);
+    QCOMPARE(QString::fromStdString(exported.environment.at("backend")), QString::fromStdString(c.backend));
 }
 
 }  // namespace wb::test

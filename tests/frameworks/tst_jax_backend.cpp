@@ -84,34 +84,7 @@ private slots:
     void exportedLoopReproducesItsRun() {
         RunConfig c = test::smallRun("jax", OptimizerSpec{}, python_);
         c.prepare.valSplit = 0;
-        const PreparedData data = prepare(dataset_, c.prepare);
-        CancelFlag never{false};
-        const test::Run backendRun = test::train(c, dataset_, data, never);
-        QVERIFY2(backendRun.record.status == RunStatus::Completed, backendRun.record.message.c_str());
-
-        QTemporaryDir dir;
-        const std::string x = dir.filePath("x.npy").toStdString(), y = dir.filePath("y.npy").toStdString();
-        writeNpy(x, data.trainX.data(), {data.trainRows(), data.cols});
-        writeNpy(y, data.trainY.data(), {data.trainRows()});
-        const QString loop = dir.filePath("loop.py"), out = dir.filePath("run.json");
-        QFile script(loop);
-        QVERIFY(script.open(QIODevice::WriteOnly));
-        script.write(QByteArray::fromStdString(frameworkScript(c)));
-        script.close();
-        const std::string init = dir.filePath("init.safetensors").toStdString();
-        saveSafetensors(init, initParams(c.model, data.cols, c.train.seed));
-        QProcess python;
-        python.start(QString::fromStdString(python_),
-                     {loop, "--data", QString::fromStdString(x), "--labels", QString::fromStdString(y),
-                      "--init-weights", QString::fromStdString(init), "--epochs", "3", "--out", out});
-        QVERIFY(python.waitForFinished(120000));
-        QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
-        const RunRecord exported = RunRecord::load(out.toStdString());
-        WB_COMPARE_NAME(exported.status, "completed");
-        QCOMPARE(exported.epochs.size(), backendRun.record.epochs.size());
-        for (std::size_t e = 0; e < exported.epochs.size(); ++e)
-            QVERIFY(test::relative(exported.epochs[e].trainLoss, backendRun.record.epochs[e].trainLoss) <= 1e-6);
-        QCOMPARE(QString::fromStdString(exported.environment.at("backend")), QString("jax"));
+        test::checkExportedLoopReproduces(c, dataset_, python_);
     }
 };
 
