@@ -6,7 +6,7 @@
 namespace wb {
 
 namespace {
-// The q-quantile of sorted values, linearly interpolated.
+// The q-quantile of sorted values, linearly interpolated (q = 0.5: the median).
 double quantile(const std::vector<double>& sorted, double q) {
     const double pos = q * static_cast<double>(sorted.size() - 1);
     const auto i = static_cast<std::size_t>(pos);
@@ -39,9 +39,11 @@ std::optional<TimeSpread> timeSpread(const std::vector<const RunRecord*>& runs) 
         }
     if (medians.empty()) return std::nullopt;
     std::sort(medians.begin(), medians.end());
-    if (medians.size() == 1) {  // one run: the spread of its own epochs stands in for repeats
+    if (medians.size() == 1) {
+        // One run: the range of its own epochs stands in for repeats. Conservative on purpose: two runs
+        // of one configuration differ by more than one run's epochs do (the machine's state moves).
         const auto epochs = timedEpochs(*only);
-        return TimeSpread{medians[0], quantile(epochs, 0.25), quantile(epochs, 0.75), 1};
+        return TimeSpread{medians[0], epochs.front(), epochs.back(), 1};
     }
     return TimeSpread{quantile(medians, 0.5), medians.front(), medians.back(), static_cast<int>(medians.size())};
 }
@@ -61,10 +63,12 @@ SpeedComparison compareSpeed(const TimeSpread& baseline, const TimeSpread& candi
 }
 
 std::string SpeedComparison::label() const {
-    const std::string range = "(" + ratioText(ratioLow) + "-" + ratioText(ratioHigh) + "x)";
+    // UTF-8 "×" and "–": the GUI draws the label as it is, and terminals show it.
+    const std::string range = "(" + ratioText(ratioLow) + "\u2013" + ratioText(ratioHigh) + "\u00d7)";
     if (!measurable) return "no measurable difference " + range;
-    if (ratio >= 1) return ratioText(ratio) + "x faster " + range;
-    return ratioText(1 / ratio) + "x slower (" + ratioText(1 / ratioHigh) + "-" + ratioText(1 / ratioLow) + "x)";
+    if (ratio >= 1) return ratioText(ratio) + "\u00d7 faster " + range;
+    return ratioText(1 / ratio) + "\u00d7 slower (" + ratioText(1 / ratioHigh) + "\u2013" + ratioText(1 / ratioLow) +
+           "\u00d7)";
 }
 
 }  // namespace wb

@@ -14,8 +14,8 @@ namespace wb {
 // The level of one configuration over its repeats, in ms per epoch (warm-up excluded).
 struct TimeSpread {
     double median = 0;  // of the runs' medians
-    double low = 0;     // with repeats: the fastest run's median; with one run: its epochs' 25th percentile
-    double high = 0;    // with repeats: the slowest run's median; with one run: its epochs' 75th percentile
+    double low = 0;     // with repeats: the fastest run's median; with one run: its fastest timed epoch
+    double high = 0;    // with repeats: the slowest run's median; with one run: its slowest timed epoch
     int runs = 0;
 };
 // Null when no run has a timed epoch.
@@ -28,7 +28,7 @@ struct SpeedComparison {
     double ratioLow = 1;      // the range over the repeats: baseline.low / candidate.high
     double ratioHigh = 1;     // ... baseline.high / candidate.low
     bool measurable = false;  // the two spreads do not overlap
-    // "2.41x faster (2.30-2.55x)", "1.6x slower (...)", or "no measurable difference (0.93-1.12x)".
+    // "2.41× faster (2.30–2.55×)", "1.60× slower (...)", or "no measurable difference (0.93–1.12×)".
     std::string label() const;
 };
 SpeedComparison compareSpeed(const TimeSpread& baseline, const TimeSpread& candidate);

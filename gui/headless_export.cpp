@@ -1,5 +1,7 @@
 #include "headless_export.h"
 
+#include <cstdio>
+
 #include <QApplication>
 #include <QRegularExpression>
 #include <cstring>
@@ -125,6 +127,7 @@ void renderChart(const Options& o, RunStore& store) {
         SpeedupChart chart(&store);
         chart.refreshNow();
         exportChart(chart.plot(), o.out, o.width, o.height, o.scale);
+        for (const QString& line : chart.leftOut()) std::printf("left out: %s\n", qPrintable(line));
     } else {
         const auto kind = o.chart == "loss"       ? MetricChart::Kind::Loss
                           : o.chart == "accuracy" ? MetricChart::Kind::Accuracy

@@ -6,6 +6,8 @@
 
 #include "chart_style.h"
 #include "run_store.h"
+#include "speed_comparison.h"
+#include "workload.h"
 
 namespace wb::gui {
 
@@ -42,25 +44,38 @@ void SpeedupChart::refresh() {
 }
 
 // The user's baseline, else the first run with a median, so a Compare shows an answer at once.
-std::optional<double> SpeedupChart::chooseBaseline() {
+const RunEntry* SpeedupChart::chooseBaseline() {
     baselineRun_ = store().effectiveBaseline();
     if (const RunEntry* run = baselineRun_ ? store().find(*baselineRun_) : nullptr) {
         title_->setText("Speedup over \u201C" + run->name + "\u201D (median epoch time)");
-        return run->record.summary().medianEpochMs;
+        return run;
     }
     title_->setText("Speedup over the baseline");
-    return std::nullopt;
+    return nullptr;
 }
 
-void SpeedupChart::collectRows(std::optional<double> baseMs) {
+void SpeedupChart::collectRows(const RunEntry* base) {
     rows_.clear();
+    const auto baseSpread = base ? timeSpread({&base->record}) : std::nullopt;
     for (const RunEntry& run : store().runs()) {
         if (!run.visible) continue;
-        Row row{run.id, run.name, std::nullopt, run.id == baselineRun_};
-        const auto ms = run.record.summary().medianEpochMs;
-        if (baseMs && ms && *ms > 0) row.speedup = *baseMs / *ms;
+        Row row{run.id, run.name, std::nullopt, run.id == baselineRun_, {}, {}};
+        if (const auto difference = base ? workloadDifference(base->record, run.record) : std::nullopt)
+            row.notComparable = QString::fromStdString(*difference);
+        else if (const auto spread = timeSpread({&run.record}); baseSpread && spread && spread->median > 0) {
+            const SpeedComparison c = compareSpeed(*baseSpread, *spread);
+            row.speedup = c.ratio;
+            row.verdict = QString::fromStdString(c.label());
+        }
         rows_.push_back(row);
     }
+}
+
+QStringList SpeedupChart::leftOut() const {
+    QStringList lines;
+    for (const Row& row : rows_)
+        if (!row.notComparable.isEmpty()) lines << row.name + ": not comparable: " + row.notComparable;
+    return lines;
 }
 
 void SpeedupChart::clearDrawing() {
@@ -89,8 +104,10 @@ void SpeedupChart::drawBars() {
         bars->addData(key, value);
         bars_.push_back(bars);
 
-        QString text = row.speedup ? formatSpeedup(*row.speedup) : QString("no epochs yet");
-        if (row.baseline) text += " (baseline)";
+        QString text = !row.notComparable.isEmpty() ? "not comparable: " + row.notComparable
+                       : row.baseline               ? formatSpeedup(1.0) + " (baseline)"
+                       : row.speedup                ? row.verdict
+                                                    : QString("no epochs yet");
         QCPItemText* label = addValueLabel(plot(), text);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         label->position->setCoords(value, key);

@@ -100,6 +100,7 @@ private slots:
     void breakdownSeparatesWhatWasMeasured();
     void speedupNumbers_data();
     void speedupNumbers();
+    void speedupComparesOneWorkloadOnly();
     void speedupLabels_data();
     void speedupLabels();
 };
@@ -374,6 +375,37 @@ void TestCharts::speedupNumbers() {
         QCOMPARE(chart.rows()[i].baseline, expected[i] == 1.0);
     }
     QCOMPARE(chart.baselineRun(), ids[static_cast<std::size_t>(std::max(baseline, 0))]);
+}
+
+// A 569-row CSV was shown 472.5× faster than the built-in 100,000 rows; two identical runs 1.41×.
+void TestCharts::speedupComparesOneWorkloadOnly() {
+    RunStore store;
+    SpeedupChart chart(&store);
+    RunRecord base = recordWithTimes("built-in", {100, 102, 98}, false);
+    base.dataset.source = "builtin";
+    base.dataset.rows = base.dataset.trainRows = 100000;
+    RunRecord other = recordWithTimes("bc.csv", {0.2, 0.21, 0.2}, false);
+    other.dataset.source = "bc.csv";
+    other.dataset.rows = other.dataset.trainRows = 569;
+    RunRecord twin = recordWithTimes("same again", {99, 101, 103}, false);
+    twin.dataset = base.dataset;
+    RunRecord faster = recordWithTimes("faster", {25, 25.5, 24.5}, false);
+    faster.dataset = base.dataset;
+    const int baseId = addFinishedRun(store, base);
+    addFinishedRun(store, other);
+    addFinishedRun(store, twin);
+    addFinishedRun(store, faster);
+    store.setBaseline(baseId);
+    chart.refreshNow();
+
+    QCOMPARE(chart.rows().size(), std::size_t(4));
+    QVERIFY(!chart.rows()[1].speedup.has_value());
+    QVERIFY2(chart.rows()[1].notComparable.startsWith("different data (bc.csv, 569 rows vs builtin, 100000 rows)"),
+             qPrintable(chart.rows()[1].notComparable));
+    QVERIFY2(chart.rows()[2].verdict.startsWith("no measurable difference"), qPrintable(chart.rows()[2].verdict));
+    QVERIFY2(chart.rows()[3].verdict.startsWith(QString::fromUtf8("4.00\u00d7 faster")),
+             qPrintable(chart.rows()[3].verdict));
+    QCOMPARE(chart.leftOut().size(), 1);
 }
 
 void TestCharts::speedupLabels_data() {
