@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <cstdio>
+#include <cstring>
 
 #include "framework_backend.h"
 #include "headless_export.h"
@@ -12,7 +13,29 @@
 #include "cuda_backend.h"
 #endif
 
+// --help and --version answer before any window system is asked for, so they work on a server.
+int answerWithoutDisplay(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--version") == 0) {
+            std::printf("mlp-workbench %s\n", WB_VERSION);
+            return 0;
+        }
+        if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+            std::printf(
+                "Usage: mlp-workbench               open the workbench window\n"
+                "       mlp-workbench --export-chart loss|accuracy|epoch-time|breakdown|speedup \\\n"
+                "                     --runs RUN.json... --out CHART.png|jpg|pdf|svg [--size WxH] [--baseline N]\n"
+                "       mlp-workbench --export-chart waterfall --ablation ABLATION.json --out CHART.png\n"
+                "       mlp-workbench --version\n"
+                "--export-chart needs no display (it renders off screen). The command-line trainer is mlpwb.\n");
+            return 0;
+        }
+    }
+    return -1;
+}
+
 int main(int argc, char** argv) {
+    if (const int code = answerWithoutDisplay(argc, argv); code >= 0) return code;
     wb::gui::prepareHeadlessPlatform(argc, argv);
     QApplication app(argc, argv);
     Q_INIT_RESOURCE(resources);  // wb_gui is a static library: its resources need an explicit init
@@ -26,10 +49,6 @@ int main(int argc, char** argv) {
     wb::registerFrameworkBackends();  // and "torch", the user's PyTorch in a subprocess
 
     const QStringList args = QApplication::arguments();
-    if (args.contains("--version")) {
-        std::printf("mlp-workbench %s\n", WB_VERSION);
-        return 0;
-    }
     if (args.contains("--export-chart")) return wb::gui::runHeadlessExport(args);
 
     wb::gui::MainWindow window;
