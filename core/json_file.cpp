@@ -81,6 +81,17 @@ void saveJsonAtomically(const nlohmann::json& document, const std::string& path,
     writeFileAtomically(path, document.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", what);
 }
 
+nlohmann::json parseJsonText(const std::string& text, const std::string& name, const std::string& what) {
+    if (const std::size_t depth = nestingDepth(text); depth > kMaxJsonDepth)
+        throw DataError(name, "invalid " + what + ": nested " + std::to_string(depth) + " levels deep (at most " +
+                                  std::to_string(kMaxJsonDepth) + ")");
+    try {
+        return nlohmann::json::parse(nonFiniteAsNull(text));
+    } catch (const nlohmann::json::exception& e) {
+        throw DataError(name, "invalid " + what + ": " + e.what());
+    }
+}
+
 nlohmann::json loadJsonFile(const std::string& path, const std::string& what) {
     // A folder, a FIFO with no writer (it would block) or a device (endless) is refused before opening.
     std::error_code ec;
@@ -93,14 +104,7 @@ nlohmann::json loadJsonFile(const std::string& path, const std::string& what) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw DataError(path, "cannot open " + what);
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (const std::size_t depth = nestingDepth(text); depth > kMaxJsonDepth)
-        throw DataError(path, "invalid " + what + ": nested " + std::to_string(depth) + " levels deep (at most " +
-                                  std::to_string(kMaxJsonDepth) + ")");
-    try {
-        return nlohmann::json::parse(nonFiniteAsNull(text));
-    } catch (const nlohmann::json::exception& e) {
-        throw DataError(path, "invalid " + what + ": " + e.what());
-    }
+    return parseJsonText(text, path, what);
 }
 
 }  // namespace wb

@@ -12,6 +12,10 @@ namespace wb {
 // IoError thrown on failure (e.g. "run record"); no .tmp file is left behind then.
 void saveJsonAtomically(const nlohmann::json& document, const std::string& path, const std::string& what);
 
+// Parses JSON text as loadJsonFile does (depth limit, Python's NaN/Infinity as null); `name` stands for
+// the file in the DataError.
+nlohmann::json parseJsonText(const std::string& text, const std::string& name, const std::string& what);
+
 // Reads and parses the JSON file at `path`; Python's NaN/Infinity (peers write them) read as null.
 // Throws DataError(path, "cannot open <what>") or DataError(path, "invalid <what>: <parser's reason>").
 nlohmann::json loadJsonFile(const std::string& path, const std::string& what);

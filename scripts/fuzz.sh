@@ -17,7 +17,7 @@ seconds=${1:-60}
 build_dir=${2:-build-fuzz}
 case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-targets=${FUZZ_TARGETS:-csv npy safetensors}
+targets=${FUZZ_TARGETS:-csv npy safetensors records}
 
 start=$(date +%s)
 CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S "$root" -B "$build_dir" -G Ninja \

@@ -16,7 +16,7 @@
 namespace {
 
 const QString kFuzzDir = QStringLiteral(WB_TEST_DATA_DIR "/../fuzz");
-const QStringList kReaders{"csv", "npy", "safetensors"};
+const QStringList kReaders{"csv", "npy", "safetensors", "records"};
 
 QFileInfoList filesIn(const QString& set, const QString& reader) {
     return QDir(kFuzzDir + "/" + set + "/" + reader).entryInfoList(QDir::Files, QDir::Name);
@@ -106,6 +106,9 @@ private slots:
                 loadsOrRefuses([&] { wb::fuzz::checkArray(wb::readNpy(p)); });
                 loadsOrRefuses([&] { wb::fuzz::checkDataset(wb::loadNpyDataset(p, "")); });
                 wb::fuzz::feedNpy(view);
+            } else if (reader == "records") {
+                loadsOrRefuses([&] { (void)wb::RunRecord::load(p); });
+                wb::fuzz::feedJsonRecords(view);
             } else {
                 loadsOrRefuses([&] { (void)wb::loadSafetensors(p); });
                 wb::fuzz::feedSafetensors(view);

@@ -12,10 +12,13 @@
 #include <string_view>
 #include <vector>
 
+#include "ablation_result.h"
 #include "csv_reader.h"
 #include "errors.h"
+#include "json_file.h"
 #include "model.h"
 #include "npy_io.h"
+#include "run_record.h"
 #include "safetensors.h"
 
 namespace wb::fuzz {
@@ -109,6 +112,19 @@ inline void feedSafetensors(std::string_view bytes) {
     own.hidden.assign(widths.begin() + 1, widths.end() - 1);
     checkParamsMatch(p, own, static_cast<std::size_t>(widths.front()));  // must not throw
     loadsOrRefuses([&] { checkParamsMatch(p, ModelSpec{}, 61); });
+}
+
+// The JSON loaders of the GUI and the CLI: a RunRecord and an ablation result from the same bytes.
+inline void feedJsonRecords(std::string_view bytes) {
+    const std::string text(bytes);
+    RunRecord r;
+    if (loadsOrRefuses([&] { r = RunRecord::fromJson(parseJsonText(text, "fuzz.json", "run record")); })) {
+        (void)r.summary();
+        (void)r.toJson().dump();
+    }
+    AblationResult a;
+    if (loadsOrRefuses([&] { a = AblationResult::fromJson(parseJsonText(text, "fuzz.json", "ablation result")); }))
+        (void)a.toJson().dump();
 }
 
 }  // namespace wb::fuzz
