@@ -127,13 +127,28 @@ void TestPeerRecords::peerJoinsTheSpeedupAndBreakdownCharts() {
     speedup.refreshNow();
     QCOMPARE(speedup.rows().size(), std::size_t{2});
     QCOMPARE(speedup.rows()[1].runId, peer);
+    // The peer trained on make_dataset.py's rows, ours on the built-in ones: listed, with no ratio.
+    QVERIFY(!speedup.rows()[1].speedup);
+    QVERIFY2(speedup.rows()[1].notComparable.startsWith("different data (x.npy, 2000 rows vs builtin, 2000 rows)"),
+             qPrintable(speedup.rows()[1].notComparable));
+    // A peer on the same rows (its record says so) compares like one of ours.
+    RunRecord sameData = store.find(peer)->record;
+    sameData.dataset = store.find(own)->record.dataset;
+    sameData.dataset.hash.clear();  // peers write no content hash
+    sameData.config["train"] = store.find(own)->record.config["train"];
+    RunConfig twinConfig;
+    twinConfig.name = "peer on our rows";
+    const int twin = store.addPending(twinConfig);
+    store.finish(twin, sameData);
+    speedup.refreshNow();
+    QCOMPARE(speedup.rows().back().runId, twin);
     const double expected = *store.find(own)->record.summary().medianEpochMs /
                             readJson(kPeerFile)["summary"]["median_epoch_ms"].get<double>();
-    QVERIFY(speedup.rows()[1].speedup);
-    QVERIFY(std::abs(*speedup.rows()[1].speedup - expected) < 1e-12 * expected);
+    QVERIFY2(speedup.rows().back().speedup, qPrintable(speedup.rows().back().notComparable));
+    QVERIFY(std::abs(*speedup.rows().back().speedup - expected) < 1e-12 * expected);
     BreakdownChart breakdown(&store);
     breakdown.refreshNow();
-    QCOMPARE(breakdown.rows().size(), std::size_t{2});  // the peer's bar says "not separable"
+    QCOMPARE(breakdown.rows().size(), std::size_t{3});  // the peer's bar says "not separable"
 }
 
 void TestPeerRecords::headlessExportOverlaysThePeer() {
