@@ -7,6 +7,7 @@
 #include <qcustomplot.h>
 
 #include "run_store.h"
+#include "workload.h"
 
 namespace wb::gui {
 
@@ -68,6 +69,11 @@ BreakdownChart::BreakdownChart(RunStore* store, QWidget* parent) : ThrottledChar
     plot().xAxis->grid()->setVisible(false);
     plot().xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
     placeholder_ = addPlaceholder(plot(), "No runs to show yet");
+    leftOutNote_ = addValueLabel(plot(), {});
+    leftOutNote_->position->setType(QCPItemPosition::ptAxisRectRatio);
+    leftOutNote_->position->setCoords(0.01, 0.02);
+    leftOutNote_->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    leftOutNote_->setTextAlignment(Qt::AlignLeft);
 
     QCPBars* below = nullptr;
     for (int phase = 0; phase < kPhaseCount; ++phase) {
@@ -98,10 +104,19 @@ void BreakdownChart::refresh() {
 
 void BreakdownChart::collectRows() {
     rows_.clear();
+    leftOut_.clear();
+    const auto baselineId = store().effectiveBaseline();
+    const RunEntry* base = baselineId ? store().find(*baselineId) : nullptr;
     for (const RunEntry& run : store().runs()) {
         if (!run.visible) continue;
+        if (const auto difference = base ? workloadDifference(base->record, run.record) : std::nullopt) {
+            leftOut_ << run.name + ": not comparable: " + QString::fromStdString(*difference);
+            continue;
+        }
         if (const auto b = phaseBreakdown(run.record)) rows_.push_back({run.id, run.name, *b});
     }
+    leftOutNote_->setText(leftOut_.join("\n"));
+    leftOutNote_->setVisible(!leftOut_.isEmpty());
 }
 
 void BreakdownChart::fillBars() {

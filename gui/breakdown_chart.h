@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QString>
+#include <QStringList>
 #include <array>
 #include <optional>
 #include <vector>
@@ -46,6 +47,9 @@ public:
     explicit BreakdownChart(RunStore* store, QWidget* parent = nullptr);
 
     const std::vector<Row>& rows() const { return rows_; }  // the bars drawn, left to right
+    // Visible runs of another workload than the baseline's, "name: not comparable: why"; they get no
+    // bar (their phases would compare different work) and are listed in the chart's corner.
+    const QStringList& leftOut() const { return leftOut_; }
 
 protected:
     void refresh() override;
@@ -59,6 +63,8 @@ private:
     std::array<QCPBars*, kPhaseCount> phaseBars_{};
     QCPBars* notSeparableBars_ = nullptr;
     QCPItemText* placeholder_ = nullptr;
+    QCPItemText* leftOutNote_ = nullptr;
+    QStringList leftOut_;
     std::vector<QCPItemText*> labels_;
     std::vector<Row> rows_;
 };

@@ -123,6 +123,7 @@ void renderChart(const Options& o, RunStore& store) {
         BreakdownChart chart(&store);
         chart.refreshNow();
         exportChart(chart.plot(), o.out, o.width, o.height, o.scale);
+        for (const QString& line : chart.leftOut()) std::printf("left out: %s\n", qPrintable(line));
     } else if (o.chart == "speedup") {
         SpeedupChart chart(&store);
         chart.refreshNow();
