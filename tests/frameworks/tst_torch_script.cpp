@@ -1,45 +1,18 @@
 // The PyTorch loop generator: each switch value puts PyTorch's own construct into the script, what
 // the target cannot do falls back with the reason, and every combination is valid Python.
-#include <QProcess>
-#include <QTemporaryDir>
 #include <QtTest>
 
 #include "run_config.h"
+#include "script_test_support.h"
 #include "torch_script.h"
 
 using namespace wb;
 
 namespace {
-RunConfig configWith(const QString& assignments) {
-    RunConfig c;
-    c.name = "generator test";
-    c.execution = ExecutionSettings{};
-    for (const QString& a : assignments.split(' ', Qt::SkipEmptyParts)) {
-        const QStringList kv = a.split('=');
-        setSwitch(c.execution, kv[0].toStdString(), kv[1].toStdString());
-    }
-    return c;
-}
+using test::configWith;
 
 TorchTarget target(const QString& device, bool compile = true) {
     return TorchTarget{device.toStdString(), compile, compile ? "2.5.1" : "1.13.1"};
-}
-
-// Every valid combination of the switches (those ExecutionSettings::refusal() lets through).
-std::vector<ExecutionSettings> allValidSettings() {
-    std::vector<ExecutionSettings> all{ExecutionSettings{}};
-    for (const auto& sw : describeSwitches(ExecutionSettings{})) {
-        std::vector<ExecutionSettings> next;
-        for (const auto& s : all)
-            for (const auto& v : sw.values) {
-                ExecutionSettings t = s;
-                setSwitch(t, sw.name, v);
-                next.push_back(t);
-            }
-        all = std::move(next);
-    }
-    std::erase_if(all, [](const ExecutionSettings& s) { return s.refusal().has_value(); });
-    return all;
 }
 }  // namespace
 
@@ -174,28 +147,15 @@ private slots:
 
     // Every valid combination, on a GPU with torch.compile and on a CPU without, parses as Python.
     void everyCombinationIsValidPython() {
-        QTemporaryDir dir;
-        QStringList files;
-        int n = 0;
-        for (const auto& s : allValidSettings())
-            for (const auto& t : {target("cuda", true), target("cpu", false)}) {
-                RunConfig c;
-                c.name = "combination \"" + std::to_string(n) + "\" \\ quoted";
-                c.execution = s;
-                const QString path = dir.filePath(QString("loop%1.py").arg(n++));
-                QFile f(path);
-                QVERIFY(f.open(QIODevice::WriteOnly));
-                f.write(QByteArray::fromStdString(torchScript(c, t)));
-                files << path;
-            }
-        QVERIFY(n > 100);
-        QProcess python;
-        python.start(
-            "python3",
-            QStringList{"-c", "import ast, sys\nfor p in sys.argv[1:]:\n    ast.parse(open(p).read(), p)"} + files);
-        if (!python.waitForStarted()) QSKIP("no python3 on PATH to parse the scripts with");
-        QVERIFY(python.waitForFinished(120000));
-        QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+        std::vector<std::string> scripts;
+        for (const auto& s : test::allValidSettings())
+            for (const auto& t : {target("cuda", true), target("cpu", false)})
+                scripts.push_back(torchScript(test::quotedRun(s, static_cast<int>(scripts.size())), t));
+        QVERIFY(scripts.size() > 100);
+        QString error;
+        const auto parsed = test::parsesAsPython(scripts, error);
+        if (parsed == test::Parsed::NoPython) QSKIP("no python3 on PATH to parse the scripts with");
+        QVERIFY2(parsed == test::Parsed::Yes, qPrintable(error));
     }
 };
 
