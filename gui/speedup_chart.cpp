@@ -106,6 +106,7 @@ SpeedupChart::SpeedupChart(RunStore* store, QWidget* parent) : ThrottledChart(st
     note_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     note_->setContentsMargins(8, 4, 8, 4);
     note_->hide();
+    note_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);  // the plot keeps the height
     if (auto* column = qobject_cast<QVBoxLayout*>(layout())) column->addWidget(note_);
 }
 
@@ -205,6 +206,7 @@ void SpeedupChart::drawBars() {
     clearDrawing();
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     double top = 1.0;
+    int widestLabel = 0;
     for (std::size_t i = 0; i < rows_.size(); ++i) {
         const Row& row = rows_[i];
         const double key = static_cast<double>(i + 1);
@@ -243,10 +245,14 @@ void SpeedupChart::drawBars() {
         label->position->setCoords(labelAt, key);
         label->setPadding(QMargins(6, 0, 0, 0));
         labels_.push_back(label);
+        widestLabel = std::max(widestLabel, QFontMetrics(label->font()).horizontalAdvance(text) + 12);
     }
     plot().yAxis->setTicker(ticker);
     plot().yAxis->setRange(0.4, static_cast<double>(rows_.size()) + 0.6);
-    plot().xAxis->setRange(0, top * 1.2);  // room for the labels right of the longest bar
+    // Room for the labels right of the longest bar (or range): the label's share of the axis, in pixels.
+    const int axisPixels = std::max(plot().axisRect()->width(), 300);
+    const double labelShare = std::min(0.6, static_cast<double>(widestLabel) / axisPixels);
+    plot().xAxis->setRange(0, std::max(top * 1.05, top / (1.0 - labelShare)));
     baselineLine_->setVisible(baselineRun_.has_value() && !rows_.empty());
     placeholder_->setVisible(rows_.empty() || !baselineRun_);
 }
