@@ -23,9 +23,14 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <limits>
+#include <memory>
+#include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "dataset_loader.h"
 #include "dataset_preview_model.h"
+#include "field_guard.h"
 
 namespace wb::gui {
 
@@ -98,6 +103,24 @@ QString labelMappingText(const Dataset& d) {
     return parts.join(", ");
 }
 
+// Whether loading `a` and `b` gives the same data set: only the fields their kind reads count.
+bool sameLoad(const DataSpec& a, const DataSpec& b) {
+    auto essentials = [](DataSpec s) {
+        const DataSpec defaults;
+        if (s.kind == DataSpec::Kind::Builtin) {
+            s.path = s.labelsPath = {};
+            s.csv = defaults.csv;
+        } else {
+            s.rows = defaults.rows;
+            s.seed = defaults.seed;
+            if (s.kind == DataSpec::Kind::Npy) s.csv = defaults.csv;
+            if (s.kind == DataSpec::Kind::Csv) s.labelsPath = {};
+        }
+        return nlohmann::json(s);
+    };
+    return essentials(a) == essentials(b);
+}
+
 QString notesText(const Dataset& d) {
     if (d.notes.empty()) return "none";
     QStringList parts;
@@ -123,6 +146,7 @@ DataPanel::DataPanel(QWidget* parent) : QWidget(parent) {
     connect(loader_, &DatasetLoader::started, this,
             [this](const QString& what) { loadingLabel_->setText("Loading " + what + "…"); });
     updateSourceFields();
+    guardWheel(this);
 }
 
 QWidget* DataPanel::buildSourceGroup() {
@@ -425,6 +449,38 @@ bool DataPanel::isLoading() const {
     return loader_->busy();
 }
 
+bool DataPanel::showsLoaded() const {
+    return dataset_ && !isLoading() && sameLoad(loadedSpec_, editedSpec());
+}
+
+void DataPanel::whenShownLoaded(std::function<void()> ready, std::function<void(const QString&)> failed) {
+    if (showsLoaded()) {
+        ready();
+        return;
+    }
+    const DataSpec wanted = editedSpec();
+    if (wanted.kind != DataSpec::Kind::Builtin && wanted.path.empty()) {
+        failed("no data file chosen: choose a file (Open…), or pick the built-in data");
+        return;
+    }
+    // One answer per request: the connections live in `once`, deleted after the first answer.
+    auto* once = new QObject(this);
+    auto answered = std::make_shared<bool>(false);
+    connect(this, &DataPanel::datasetChanged, once, [this, once, answered, wanted, ready] {
+        if (*answered || !sameLoad(loadedSpec_, wanted)) return;  // an older load may arrive first
+        *answered = true;
+        once->deleteLater();
+        ready();
+    });
+    connect(this, &DataPanel::loadFailed, once, [once, answered, failed](const QString& message) {
+        if (*answered) return;
+        *answered = true;
+        once->deleteLater();
+        failed(message);
+    });
+    startLoad(wanted);
+}
+
 void DataPanel::loadBuiltin() {
     builtinRadio_->setChecked(true);
     load();
@@ -434,6 +490,7 @@ void DataPanel::openFile(const QString& path) {
     fileRadio_->setChecked(true);
     pathEdit_->setText(path);
     labelsEdit_->clear();  // a labels file belongs to the features file it was chosen with
+    openingFile_ = path;
     load();
 }
 
@@ -441,6 +498,7 @@ void DataPanel::openNpyPair(const QString& features, const QString& labels) {
     fileRadio_->setChecked(true);
     pathEdit_->setText(features);
     labelsEdit_->setText(labels);
+    openingFile_ = features;
     load();
 }
 
@@ -479,6 +537,7 @@ void DataPanel::onBusyChanged(bool busy) {
 void DataPanel::onLoaded(const std::shared_ptr<const Dataset>& dataset, const DataSpec& spec) {
     dataset_ = dataset;
     loadedSpec_ = spec;
+    openingFile_.clear();
     errorLabel_->hide();
     errorLabel_->clear();
     preview_->setDataset(dataset);
@@ -489,10 +548,14 @@ void DataPanel::onLoaded(const std::shared_ptr<const Dataset>& dataset, const Da
 }
 
 void DataPanel::onFailed(const QString& message) {
-    // The previous data set stays: a bad file must not cost the user what already worked.
-    errorLabel_->setText(dataset_ ? message + "\n(The data set loaded before stays in use.)" : message);
+    // The previous data set stays: a bad file must not cost the user what already worked. A long
+    // message (a CSV error quoting a whole row) is cut here; the tooltip has all of it.
+    showMessage(errorLabel_, message);
+    if (dataset_) errorLabel_->setText(errorLabel_->text() + "\n(The data set loaded before stays in use.)");
     errorLabel_->show();
+    const QString file = std::exchange(openingFile_, QString());
     emit loadFailed(message);
+    if (!file.isEmpty()) emit fileOpenFailed(file, message);
 }
 
 void DataPanel::showSummary() {

@@ -6,6 +6,7 @@
 
 #include <QWidget>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "data_source.h"
@@ -46,6 +47,12 @@ public:
     void setDataSpec(const DataSpec& spec);
     void setPrepareSpec(const PrepareSpec& spec);
     bool isLoading() const;
+    // Whether the data set in use is the one the fields describe (no unapplied edit, no load pending).
+    bool showsLoaded() const;
+    // Run's way in: calls `ready` once the data set in use is what the fields describe, at once when it
+    // is, else after loading it; calls `failed` with the reason when that load fails (the data set
+    // loaded before stays, and nothing is trained on it in its place).
+    void whenShownLoaded(std::function<void()> ready, std::function<void(const QString&)> failed);
     DatasetPreviewModel* previewModel() const { return preview_; }
 
 public slots:
@@ -57,6 +64,9 @@ public slots:
 signals:
     void datasetChanged(const std::shared_ptr<const wb::Dataset>& dataset);
     void loadFailed(const QString& message);
+    // A file the user opened (Open…, a drop, a recent file) could not be loaded: worth a dialog, since
+    // the panel showing the error may be scrolled out of view.
+    void fileOpenFailed(const QString& path, const QString& message);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -84,6 +94,7 @@ private:
     DatasetPreviewModel* preview_ = nullptr;
     std::shared_ptr<const Dataset> dataset_;
     DataSpec loadedSpec_;
+    QString openingFile_;  // the file being opened by a file action; empty otherwise
 
     QRadioButton* builtinRadio_ = nullptr;
     QRadioButton* fileRadio_ = nullptr;

@@ -3,15 +3,18 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSettings>
 #include <QSignalBlocker>
+#include <QSpinBox>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 #include <utility>
 
 #include "errors.h"
+#include "field_guard.h"
 #include "interpreter_field.h"
 #include "python_interpreter.h"
 #include "torch_options_group.h"
@@ -153,6 +156,7 @@ ExecutionPanel::ExecutionPanel(QWidget* parent) : QWidget(parent) {
     python_->setDefault(defaultPython_);
     python_->setPython(QSettings().value(kPythonSetting).toString());
     usePython(python_->python());
+    guardWheel(this);
 }
 
 ExecutionPanel::~ExecutionPanel() = default;
@@ -344,6 +348,28 @@ QWidget* ExecutionPanel::buildSwitchesGroup() {
         switchCombos_[d.name] = combo;
         connect(combo, &QComboBox::currentIndexChanged, this, &ExecutionPanel::onSwitchChosen);
     }
+    auto* repeats = new QHBoxLayout;
+    auto repeatSpin = [](const QString& name, int value, const QString& tip) {
+        auto* spin = new QSpinBox;
+        spin->setObjectName(name);
+        spin->setRange(1, kMaxRepeats);
+        spin->setValue(value);
+        spin->setToolTip(tip);
+        return spin;
+    };
+    runRepeats_ = repeatSpin("runRepeats", 1, "How many times Run trains the configuration (in rounds with Compare's)");
+    compareRepeats_ = repeatSpin("compareRepeats", 3,
+                                 "How many times Compare trains each preset, in rounds (A1 B1 A2 B2 …) so a drift "
+                                 "of the machine hits both alike; the Speedup chart shows the median and its range");
+    repeats->addWidget(new QLabel("Run"));
+    repeats->addWidget(runRepeats_);
+    repeats->addSpacing(8);
+    repeats->addWidget(new QLabel("Compare"));
+    repeats->addWidget(compareRepeats_);
+    repeats->addStretch();
+    auto* repeatsLabel = new QLabel("Repeats");
+    repeatsLabel->setToolTip("Spread, not noise: each configuration trained more than once gives its speed's range");
+    switchesForm_->addRow(repeatsLabel, repeats);
     warningLabel_ = warningLabel();
     column->addWidget(warningLabel_);  // below the form: a form misjudges a wrapped label that comes and goes
     showSettings(ExecutionSettings{});
@@ -428,6 +454,19 @@ void ExecutionPanel::onSwitchChosen() {
     if (updating_) return;
     refresh();
     emit changed();
+}
+
+int ExecutionPanel::runRepeats() const {
+    return runRepeats_->value();
+}
+
+int ExecutionPanel::compareRepeats() const {
+    return compareRepeats_->value();
+}
+
+void ExecutionPanel::setRepeats(int run, int compare) {
+    runRepeats_->setValue(run);
+    compareRepeats_->setValue(compare);
 }
 
 bool ExecutionPanel::valid() const {

@@ -23,6 +23,7 @@
 class QComboBox;
 class QFormLayout;
 class QLabel;
+class QSpinBox;
 
 namespace wb::gui {
 
@@ -62,6 +63,15 @@ public:
     QString preset() const;  // the preset shown, or "custom"
     void selectPreset(const QString& name);
 
+    // How many times Run and Compare train each configuration. Repeats go in rounds (A1 B1 A2 B2 ...)
+    // so that a drift of the machine hits every configuration alike, and the Speedup chart shows the
+    // median over them with its range. Run defaults to 1 (a quick look); Compare to 3, since a speed
+    // claim needs a spread: with fewer, "no measurable difference" cannot be told from noise.
+    static constexpr int kMaxRepeats = 20;
+    int runRepeats() const;
+    int compareRepeats() const;
+    void setRepeats(int run, int compare);
+
     // Whether a run can be queued with these settings, and if not, why (in a sentence).
     bool valid() const;
     QString invalidReason() const;
@@ -100,6 +110,8 @@ private:
     QFormLayout* switchesForm_ = nullptr;
     std::map<std::string, QComboBox*> switchCombos_;  // by switch name, as in describeSwitches
     QLabel* warningLabel_ = nullptr;
+    QSpinBox* runRepeats_ = nullptr;
+    QSpinBox* compareRepeats_ = nullptr;
     bool updating_ = false;  // set while a preset or setter fills the switches
 };
 

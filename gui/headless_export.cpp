@@ -129,6 +129,9 @@ void renderChart(const Options& o, RunStore& store) {
         chart.refreshNow();
         exportChart(chart.plot(), o.out, o.width, o.height, o.scale);
         for (const QString& line : chart.leftOut()) std::printf("left out: %s\n", qPrintable(line));
+        // The note the window shows under the chart: which differing switches ran, which did nothing.
+        for (const QString& line : chart.switchesNote().split('\n', Qt::SkipEmptyParts))
+            std::printf("switches: %s\n", qPrintable(line));
     } else {
         const auto kind = o.chart == "loss"       ? MetricChart::Kind::Loss
                           : o.chart == "accuracy" ? MetricChart::Kind::Accuracy

@@ -9,6 +9,7 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -27,11 +28,13 @@
 #include "errors.h"
 #include "execution_panel.h"
 #include "export_dialog.h"
+#include "field_guard.h"
 #include "metric_chart.h"
 #include "model_panel.h"
 #include "queue_binding.h"
 #include "queue_panel.h"
 #include "run_naming.h"
+#include "run_repeats.h"
 #include "run_store.h"
 #include "runs_table_view.h"
 #include "speedup_chart.h"
@@ -124,6 +127,19 @@ void MainWindow::buildDocks() {
         if (ds) modelPanel_->setInputs(static_cast<int>(ds->cols));
     });
     connect(executionPanel_, &ExecutionPanel::changed, this, &MainWindow::showStatus);  // backend and device
+    // A load error shows in the Data panel, which may be scrolled out of view: the status bar says it
+    // too, and a file the user opened gets a dialog.
+    connect(dataPanel_, &DataPanel::loadFailed, this, [this](const QString& message) {
+        statusBar()->showMessage("Data not loaded: " + elideMessage(message), 15000);
+    });
+    connect(dataPanel_, &DataPanel::fileOpenFailed, this, [this](const QString& path, const QString& message) {
+        auto* box = new QMessageBox(QMessageBox::Warning, "Cannot open data",
+                                    QString("%1\n\n%2").arg(QFileInfo(path).fileName(), elideMessage(message, 600)),
+                                    QMessageBox::Ok, this);
+        box->setDetailedText(message);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    });
 }
 
 void MainWindow::buildActions() {
@@ -270,39 +286,74 @@ QString MainWindow::newRecordPath(int id) const {
     return QString("%1/%2-run%3.json").arg(dir, QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss")).arg(id);
 }
 
-void MainWindow::queueRun(RunConfig config) {
+void MainWindow::refuse(const QString& title, const QString& why) {
+    statusBar()->showMessage(title + ": " + elideMessage(why), 15000);
+    auto* box = new QMessageBox(QMessageBox::Warning, title, elideMessage(why, 600), QMessageBox::Ok, this);
+    box->setDetailedText(why.size() > 600 ? why : QString());
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();  // not exec(): a refusal must not stop the event loop (nor a test)
+}
+
+bool MainWindow::queueRun(RunConfig config) {
     const auto dataset = dataPanel_->dataset();
     if (!dataset) {
-        QMessageBox::warning(this, "No data", "Load a data set first.");
-        return;
+        refuse("No data", "Load a data set first.");
+        return false;
     }
     try {
         config.validate();
     } catch (const Error& e) {
-        QMessageBox::warning(this, "Cannot run this configuration", e.what());
-        return;
+        refuse("Cannot run this configuration", e.what());
+        return false;
     }
     const int id = store_->addPending(config);
     const QString path = newRecordPath(id);
     store_->setPath(id, path);
     controller_->enqueue({id, std::move(config), dataset, path});
+    return true;
+}
+
+void MainWindow::queueRepeats(std::vector<RunConfig> configs, int repeats) {
+    if (const QString why = modelPanel_->invalidReason(); !why.isEmpty()) {
+        refuse("Cannot run this configuration", why);
+        return;
+    }
+    // Run trains what the Data panel shows: an edit not yet loaded (built-in chosen without Load, a new
+    // label column) is loaded first; if it cannot be, nothing trains on the old data in its place.
+    dataPanel_->whenShownLoaded(
+        [this, configs = std::move(configs), repeats] {
+            QStringList taken;
+            for (const RunEntry& run : store_->runs()) taken << run.name;
+            std::vector<RunConfig> withData;
+            for (RunConfig config : configs) {
+                config.data = dataPanel_->dataSpec();  // what was loaded, now that it is what the panel shows
+                withData.push_back(std::move(config));
+            }
+            for (RunConfig& config : planRepeats(withData, repeats, taken))
+                if (!queueRun(std::move(config))) return;
+        },
+        [this](const QString& message) {
+            refuse("Run refused", "the data the Data panel shows cannot be loaded: " + message);
+        });
 }
 
 void MainWindow::runCurrent() {
     if (!executionPanel_->valid()) {
-        QMessageBox::warning(this, "Cannot run this combination", executionPanel_->invalidReason());
+        refuse("Cannot run this combination", executionPanel_->invalidReason());
         return;
     }
-    queueRun(currentConfig());
+    queueRepeats({currentConfig()}, executionPanel_->runRepeats());
 }
 
 void MainWindow::compare() {
+    std::vector<RunConfig> configs;
     for (const char* preset : {"Seed PyTorch loop", "Fastest"}) {
         RunConfig c = currentConfig();
         c.execution = presetByName(preset).settings;
         c.name = defaultRunName(c);
-        queueRun(c);
+        configs.push_back(c);
     }
+    queueRepeats(std::move(configs), executionPanel_->compareRepeats());
 }
 
 void MainWindow::stop() {

@@ -8,6 +8,8 @@
 #include <QMenu>
 #include <QTabWidget>
 
+#include <vector>
+
 #include "run_config.h"
 
 namespace wb::gui {
@@ -38,8 +40,10 @@ public:
 
 public slots:
     void runCurrent();  // Ctrl+R: queue the current configuration
-    void compare();     // Ctrl+Shift+R: queue "Seed PyTorch loop" and "Fastest" on the same setup
-    void stop();        // Esc: stop the current run (it is marked cancelled)
+    // Ctrl+Shift+R: queue "Seed PyTorch loop" and "Fastest" on the same setup, each repeated (in rounds)
+    // as the execution panel's Compare repeats say
+    void compare();
+    void stop();  // Esc: stop the current run (it is marked cancelled)
     void clearQueue();
     void openData();       // Ctrl+O
     void openRuns();       // RunRecord JSON files (ours or peers')
@@ -61,7 +65,11 @@ private:
     void rememberRecent(const QString& path);
     void refreshRecentMenu();
     void connectTraining();
-    void queueRun(RunConfig config);
+    // Queues `configs` × `repeats` in rounds once the data the panel shows is loaded; refuses (saying
+    // why) when a panel holds a value that cannot run or that data cannot be loaded.
+    void queueRepeats(std::vector<RunConfig> configs, int repeats);
+    bool queueRun(RunConfig config);                        // false (and says why) when the configuration is refused
+    void refuse(const QString& title, const QString& why);  // the status bar and a dialog that does not block
     void showStatus();
     void restoreSettings();
     void saveSettings() const;

@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "errors.h"
+#include "field_guard.h"
 
 namespace wb::gui {
 
@@ -27,20 +28,30 @@ constexpr int kMaxWidth = 1024;
 constexpr int kWidthRole = Qt::UserRole;
 
 // A spin box that shows and accepts numbers like 1e-08 or 0.001, since learning rates and epsilons
-// span many orders of magnitude and a fixed number of decimals would show them as 0.000.
+// span many orders of magnitude and a fixed number of decimals would show them as 0.000. A number
+// outside the allowed range is kept as typed, not snapped into the range (a learning rate of 100 must
+// not quietly become 10 or the old value): the field turns red and the panel says why Run is refused.
 class ScientificSpinBox : public QDoubleSpinBox {
 public:
-    ScientificSpinBox(const QString& name, double min, double max) {
+    static constexpr double kCeiling = 1e15;  // what the field holds at all; the allowed range is narrower
+
+    ScientificSpinBox(const QString& name, double min, double max) : allowedMin_(min), allowedMax_(max) {
         setObjectName(name);
         setDecimals(15);  // the value is kept to 15 decimals: enough for any epsilon a user types
-        setRange(min, max);
+        setRange(std::min(min, 0.0), kCeiling);
         setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
         setKeyboardTracking(false);
     }
 
-    QString textFromValue(double value) const override {
+    double allowedMin() const { return allowedMin_; }
+    double allowedMax() const { return allowedMax_; }
+    bool inRange() const { return value() >= allowedMin_ && value() <= allowedMax_; }
+
+    static QString format(double value) {
         return QLocale::c().toString(value, 'g', 10).replace("e-0", "e-").replace("e+0", "e+");
     }
+
+    QString textFromValue(double value) const override { return format(value); }
 
     double valueFromText(const QString& text) const override { return QLocale::c().toDouble(text.trimmed()); }
 
@@ -51,6 +62,17 @@ public:
         static const QRegularExpression partial(R"(^\s*[0-9]*\.?[0-9]*([eE][-+]?[0-9]*)?\s*$)");
         return partial.match(input).hasMatch() ? QValidator::Intermediate : QValidator::Invalid;
     }
+
+    // The arrows stay inside the allowed range.
+    void stepBy(int steps) override {
+        QDoubleSpinBox::stepBy(steps);
+        if (value() > allowedMax_) setValue(allowedMax_);
+        if (value() < allowedMin_) setValue(allowedMin_);
+    }
+
+private:
+    double allowedMin_;
+    double allowedMax_;
 };
 
 QSpinBox* intSpin(const QString& name, int min, int max, int value, const QString& tip) {
@@ -103,6 +125,7 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
     setModelSpec(ModelSpec{});
     setOptimizerSpec(OptimizerSpec::defaults(OptimizerKind::Adam));
     setTrainSpec(TrainSpec{});
+    guardWheel(this);
 }
 
 QWidget* ModelPanel::buildModelGroup() {
@@ -421,14 +444,43 @@ void ModelPanel::refreshSummary() {
     for (int w : modelSpec().widths(static_cast<std::size_t>(inputs_))) shape << QString::number(w);
     paramsLabel_->setText(
         QString("%1  (%2)").arg(QLocale().toString(static_cast<qulonglong>(parameterCount())), shape.join(" → ")));
-    QString problem;
-    try {
-        optimizerSpec().validate();
-    } catch (const ConfigError& e) {
-        problem = QString::fromStdString(e.what());
+    // A field out of its range shows red until it is fixed.
+    for (const auto& [spin, words] : rangedFields()) {
+        const bool bad = !static_cast<const ScientificSpinBox*>(spin)->inRange();
+        QPalette palette;  // empty: the normal look
+        if (bad) palette.setColor(QPalette::Base, QColor(255, 205, 210));
+        spin->setPalette(palette);
+        spin->setProperty("outOfRange", bad);
     }
+    QString problem = invalidReason();
+    if (problem.isEmpty()) try {
+            optimizerSpec().validate();
+        } catch (const ConfigError& e) {
+            problem = QString::fromStdString(e.what());
+        }
     optimizerWarning_->setText(problem);
     optimizerWarning_->setVisible(!problem.isEmpty());
+}
+
+// The optimizer fields shown with their names in words, for the range check.
+std::vector<std::pair<QDoubleSpinBox*, QString>> ModelPanel::rangedFields() const {
+    return {{lrSpin_, "learning rate"},    {beta1Spin_, "beta 1"},
+            {beta2Spin_, "beta 2"},        {alphaSpin_, "alpha"},
+            {epsSpin_, "epsilon"},         {momentumSpin_, "momentum"},
+            {dampeningSpin_, "dampening"}, {weightDecaySpin_, "weight decay"}};
+}
+
+QString ModelPanel::invalidReason() const {
+    QStringList problems;
+    for (const auto& [spin, words] : rangedFields()) {
+        const auto* field = static_cast<const ScientificSpinBox*>(spin);
+        if (!optimizerForm_->isRowVisible(spin) || field->inRange()) continue;
+        problems << QString("%1 %2 is outside %3 \u2026 %4")
+                        .arg(words, ScientificSpinBox::format(field->value()),
+                             ScientificSpinBox::format(field->allowedMin()),
+                             ScientificSpinBox::format(field->allowedMax()));
+    }
+    return problems.join("; ");
 }
 
 void ModelPanel::notify() {

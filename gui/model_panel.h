@@ -3,8 +3,11 @@
 // hyperparameters that apply to its type, and the training loop's epochs, batch size, shuffle and seed.
 #pragma once
 
+#include <QString>
 #include <QWidget>
 #include <cstddef>
+#include <utility>
+#include <vector>
 
 #include "model.h"
 #include "optimizer.h"
@@ -38,6 +41,10 @@ public:
     void setInputs(int inputs);
     std::size_t parameterCount() const;
 
+    // Why Run must refuse these fields ("learning rate 100 is outside 1e-12 … 10"); empty when it need not.
+    // A number outside a field's range is kept as typed and the field shows red until it is fixed.
+    QString invalidReason() const;
+
 signals:
     void changed();
 
@@ -55,6 +62,7 @@ private:
     void showOptimizerFields(OptimizerKind kind);
     void fillOptimizerFields(const OptimizerSpec& spec);
     void refreshSummary();
+    std::vector<std::pair<QDoubleSpinBox*, QString>> rangedFields() const;
     void notify();
 
     int inputs_ = 61;        // the built-in data set's width until a data set says otherwise

@@ -1,27 +1,20 @@
 #include "runs_table_view.h"
 
 #include <QApplication>
-#include <QDialog>
-#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
-#include <QLabel>
 #include <QMessageBox>
 #include <QSettings>
 #include <QSortFilterProxyModel>
-#include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <map>
-#include <set>
 
-#include <nlohmann/json.hpp>
-
+#include "compare_configs_dialog.h"
 #include "pytorch_export.h"
 #include "run_store.h"
 #include "runs_table_model.h"
@@ -29,88 +22,8 @@
 namespace wb::gui {
 
 namespace {
-const QString kNotSet = "(not set)";
 const QString kExportFolderSetting = "frameworks/exportFolder";
-
-// {"optimizer": {"lr": 0.001}} -> {"optimizer.lr": "0.001"}. Arrays stay one value ("[20,10]"):
-// a list of layer widths reads better whole than as model.hidden.0, model.hidden.1.
-void flatten(const nlohmann::json& j, const std::string& prefix, std::map<std::string, std::string>& out) {
-    if (j.is_object() && !j.empty()) {
-        for (const auto& [key, value] : j.items()) {
-            std::string dotted = prefix;
-            if (!dotted.empty()) dotted += '.';
-            dotted += key;
-            flatten(value, dotted, out);
-        }
-        return;
-    }
-    out[prefix] = j.is_string() ? j.get<std::string>() : j.dump();
-}
-
-std::map<std::string, std::string> flattenConfig(const nlohmann::json& config) {
-    std::map<std::string, std::string> out;
-    if (!config.is_object()) return out;
-    flatten(config, "", out);
-    out.erase("name");  // every run has its own name; it is not a setting
-    return out;
-}
-
-QString valueOf(const std::map<std::string, std::string>& values, const std::string& key) {
-    const auto it = values.find(key);
-    return it == values.end() ? kNotSet : QString::fromStdString(it->second);
-}
-
-QWidget* makeDiffTable(const std::vector<ConfigDifference>& diffs, const QString& nameA, const QString& nameB) {
-    auto* table = new QTableWidget(static_cast<int>(diffs.size()), 3);
-    table->setHorizontalHeaderLabels({"Setting", nameA, nameB});
-    table->verticalHeader()->hide();
-    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    for (int row = 0; row < table->rowCount(); ++row) {
-        const ConfigDifference& d = diffs[static_cast<std::size_t>(row)];
-        table->setItem(row, 0, new QTableWidgetItem(d.key));
-        table->setItem(row, 1, new QTableWidgetItem(d.a));
-        table->setItem(row, 2, new QTableWidgetItem(d.b));
-    }
-    table->resizeColumnsToContents();
-    table->horizontalHeader()->setStretchLastSection(true);
-    return table;
-}
-
-QDialog* makeDiffDialog(const RunEntry& a, const RunEntry& b, QWidget* parent) {
-    const auto diffs = configDifferences(a.config, b.config);
-    auto* dialog = new QDialog(parent);
-    dialog->setObjectName("configDiffDialog");
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowTitle(QString("Compare configs: %1 vs %2").arg(a.name, b.name));
-    auto* layout = new QVBoxLayout(dialog);
-    if (diffs.empty()) {
-        layout->addWidget(new QLabel("The two configurations are identical."));
-    } else {
-        layout->addWidget(new QLabel(QString("%1 setting(s) differ:").arg(diffs.size())));
-        layout->addWidget(makeDiffTable(diffs, a.name, b.name));
-    }
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
-    layout->addWidget(buttons);
-    dialog->resize(640, 360);
-    return dialog;
-}
 }  // namespace
-
-std::vector<ConfigDifference> configDifferences(const nlohmann::json& a, const nlohmann::json& b) {
-    const auto flatA = flattenConfig(a);
-    const auto flatB = flattenConfig(b);
-    std::set<std::string> keys;
-    for (const auto& [key, value] : flatA) keys.insert(key);
-    for (const auto& [key, value] : flatB) keys.insert(key);
-    std::vector<ConfigDifference> diffs;
-    for (const auto& key : keys) {
-        const QString va = valueOf(flatA, key);
-        const QString vb = valueOf(flatB, key);
-        if (va != vb) diffs.push_back({QString::fromStdString(key), va, vb});
-    }
-    return diffs;
-}
 
 RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
     : QWidget(parent),
@@ -233,7 +146,9 @@ void RunsTableView::compareSelected() {
     const RunEntry* a = store_->find(ids[0]);
     const RunEntry* b = store_->find(ids[1]);
     if (!a || !b) return;
-    makeDiffDialog(*a, *b, this)->open();
+    auto* dialog = new CompareConfigsDialog(*a, *b, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
 }
 
 void RunsTableView::exportSelectedAsPytorch() {

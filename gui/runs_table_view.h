@@ -9,7 +9,7 @@
 #include <QWidget>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include "compare_configs_dialog.h"  // configDifferences, for the users of this header
 
 class QSortFilterProxyModel;
 
@@ -60,15 +60,5 @@ private:
     QAction* compare_ = nullptr;
     QAction* pytorch_ = nullptr;
 };
-
-// One setting that differs between two configs: its dotted key ("optimizer.lr") and both values
-// ("(not set)" where a config lacks it). Strings appear without quotes, arrays as JSON.
-struct ConfigDifference {
-    QString key;
-    QString a;
-    QString b;
-};
-// The settings (every key but the run's name) whose values differ, sorted by key.
-std::vector<ConfigDifference> configDifferences(const nlohmann::json& a, const nlohmann::json& b);
 
 }  // namespace wb::gui

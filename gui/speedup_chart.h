@@ -1,9 +1,13 @@
-// The answer in one picture: how many times faster each visible run's median epoch is than the
-// baseline run's (baseline median / run median), one horizontal bar per run labelled with the ratio
-// and its range ("2.41× faster (2.30–2.55×)", or "no measurable difference" when the spreads
-// overlap: core/speed_comparison.h), with the baseline at 1.0× marked. Only runs of the baseline's
-// workload are compared; the others get no bar and say why ("not comparable: different data ...",
-// core/workload.h). The baseline is the one the user picked, or, until then, the first run with epochs.
+// The answer in one picture: how many times faster each visible configuration's median epoch is than
+// the baseline's (baseline median / its median), one horizontal bar per configuration labelled with the
+// ratio and its range ("2.41× faster (2.30–2.55×)", or "no measurable difference" when the spreads
+// overlap: core/speed_comparison.h), the range drawn as an error bar, with the baseline at 1.0× marked.
+// Repeats of one configuration (the same config apart from the name's " · k/n", run_repeats.h) are one
+// bar: the median of their medians, the range over them. Only runs of the baseline's workload are
+// compared; the others get no bar and say why ("not comparable: different data ...", core/workload.h).
+// The baseline is the one the user picked, or, until then, the first run with epochs. A note under the
+// chart says which of the switches that differ from the baseline's ran and which did nothing on the
+// backend (the CPU ignores several; BackendRegistry::notApplicable), and why.
 #pragma once
 
 #include <QString>
@@ -18,6 +22,7 @@ class QCPAbstractPlottable;
 class QCPItemStraightLine;
 class QCPItemText;
 class QCPTextElement;
+class QLabel;
 
 namespace wb::gui {
 
@@ -32,12 +37,17 @@ class SpeedupChart : public ThrottledChart {
 
 public:
     struct Row {
-        int runId = 0;
-        QString name;
+        int runId = 0;                  // the first run of the configuration (its colour)
+        std::vector<int> runIds;        // every visible run of it: its repeats
+        QString name;                   // the configuration's name (without " · k/n" when repeated)
         std::optional<double> speedup;  // nullopt while the run has no epochs, or is not comparable
         bool baseline = false;
         QString verdict;        // "2.41× faster (2.30–2.55×)", "no measurable difference (...)"
         QString notComparable;  // the first workload difference; empty when comparable
+        double ratioLow = 1;    // the range over the repeats (compareSpeed's), when there is a speedup
+        double ratioHigh = 1;
+        int runs = 1;      // runs with a timed epoch among runIds
+        QString switches;  // which switches that differ from the baseline's ran and which did nothing
     };
 
     explicit SpeedupChart(RunStore* store, QWidget* parent = nullptr);
@@ -46,6 +56,9 @@ public:
     std::optional<int> baselineRun() const { return baselineRun_; }
     // One line per visible run left out of the comparison, with the reason (headless export prints them).
     QStringList leftOut() const;
+    // The note under the chart: for each configuration, the switches that ran and those that did nothing
+    // on its backend, with the reason. Empty when no switch differs from the baseline's.
+    QString switchesNote() const;
 
 protected:
     void refresh() override;
@@ -56,10 +69,12 @@ private:
     void collectRows(const RunEntry* base);
     void drawBars();
     void clearDrawing();
+    void showNote();
 
     QCPTextElement* title_ = nullptr;
     QCPItemText* placeholder_ = nullptr;
     QCPItemStraightLine* baselineLine_ = nullptr;
+    QLabel* note_ = nullptr;
     std::vector<QCPAbstractPlottable*> bars_;
     std::vector<QCPItemText*> labels_;
     std::vector<Row> rows_;

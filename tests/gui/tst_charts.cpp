@@ -2,15 +2,18 @@
 // buffered replot (a burst costs a handful of replots), hidden runs disappear, and the breakdown
 // and speedup charts compute what they draw.
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QToolTip>
 #include <QtTest>
 #include <algorithm>
 #include <vector>
 
 #include <qcustomplot.h>
+#include <nlohmann/json.hpp>
 
 #include "breakdown_chart.h"
 #include "metric_chart.h"
+#include "run_config.h"
 #include "run_store.h"
 #include "speedup_chart.h"
 
@@ -101,6 +104,8 @@ private slots:
     void speedupNumbers_data();
     void speedupNumbers();
     void speedupComparesOneWorkloadOnly();
+    void speedupGroupsRepeats_data();
+    void speedupGroupsRepeats();
     void speedupLabels_data();
     void speedupLabels();
 };
@@ -406,6 +411,63 @@ void TestCharts::speedupComparesOneWorkloadOnly() {
     QVERIFY2(chart.rows()[3].verdict.startsWith(QString::fromUtf8("4.00\u00d7 faster")),
              qPrintable(chart.rows()[3].verdict));
     QCOMPARE(chart.leftOut().size(), 1);
+}
+
+void TestCharts::speedupGroupsRepeats_data() {
+    QTest::addColumn<std::vector<double>>("seedMedians");  // one run per repeat
+    QTest::addColumn<std::vector<double>>("fastestMedians");
+    QTest::addColumn<QString>("verdict");
+    QTest::newRow("overlapping spreads") << std::vector<double>{100, 120, 140} << std::vector<double>{90, 110, 130}
+                                         << "no measurable difference";
+    QTest::newRow("apart") << std::vector<double>{100, 104, 108} << std::vector<double>{24, 25, 26}
+                           << QString::fromUtf8("4.16\u00d7 faster (3.85\u20134.50\u00d7)");
+}
+
+// Three repeats of each preset, as Compare makes them ("Fastest · 2/3"): one bar per preset, its
+// ratio the medians' median, its range over the repeats, and the spread rule for the verdict. The
+// note names the switches that differ and which of them did nothing on the CPU.
+void TestCharts::speedupGroupsRepeats() {
+    QFETCH(std::vector<double>, seedMedians);
+    QFETCH(std::vector<double>, fastestMedians);
+    QFETCH(QString, verdict);
+    RunStore store;
+    SpeedupChart chart(&store);
+    const QString dot = QString::fromUtf8(" \u00b7 ");
+    for (std::size_t i = 0; i < seedMedians.size(); ++i)
+        for (const char* preset : {"Seed PyTorch loop", "Fastest"}) {
+            RunConfig config;
+            config.execution = wb::presetByName(preset).settings;
+            config.name = QString("%1%2%3/3").arg(preset, dot).arg(i + 1).toStdString();
+            const double ms = std::string(preset) == "Fastest" ? fastestMedians[i] : seedMedians[i];
+            RunRecord record = recordWithTimes(config.name, {ms, ms, ms}, false);
+            record.config = nlohmann::json(config);
+            store.finish(store.addPending(config), record);
+        }
+    chart.refreshNow();
+
+    QCOMPARE(chart.rows().size(), std::size_t(2));
+    const auto& seed = chart.rows()[0];
+    const auto& fastest = chart.rows()[1];
+    QCOMPARE(seed.name, QString("Seed PyTorch loop"));
+    QCOMPARE(fastest.name, QString("Fastest"));
+    QCOMPARE(seed.runIds.size(), std::size_t(3));
+    QCOMPARE(fastest.runs, 3);
+    QVERIFY(seed.baseline);
+    QVERIFY2(fastest.verdict.startsWith(verdict), qPrintable(fastest.verdict));
+    auto sorted = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v;
+    };
+    const auto s = sorted(seedMedians), f = sorted(fastestMedians);
+    QCOMPARE(*fastest.speedup, s[1] / f[1]);
+    QCOMPARE(fastest.ratioLow, s.front() / f.back());
+    QCOMPARE(fastest.ratioHigh, s.back() / f.front());
+
+    const QString note = chart.switchesNote();
+    QVERIFY2(note.contains("did nothing on cpu: launch ("), qPrintable(note));
+    QVERIFY2(note.contains("ran: data_path="), qPrintable(note));
+    auto* label = chart.findChild<QLabel*>("speedupNote");
+    QVERIFY(label && !label->isHidden());
 }
 
 void TestCharts::speedupLabels_data() {

@@ -1,5 +1,8 @@
-// The whole window, offscreen: its shortcuts are unambiguous, and a Compare on the built-in data
-// queues the two presets (the queue dock shows them), trains both on the worker and overlays them.
+// The whole window, offscreen: its shortcuts are unambiguous, a Compare on the built-in data queues
+// the two presets with their repeats in rounds under unique names (the queue dock shows them), trains
+// them on the worker and overlays them; Run trains the data the Data panel shows (loading it first),
+// and refuses, saying why, data that cannot be loaded or a learning rate outside its range.
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QDockWidget>
 #include <QLabel>
@@ -11,6 +14,7 @@
 #include <map>
 
 #include "data_panel.h"
+#include "execution_panel.h"
 #include "main_window.h"
 #include "metatypes.h"
 #include "metric_chart.h"
@@ -34,6 +38,10 @@ private slots:
     void shortcutsAreUniqueAndPresent_data();
     void shortcutsAreUniqueAndPresent();
     void compareQueuesAndOverlaysBothPresets();
+    void compareRepeatsInRoundsWithUniqueNames();
+    void runTrainsWhatTheDataPanelShows();
+    void runRefuses_data();
+    void runRefuses();
     void lastConfigurationPersists();
 };
 
@@ -82,6 +90,7 @@ void TestMainWindow::compareQueuesAndOverlaysBothPresets() {
     QVERIFY(queue);
     QVERIFY(window.findChild<QDockWidget*>("queueDock"));
 
+    window.findChild<ExecutionPanel*>()->setRepeats(1, 1);  // one of each here; repeats have their own test
     QSignalSpy finished(&window.controller(), &TrainingController::runFinished);
     window.compare();
     QCOMPARE(window.store().runs().size(), std::size_t{2});
@@ -105,6 +114,95 @@ void TestMainWindow::compareQueuesAndOverlaysBothPresets() {
         QCOMPARE(chart->pointCount(window.store().runs()[1].id), 3);
     }
     QVERIFY2(window.statusBar()->findChildren<QLabel*>().size() >= 2, "run and backend labels");
+}
+
+// Compare with 3 repeats: A1 B1 A2 B2 A3 B3, so a drift of the machine hits both alike; a second
+// Compare in the session gets names of its own. The Speedup chart shows one bar per preset.
+void TestMainWindow::compareRepeatsInRoundsWithUniqueNames() {
+    MainWindow window;
+    auto* data = window.findChild<DataPanel*>();
+    QTRY_VERIFY_WITH_TIMEOUT(data->dataset() != nullptr, kRunTimeoutMs);
+    auto* model = window.findChild<ModelPanel*>();
+    TrainSpec train = model->trainSpec();
+    train.epochs = 2;
+    model->setTrainSpec(train);
+    auto* execution = window.findChild<ExecutionPanel*>();
+    QCOMPARE(execution->compareRepeats(), 3);  // the default: a speed claim needs a spread
+    QCOMPARE(execution->runRepeats(), 1);
+    window.compare();
+    window.compare();
+    QStringList names;
+    for (const RunEntry& run : window.store().runs()) names << run.name;
+    const QString dot = QString::fromUtf8(" \u00b7 ");
+    QStringList expected;
+    for (const QString& suffix : {QString(), QString(" #2")})
+        for (int round = 1; round <= 3; ++round)
+            for (const QString& preset : {QString("Seed PyTorch loop"), QString("Fastest")})
+                expected << QString("%1%2%3/3%4").arg(preset, dot).arg(round).arg(suffix);
+    QCOMPARE(names, expected);
+    window.clearQueue();
+    window.stop();
+}
+
+// The built-in data is loaded; the panel is then set to other rows without pressing Load. Run loads
+// what the panel shows and trains that, not the data loaded before.
+void TestMainWindow::runTrainsWhatTheDataPanelShows() {
+    MainWindow window;
+    auto* data = window.findChild<DataPanel*>();
+    QTRY_VERIFY_WITH_TIMEOUT(data->dataset() != nullptr, kRunTimeoutMs);
+    QCOMPARE(data->dataset()->rows, std::size_t{100000});
+    DataSpec spec = data->editedSpec();
+    spec.rows = 3000;
+    data->setDataSpec(spec);
+    QVERIFY(!data->showsLoaded());
+    auto* model = window.findChild<ModelPanel*>();
+    TrainSpec train = model->trainSpec();
+    train.epochs = 2;
+    model->setTrainSpec(train);
+
+    QSignalSpy finished(&window.controller(), &TrainingController::runFinished);
+    window.runCurrent();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kRunTimeoutMs);
+    QCOMPARE(window.store().runs().size(), std::size_t{1});
+    const RunEntry& run = window.store().runs().front();
+    QCOMPARE(run.record.dataset.rows, std::size_t{3000});
+    QCOMPARE(run.config.at("data").at("rows").get<int>(), 3000);
+    QVERIFY(data->showsLoaded());
+}
+
+void TestMainWindow::runRefuses_data() {
+    QTest::addColumn<QString>("what");
+    QTest::addColumn<QString>("reason");  // in the status bar
+    QTest::newRow("a file that cannot be loaded") << "missing file"
+                                                  << "cannot be loaded";
+    QTest::newRow("learning rate 100") << "lr 100" << QString::fromUtf8("learning rate 100 is outside 1e-12 … 10");
+}
+
+// Nothing is queued (nor trained on the data loaded before), and the status bar says why.
+void TestMainWindow::runRefuses() {
+    QFETCH(QString, what);
+    QFETCH(QString, reason);
+    MainWindow window;
+    auto* data = window.findChild<DataPanel*>();
+    QTRY_VERIFY_WITH_TIMEOUT(data->dataset() != nullptr, kRunTimeoutMs);
+    if (what == "missing file") {
+        DataSpec spec = data->editedSpec();
+        spec.kind = DataSpec::Kind::Csv;
+        spec.path = "/nonexistent/folder/data.csv";
+        data->setDataSpec(spec);
+    } else {
+        auto* lr = window.findChild<QAbstractSpinBox*>("lr");
+        QVERIFY(lr);
+        lr->setFocus();
+        lr->selectAll();
+        QTest::keyClicks(lr, "100");
+        QTest::keyClick(lr, Qt::Key_Return);
+    }
+    window.runCurrent();
+    QTRY_VERIFY2_WITH_TIMEOUT(window.statusBar()->currentMessage().contains(reason),
+                              qPrintable(window.statusBar()->currentMessage()), kRunTimeoutMs);
+    QVERIFY(window.store().runs().empty());
+    QCOMPARE(window.controller().queued(), 0);
 }
 
 // What the panels held when the window closed comes back in the next window (through QSettings).

@@ -1,0 +1,41 @@
+#include "run_repeats.h"
+
+#include <QRegularExpression>
+#include <QSet>
+#include <algorithm>
+#include <utility>
+
+namespace wb::gui {
+
+namespace {
+QString uniqueName(const QString& wanted, const QSet<QString>& taken) {
+    if (!taken.contains(wanted)) return wanted;
+    for (int n = 2;; ++n)
+        if (const QString name = QString("%1 #%2").arg(wanted).arg(n); !taken.contains(name)) return name;
+}
+}  // namespace
+
+std::vector<RunConfig> planRepeats(const std::vector<RunConfig>& configs, int repeats, const QStringList& taken) {
+    repeats = std::max(repeats, 1);
+    QSet<QString> names(taken.begin(), taken.end());
+    std::vector<RunConfig> plan;
+    for (int round = 1; round <= repeats; ++round)
+        for (RunConfig config : configs) {
+            QString name = QString::fromStdString(config.name);
+            if (repeats > 1) name += QString(" \u00b7 %1/%2").arg(round).arg(repeats);
+            name = uniqueName(name, names);
+            names.insert(name);
+            config.name = name.toStdString();
+            plan.push_back(std::move(config));
+        }
+    return plan;
+}
+
+QString repeatedName(const QString& runName) {
+    static const QRegularExpression suffix(QString::fromUtf8("( \u00b7 \\d+/\\d+)?( #\\d+)?$"));
+    QString name = runName;
+    name.remove(suffix);
+    return name.isEmpty() ? runName : name;
+}
+
+}  // namespace wb::gui
