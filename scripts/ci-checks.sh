@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The guard rails CI runs after the plain test suite: format, clang-tidy, the ASan+UBSan test run,
-# the fuzzers, and the .deb install test. Every step runs; the script fails if any step failed.
+# The guard rails CI runs after the plain test suite: format, every source listed in CMake,
+# clang-tidy, the ASan+UBSan test run, the fuzzers, and the .deb install test. Every step runs; the script fails if any step failed.
 #   scripts/ci-checks.sh [FUZZ_SECONDS=60]
 set -uo pipefail
 
@@ -30,6 +30,7 @@ format_check() {
 }
 
 step "format" format_check
+step "source lists" scripts/check-source-lists.sh
 step "clang-tidy" scripts/tidy.sh
 # The unit suites under ASan+UBSan (the GUI suites run in the plain build; Qt itself is not
 # instrumented, so its allocations would only add noise to LeakSanitizer).
