@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The guard rails CI runs after the plain test suite: format, every source listed in CMake,
-# clang-tidy, the ASan+UBSan test run, the fuzzers, and the .deb install test. Every step runs; the script fails if any step failed.
+# clang-tidy, the ASan+UBSan test run, the fuzzers, and the .deb install test. Every step runs; the
+# script fails if any step failed.
 #   scripts/ci-checks.sh [FUZZ_SECONDS=60]
 set -uo pipefail
 
