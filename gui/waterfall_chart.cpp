@@ -9,12 +9,15 @@
 #include <qcustomplot.h>
 
 #include "chart_style.h"
+#include "label_fitting.h"
 
 namespace wb::gui {
 
 namespace {
 constexpr double kBarWidth = 0.62;
-constexpr double kHeadroom = 1.32;  // value axis above the tallest bar: room for three label lines
+constexpr int kLabelGapPx = 5;   // between a bar (or its whisker) and its label
+constexpr int kBarMarginPx = 6;  // between neighbouring labels
+const QString kEmptyTitle = "Ablation: where the epoch time goes";
 const QColor kSavedColor(44, 160, 44);
 const QColor kSlowerColor(214, 39, 40);
 const QColor kTotalColor(31, 119, 180);
@@ -121,6 +124,10 @@ WaterfallChart::WaterfallChart(QWidget* parent) : QWidget(parent), plot_(new QCu
     placeholder_ = addPlaceholder(*plot_, "No ablation yet: press Run in the Ablation tab, or open an ablation JSON");
     placeholder_->setVisible(true);
     connect(plot_, &QCustomPlot::mouseMove, this, &WaterfallChart::showHoverTip);
+    // Every layout (a resize, new data, an export at another size) fits the labels to the pixels
+    // the bars got; the signal comes after the layout and before anything is drawn.
+    connect(plot_, &QCustomPlot::afterLayout, this, &WaterfallChart::fitLabelsToSize);
+    fullTitle_ = kEmptyTitle;
 }
 
 void WaterfallChart::clearDrawing() {
@@ -130,11 +137,16 @@ void WaterfallChart::clearDrawing() {
     items_.clear();
     bars_.clear();
     tooltips_.clear();
+    tickTexts_.clear();
+    labels_.clear();
+    top_ = 0;
+    fitted_.clear();
 }
 
 void WaterfallChart::clear() {
     clearDrawing();
-    title_->setText("Ablation: where the epoch time goes");
+    fullTitle_ = kEmptyTitle;
+    title_->setText(fullTitle_);
     placeholder_->setVisible(true);
     plot_->replot();
 }
@@ -177,23 +189,19 @@ void WaterfallChart::setResult(const AblationResult& result) {
                                 .arg(speedup, 0, 'f', 2));
     }
 
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    double top = 0;
     for (std::size_t i = 0; i < bars_.size(); ++i) {
         const double key = static_cast<double>(i + 1);
         const Bar& bar = bars_[i];
-        ticker->addTick(key, bar.kind == Bar::Kind::Baseline ? "baseline\n" + stepTickLabel(bar.name.toStdString())
+        tickTexts_.push_back(bar.kind == Bar::Kind::Baseline ? "baseline\n" + stepTickLabel(bar.name.toStdString())
                              : bar.kind == Bar::Kind::Total  ? QString("after all\nfixes")
                                                              : stepTickLabel(bar.name.toStdString()));
         drawBar(bar, key);
         drawSpread(bar, key);
         if (i + 1 < bars_.size() && bars_[i + 1].kind == Bar::Kind::Step)
             drawConnector(key, key + 1, result.steps[i].medianEpochMs);
-        top = std::max({top, bar.high, bar.spreadHigh.value_or(0.0)});
+        top_ = std::max({top_, bar.high, bar.spreadHigh.value_or(0.0)});
     }
-    plot_->xAxis->setTicker(ticker);
     plot_->xAxis->setRange(0.4, static_cast<double>(bars_.size()) + 0.6);
-    plot_->yAxis->setRange(0, top > 0 ? top * kHeadroom : 1.0);
     QString title = "Ablation from \u201C" + QString::fromStdString(result.plan.baseline) + "\u201D";
     if (!backend.empty())
         title += QString(" on %1 (%2), %3 run(s) per step")
@@ -202,7 +210,8 @@ void WaterfallChart::setResult(const AblationResult& result) {
     if (result.status == AblationStatus::Running) title += " — running";
     if (result.status == AblationStatus::Cancelled) title += " — cancelled";
     if (result.status == AblationStatus::Failed) title += " — failed";
-    title_->setText(title);
+    fullTitle_ = title;
+    fitted_.clear();  // new texts: fit them at the next layout
     plot_->replot();
 }
 
@@ -234,9 +243,10 @@ void WaterfallChart::drawBar(const Bar& bar, double key) {
     label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
     label->setTextAlignment(Qt::AlignHCenter);
     label->position->setCoords(key, std::max(bar.high, bar.spreadHigh.value_or(0.0)));
-    label->setPadding(QMargins(0, 0, 0, 5));
+    label->setPadding(QMargins(0, 0, 0, kLabelGapPx));
     if (!bar.measured) label->setColor(kNothingColor);
     items_.push_back(label);
+    labels_.push_back(label);
 }
 
 // The spread over the repeats: a whisker from the fastest to the slowest run's median.
@@ -260,6 +270,45 @@ void WaterfallChart::drawConnector(double fromKey, double toKey, double level) {
     line->setPen(QPen(QColor(150, 150, 150), 1, Qt::DotLine));
     line->setSelectable(false);
     items_.push_back(line);
+}
+
+// The bars get what the axes' width divided by their number allows: a step name's lines are elided
+// to a bar's width (the tooltip has them whole); a value label keeps its first line (the time saved)
+// and then only the lines that fit whole; the value axis leaves above the tallest bar just the
+// height its label needs; the title wraps to the plot's width. Run after each layout; when the
+// texts change, the layout is redone once with them before anything is drawn.
+void WaterfallChart::fitLabelsToSize() {
+    const QRect axes = plot_->axisRect()->rect();
+    const int room =
+        bars_.empty() ? axes.width() : static_cast<int>(axes.width() / plot_->xAxis->range().size()) - kBarMarginPx;
+    const QFontMetrics tickFont(plot_->xAxis->tickLabelFont());
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    QString fitted = wrapWords(fullTitle_, QFontMetrics(title_->font()), plot_->viewport().width() - 24);
+    title_->setText(fitted);
+    for (std::size_t i = 0; i < tickTexts_.size(); ++i) {
+        const QString tick = elideLines(tickTexts_[i], tickFont, room);
+        ticker->addTick(static_cast<double>(i + 1), tick);
+        fitted += tick;
+    }
+    int labelLines = 0;
+    for (std::size_t i = 0; i < labels_.size() && i < bars_.size(); ++i) {
+        const QString text = keepFittingLines(bars_[i].label, QFontMetrics(labels_[i]->font()), room);
+        labels_[i]->setText(text);
+        labelLines = std::max(labelLines, static_cast<int>(text.count('\n')) + 1);
+        fitted += text;
+    }
+    // The value axis: the tallest bar ends `needed` pixels below the top, where its label begins.
+    const int lineHeight = labels_.empty() ? 0 : QFontMetrics(labels_.front()->font()).lineSpacing();
+    const double needed = labelLines * lineHeight + kLabelGapPx + 4;
+    const double share = std::clamp(1.0 - needed / std::max(1, axes.height()), 0.3, 1.0);
+    const double upper = top_ > 0 ? top_ / share : 1.0;
+    fitted += QString::number(upper);
+    if (fitted == fitted_) return;
+    fitted_ = fitted;
+    plot_->xAxis->setTicker(ticker);
+    plot_->yAxis->setRange(0, upper);
+    for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+        plot_->plotLayout()->update(phase);
 }
 
 QString WaterfallChart::tooltipFor(std::size_t index) const {
