@@ -36,4 +36,34 @@ QString wrapWords(const QString& text, const QFontMetrics& metrics, int width) {
     return lines.join('\n');
 }
 
+QString wrapAtBreaks(const QString& text, const QFontMetrics& metrics, int width, int maxLines) {
+    static const QString kBreaks = " _=.,";
+    QStringList lines;
+    for (const QString& paragraph : text.split('\n')) {
+        QString line;
+        QString piece;
+        auto place = [&] {
+            if (line.isEmpty() || metrics.horizontalAdvance(line + piece) <= width) {
+                line += piece;
+            } else {
+                lines << line.trimmed();
+                line = piece;
+            }
+            piece.clear();
+        };
+        for (const QChar c : paragraph) {
+            piece += c;
+            if (kBreaks.contains(c)) place();
+        }
+        if (!piece.isEmpty()) place();
+        if (!line.isEmpty()) lines << line.trimmed();
+    }
+    if (lines.size() > maxLines) {
+        lines = lines.mid(0, maxLines);
+        lines.back() += "\u2026";  // more would follow
+    }
+    for (QString& l : lines) l = metrics.elidedText(l, Qt::ElideRight, std::max(width, 1));
+    return lines.join('\n');
+}
+
 }  // namespace wb::gui

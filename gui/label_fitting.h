@@ -13,6 +13,9 @@ QString elideLines(const QString& text, const QFontMetrics& metrics, int width);
 // The first line of `text`, elided to `width`, then the following lines as long as each fits whole;
 // from the first that does not fit on, the rest is dropped (the lines come in order of importance).
 QString keepFittingLines(const QString& text, const QFontMetrics& metrics, int width);
+// Each line of `text` wrapped after spaces, '_', '=', '.' and ',' into lines of at most `width`
+// pixels; at most `maxLines` lines, the last elided when more would be needed.
+QString wrapAtBreaks(const QString& text, const QFontMetrics& metrics, int width, int maxLines);
 // `text` broken at spaces into lines of at most `width` pixels (a single longer word is elided).
 QString wrapWords(const QString& text, const QFontMetrics& metrics, int width);
 

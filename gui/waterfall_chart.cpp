@@ -15,8 +15,9 @@ namespace wb::gui {
 
 namespace {
 constexpr double kBarWidth = 0.62;
-constexpr int kLabelGapPx = 5;   // between a bar (or its whisker) and its label
-constexpr int kBarMarginPx = 6;  // between neighbouring labels
+constexpr int kLabelGapPx = 5;    // between a bar (or its whisker) and its label
+constexpr int kBarMarginPx = 6;   // between neighbouring labels
+constexpr int kMaxTickLines = 3;  // a step's name under its bar; more would squeeze the bars
 const QString kEmptyTitle = "Ablation: where the epoch time goes";
 const QColor kSavedColor(44, 160, 44);
 const QColor kSlowerColor(214, 39, 40);
@@ -59,6 +60,8 @@ WaterfallChart::Bar barOf(const AblationStep& s, double before, const std::strin
     bar.measured = s.measured();
     bar.slower = s.measured() && s.medianEpochMs > before;
     bar.label = stepLabel(s, backend);
+    bar.shortLabel =
+        !s.measured() ? QString("not run") : QString(s.savedMs >= 0 ? "\u2212" : "+") + formatMs(std::abs(s.savedMs));
     if (s.measured()) {
         bar.spreadLow = s.minEpochMs;
         bar.spreadHigh = s.maxEpochMs;
@@ -164,6 +167,7 @@ void WaterfallChart::setResult(const AblationResult& result) {
             base.high = s.medianEpochMs;
             base.measured = s.measured();
             base.label = formatMs(s.medianEpochMs) + "\n" + finalText(s.final);
+            base.shortLabel = formatMs(s.medianEpochMs);
             if (s.measured()) {
                 base.spreadLow = s.minEpochMs;
                 base.spreadHigh = s.maxEpochMs;
@@ -183,6 +187,7 @@ void WaterfallChart::setResult(const AblationResult& result) {
         total.measured = true;
         const double speedup = last > 0 ? first / last : 0.0;
         total.label = formatMs(last) + "\n" + "speedup " + QString::number(speedup, 'f', 2) + "×";
+        total.shortLabel = formatMs(last);
         bars_.push_back(total);
         tooltips_.push_back(QString("<b>After all fixes</b><br>%1 → %2 per epoch: %3 saved, %4× faster")
                                 .arg(formatMs(first), formatMs(last), formatMs(first - last))
@@ -272,10 +277,11 @@ void WaterfallChart::drawConnector(double fromKey, double toKey, double level) {
     items_.push_back(line);
 }
 
-// The bars get what the axes' width divided by their number allows: a step name's lines are elided
-// to a bar's width (the tooltip has them whole); a value label keeps its first line (the time saved)
-// and then only the lines that fit whole; the value axis leaves above the tallest bar just the
-// height its label needs; the title wraps to the plot's width. Run after each layout; when the
+// The bars get what the axes' width divided by their number allows: a step name wraps at its '_',
+// '=' and spaces into at most three lines of a bar's width, elided beyond (the tooltip has it
+// whole); a value label keeps its first line (the time saved) and then only the lines that fit
+// whole, or, where even the first line does not fit, says just the signed milliseconds; the value axis leaves above the
+// tallest bar just the height its label needs; the title wraps to the plot's width. Run after each layout; when the
 // texts change, the layout is redone once with them before anything is drawn.
 void WaterfallChart::fitLabelsToSize() {
     const QRect axes = plot_->axisRect()->rect();
@@ -286,13 +292,18 @@ void WaterfallChart::fitLabelsToSize() {
     QString fitted = wrapWords(fullTitle_, QFontMetrics(title_->font()), plot_->viewport().width() - 24);
     title_->setText(fitted);
     for (std::size_t i = 0; i < tickTexts_.size(); ++i) {
-        const QString tick = elideLines(tickTexts_[i], tickFont, room);
+        const QString tick = wrapAtBreaks(tickTexts_[i], tickFont, room, kMaxTickLines);
         ticker->addTick(static_cast<double>(i + 1), tick);
         fitted += tick;
     }
     int labelLines = 0;
     for (std::size_t i = 0; i < labels_.size() && i < bars_.size(); ++i) {
-        const QString text = keepFittingLines(bars_[i].label, QFontMetrics(labels_[i]->font()), room);
+        const QFontMetrics labelFont(labels_[i]->font());
+        const bool fits = labelFont.horizontalAdvance(bars_[i].label.section('\n', 0, 0)) <= room;
+        QString compact = bars_[i].shortLabel;
+        if (labelFont.horizontalAdvance(compact) > room) compact.remove(" ms");  // the axis says ms
+        const QString text =
+            fits ? keepFittingLines(bars_[i].label, labelFont, room) : elideLines(compact, labelFont, room);
         labels_[i]->setText(text);
         labelLines = std::max(labelLines, static_cast<int>(text.count('\n')) + 1);
         fitted += text;

@@ -36,6 +36,7 @@ public:
         bool measured = false;  // the step ran; false: refused / not applicable / failed / cancelled
         bool slower = false;    // the step made the epoch slower
         QString label;          // the text above the bar
+        QString shortLabel;     // what it says when a bar is too narrow for the label's first line
         std::optional<double> spreadLow, spreadHigh;  // whisker over the repeats (measured steps)
     };
 
