@@ -35,26 +35,6 @@ void installBoxZoom(QCustomPlot& plot) {
 
 HoverCrosshair::HoverCrosshair(QCustomPlot& plot, TextAt textAt)
     : QObject(&plot), plot_(plot), textAt_(std::move(textAt)) {
-    layer_ = overlayLayer(plot);
-    line_ = new QCPItemStraightLine(&plot);
-    line_->setLayer(layer_);
-    line_->setPen(QPen(kCrosshairGrey, 1, Qt::DashLine));
-    line_->point1->setTypeY(QCPItemPosition::ptAxisRectRatio);  // top to bottom of the axes,
-    line_->point2->setTypeY(QCPItemPosition::ptAxisRectRatio);  // on a log axis too
-    line_->setSelectable(false);
-    label_ = new QCPItemText(&plot);
-    label_->setLayer(layer_);
-    label_->position->setType(QCPItemPosition::ptAbsolute);
-    label_->setTextAlignment(Qt::AlignLeft);
-    label_->setPadding(QMargins(6, 4, 6, 4));
-    label_->setPen(QPen(QColor(200, 200, 200)));
-    label_->setBrush(QColor(255, 255, 255, 230));
-    label_->setColor(QColor(40, 40, 40));
-    label_->setSelectable(false);
-    label_->setClipToAxisRect(false);
-    line_->setVisible(false);
-    label_->setVisible(false);
-
     timer_.setSingleShot(true);
     timer_.setInterval(kIntervalMs);
     connect(&timer_, &QTimer::timeout, this, &HoverCrosshair::update);
@@ -68,12 +48,36 @@ HoverCrosshair::HoverCrosshair(QCustomPlot& plot, TextAt textAt)
 }
 
 QString HoverCrosshair::text() const {
-    return label_->visible() ? label_->text() : QString();
+    return label_ && label_->visible() ? label_->text() : QString();
+}
+
+// Made at the first hover, not before: a chart that is only exported (mlp-workbench --export-chart)
+// never gets the extra buffered layer, whose paint buffer an unshown widget could not back.
+void HoverCrosshair::createItems() {
+    layer_ = overlayLayer(plot_);
+    line_ = new QCPItemStraightLine(&plot_);
+    line_->setLayer(layer_);
+    line_->setPen(QPen(kCrosshairGrey, 1, Qt::DashLine));
+    line_->point1->setTypeY(QCPItemPosition::ptAxisRectRatio);  // top to bottom of the axes,
+    line_->point2->setTypeY(QCPItemPosition::ptAxisRectRatio);  // on a log axis too
+    line_->setSelectable(false);
+    label_ = new QCPItemText(&plot_);
+    label_->setLayer(layer_);
+    label_->position->setType(QCPItemPosition::ptAbsolute);
+    label_->setTextAlignment(Qt::AlignLeft);
+    label_->setPadding(QMargins(6, 4, 6, 4));
+    label_->setPen(QPen(QColor(200, 200, 200)));
+    label_->setBrush(QColor(255, 255, 255, 230));
+    label_->setColor(QColor(40, 40, 40));
+    label_->setSelectable(false);
+    label_->setClipToAxisRect(false);
+    line_->setVisible(false);
+    label_->setVisible(false);
 }
 
 void HoverCrosshair::hide() {
     timer_.stop();
-    if (!label_->visible() && !line_->visible()) return;
+    if (!label_ || (!label_->visible() && !line_->visible())) return;
     line_->setVisible(false);
     label_->setVisible(false);
     layer_->replot();
@@ -100,6 +104,7 @@ void HoverCrosshair::update() {
         hide();
         return;
     }
+    if (!label_) createItems();
     label_->setText(text);
     place(pending_.x());
     line_->setVisible(true);

@@ -40,6 +40,7 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;  // the mouse leaving the plot
 
 private:
+    void createItems();
     void mouseMoved(QMouseEvent* event);
     void update();
     void place(double pixelX);
