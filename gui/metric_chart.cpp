@@ -353,7 +353,9 @@ void MetricChart::fitAxes() {
     std::vector<RangeSource> sources;
     for (const RunGraphs& g : graphs_) {
         const RunEntry* run = store().find(g.runId);
-        RangeSource source{{}, run && run->record.status == RunStatus::Diverged};
+        // Divergence is about the loss: a diverged run's epoch times and accuracies are ordinary values.
+        const bool diverged = kind_ == Kind::Loss && run && run->record.status == RunStatus::Diverged;
+        RangeSource source{{}, diverged};
         for (const QCPGraph* graph : {g.train, g.validation, g.trainRaw, g.validationRaw, g.warmup}) {
             if (!graph) continue;
             all.push_back(graph);
