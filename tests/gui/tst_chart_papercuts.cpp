@@ -73,6 +73,8 @@ private slots:
     void xAxisBySamplesSeen_data();
     void xAxisBySamplesSeen();
     void zoomHoldsWhileRunsGrow();
+    void dragZoomsOrPans_data();
+    void dragZoomsOrPans();
 };
 
 void TestChartPapercuts::fewPointsDrawMarkers_data() {
@@ -293,6 +295,46 @@ void TestChartPapercuts::zoomHoldsWhileRunsGrow() {
     chart.fitToData();
     QVERIFY(!chart.userZoomed());
     QVERIFY(chart.plot().xAxis->range().upper >= 9);
+}
+
+void TestChartPapercuts::dragZoomsOrPans_data() {
+    QTest::addColumn<bool>("ctrl");
+    QTest::newRow("drag: zoom into the box") << false;
+    QTest::newRow("Ctrl+drag: pan") << true;
+}
+
+// A drag inside the axes draws a box and zooms into it (QCustomPlot's selection-rect zoom); with
+// Ctrl it pans, keeping the width of the view.
+void TestChartPapercuts::dragZoomsOrPans() {
+    QFETCH(bool, ctrl);
+    RunStore store;
+    MetricChart chart(&store, MetricChart::Kind::Loss);
+    chart.resize(800, 500);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    addRun(store, "A", 10);
+    chart.refreshNow();
+    QCustomPlot& plot = chart.plot();
+    const QRect axes = plot.axisRect()->rect();
+    const QPoint from = axes.topLeft() + QPoint(axes.width() / 4, axes.height() / 4);
+    const QPoint to = axes.center();
+    const QCPRange before = plot.xAxis->range();
+    const QCPRange box(plot.xAxis->pixelToCoord(from.x()), plot.xAxis->pixelToCoord(to.x()));
+    const Qt::KeyboardModifiers modifiers = ctrl ? Qt::ControlModifier : Qt::NoModifier;
+    QTest::mousePress(&plot, Qt::LeftButton, modifiers, from);
+    QTest::mouseMove(&plot, (from + to) / 2);
+    QTest::mouseMove(&plot, to);
+    QTest::mouseRelease(&plot, Qt::LeftButton, modifiers, to);
+    QVERIFY(chart.userZoomed());
+    const QCPRange after = plot.xAxis->range();
+    const QCPRange expected = ctrl ? QCPRange(before.lower - box.size(), before.upper - box.size()) : box;
+    QVERIFY2(std::abs(after.lower - expected.lower) < 0.05 * before.size() &&
+                 std::abs(after.upper - expected.upper) < 0.05 * before.size(),
+             qPrintable(QString("%1 .. %2, expected %3 .. %4")
+                            .arg(after.lower)
+                            .arg(after.upper)
+                            .arg(expected.lower)
+                            .arg(expected.upper)));
 }
 
 QTEST_MAIN(TestChartPapercuts)
