@@ -84,6 +84,15 @@ void ChartControls::buildAxes() {
 void ChartControls::addChart(MetricChart* chart) {
     charts_.emplace_back(chart);
     apply(chart);
+    connect(chart, &MetricChart::zoomChanged, this, &ChartControls::showZoomState);
+    showZoomState();
+}
+
+// "Reset zoom" is there to press while some chart shows a part of its data.
+void ChartControls::showZoomState() {
+    bool zoomed = false;
+    for (const auto& chart : charts_) zoomed = zoomed || (chart && chart->userZoomed());
+    resetZoom_->setEnabled(zoomed);
 }
 
 double ChartControls::smoothing() const {

@@ -40,6 +40,7 @@ private:
     void buildAxes();
     void apply(MetricChart* chart) const;
     void applyToAll();
+    void showZoomState();
     double smoothing() const;
 
     std::vector<QPointer<MetricChart>> charts_;

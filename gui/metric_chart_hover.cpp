@@ -42,6 +42,13 @@ QString MetricChart::crosshairText(double key) const {
         if (!line.isEmpty()) lines << line;
     }
     if (lines.isEmpty()) return {};
+    // A label taller than the plot helps nobody: the first runs, then how many more there are.
+    constexpr qsizetype kMostLines = 15;
+    if (lines.size() > kMostLines) {
+        const qsizetype more = lines.size() - (kMostLines - 1);
+        lines.resize(kMostLines - 1);
+        lines << QString("… and %1 more runs").arg(more);
+    }
     return formatKey(key) + "\n" + lines.join('\n');
 }
 

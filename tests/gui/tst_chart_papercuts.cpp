@@ -4,6 +4,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QSlider>
+#include <QToolButton>
 #include <QtTest>
 #include <cmath>
 #include <set>
@@ -242,6 +243,13 @@ void TestChartPapercuts::smoothingSliderDrivesTheCharts() {
     QCOMPARE(time.xAxisMode(), XAxis::ElapsedTime);
     controls.legendBox()->setChecked(false);
     QVERIFY(!loss.plot().legend->visible());
+
+    QVERIFY(!controls.resetZoomButton()->isEnabled());
+    loss.plot().xAxis->setRange(1.5, 2.5);  // as a zoom box does
+    QVERIFY(controls.resetZoomButton()->isEnabled());
+    controls.resetZoomButton()->click();
+    QVERIFY(!loss.userZoomed());
+    QVERIFY(!controls.resetZoomButton()->isEnabled());
 }
 
 void TestChartPapercuts::xAxisBySamplesSeen_data() {
