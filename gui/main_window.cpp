@@ -23,6 +23,7 @@
 #include "ablation_tab.h"
 #include "backend.h"
 #include "breakdown_chart.h"
+#include "chart_controls.h"
 #include "chart_export.h"
 #include "data_panel.h"
 #include "errors.h"
@@ -166,21 +167,10 @@ void MainWindow::buildActions() {
         ->setObjectName("exportChartAction");
     add("Export data…", QKeySequence(), &MainWindow::exportRunData, "Export the selected runs' epochs");
     bar->addSeparator();
-    auto* byTime = bar->addAction("X: elapsed time");
-    byTime->setCheckable(true);
-    connect(byTime, &QAction::toggled, this, [this](bool on) {
-        for (auto* chart : {lossChart_, accuracyChart_, timeChart_}) chart->setXAxisByTime(on);
-    });
-    auto* logScale = bar->addAction("Log time");
-    logScale->setCheckable(true);
-    logScale->setToolTip("Log scale for the epoch-time chart");
-    connect(logScale, &QAction::toggled, timeChart_, &MetricChart::setLogScale);
-    auto* smooth = bar->addAction("Smooth");
-    smooth->setCheckable(true);
-    smooth->setToolTip("Exponential smoothing of the curves (0.6)");
-    connect(smooth, &QAction::toggled, this, [this](bool on) {
-        for (auto* chart : {lossChart_, accuracyChart_, timeChart_}) chart->setSmoothing(on ? 0.6 : 0.0);
-    });
+    // Smoothing, x axis, log scales, legend and zoom of the three metric charts.
+    auto* chartControls = new ChartControls;
+    for (auto* chart : {lossChart_, accuracyChart_, timeChart_}) chartControls->addChart(chart);
+    bar->addWidget(chartControls);
 
     backendLabel_ = new QLabel;
     runLabel_ = new QLabel;

@@ -1,33 +1,23 @@
 #include "metric_chart.h"
 
-#include <QToolTip>
 #include <algorithm>
-#include <limits>
+#include <cmath>
 
 #include <qcustomplot.h>
 
+#include "chart_interaction.h"
+#include "chart_legend.h"
+#include "chart_pens.h"
 #include "chart_style.h"
 #include "run_store.h"
 
 namespace wb::gui {
 
 namespace {
-constexpr double kHoverRadiusPx = 24.0;
 constexpr double kLineWidth = 2.0;
-
-// Where each epoch sits on the x axis. By time: the recorded elapsed time, or, where a file lacks
-// it (older peers write none), the running sum of the epochs' wall times, so keys always ascend.
-std::vector<double> xKeys(const std::vector<EpochMetrics>& epochs, bool byTime) {
-    std::vector<double> keys;
-    keys.reserve(epochs.size());
-    const bool haveElapsed = std::all_of(epochs.begin(), epochs.end(), [](const auto& e) { return e.elapsedMs > 0; });
-    double sumMs = 0;
-    for (const EpochMetrics& e : epochs) {
-        sumMs += e.wallMs;
-        keys.push_back(!byTime ? e.epoch : (haveElapsed ? e.elapsedMs : sumMs) / 1000.0);
-    }
-    return keys;
-}
+// A run with fewer points than this draws them as markers too: one point makes no line at all.
+constexpr int kMarkersBelowPoints = 3;
+const QColor kKeyGrey(90, 90, 90);
 
 bool hasValidation(const RunEntry& run) {
     return std::any_of(run.record.epochs.begin(), run.record.epochs.end(),
@@ -42,14 +32,26 @@ bool hasWarmup(const RunEntry& run) {
 QCPScatterStyle hollowCircle(const QColor& color) {
     return QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(color, kLineWidth), QBrush(Qt::white), 9);
 }
-}  // namespace
 
-std::vector<double> smoothExponential(const std::vector<double>& values, double factor) {
-    const double f = std::clamp(factor, 0.0, 0.99);
-    std::vector<double> out = values;
-    for (std::size_t i = 1; i < out.size(); ++i) out[i] = f * out[i - 1] + (1.0 - f) * values[i];
-    return out;
+std::vector<double> valuesOf(const QCPGraph* graph) {
+    std::vector<double> values;
+    if (!graph) return values;
+    for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it) values.push_back(it->value);
+    return values;
 }
+
+// [lower, upper] of all keys of the graphs, or nullopt when none has a point.
+std::optional<QCPRange> keyRange(const std::vector<const QCPGraph*>& graphs) {
+    std::optional<QCPRange> range;
+    for (const QCPGraph* g : graphs) {
+        bool found = false;
+        const QCPRange r = g ? g->getKeyRange(found) : QCPRange();
+        if (!found) continue;
+        range = range ? QCPRange(std::min(range->lower, r.lower), std::max(range->upper, r.upper)) : r;
+    }
+    return range;
+}
+}  // namespace
 
 MetricChart::MetricChart(RunStore* store, Kind kind, QWidget* parent) : ThrottledChart(store, parent), kind_(kind) {
     title_ = applyChartStyle(plot(), title());
@@ -59,11 +61,12 @@ MetricChart::MetricChart(RunStore* store, Kind kind, QWidget* parent) : Throttle
                                                      : "Wall time per epoch (ms)");
     applyAxisModes();
 
-    plot().setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    plot().setMouseTracking(true);  // hover tool tips without a pressed button
-    connect(&plot(), &QCustomPlot::mouseMove, this, &MetricChart::showHoverTip);
-    connect(&plot(), &QCustomPlot::mousePress, this, [this] { autoFit_ = false; });
-    connect(&plot(), &QCustomPlot::mouseWheel, this, [this] { autoFit_ = false; });
+    installBoxZoom(plot());
+    connectLegendToggles(plot(), this->store());
+    crosshair_ = new HoverCrosshair(plot(), [this](double key) { return crosshairText(key); });
+    plot().setMouseTracking(true);  // the crosshair follows the mouse without a pressed button
+    for (QCPAxis* axis : {plot().xAxis, plot().yAxis})
+        connect(axis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &MetricChart::rangeChangedByUser);
     connect(&plot(), &QCustomPlot::mouseDoubleClick, this, &MetricChart::fitToData);
     markAllDirty();
 }
@@ -86,17 +89,36 @@ int MetricChart::graphCount() const {
 }
 
 int MetricChart::pointCount(int runId) const {
-    for (const RunGraphs& g : graphs_)
-        if (g.runId == runId && g.train) return g.train->dataCount();
-    return 0;
+    const QCPGraph* graph = trainGraph(runId);
+    return graph ? graph->dataCount() : 0;
 }
 
-void MetricChart::setXAxisByTime(bool byTime) {
-    if (byTime_ == byTime) return;
-    byTime_ = byTime;
+const QCPGraph* MetricChart::trainGraph(int runId) const {
+    for (const RunGraphs& g : graphs_)
+        if (g.runId == runId) return g.train;
+    return nullptr;
+}
+
+const QCPGraph* MetricChart::validationGraph(int runId) const {
+    for (const RunGraphs& g : graphs_)
+        if (g.runId == runId) return g.validation;
+    return nullptr;
+}
+
+QString MetricChart::hoverText() const {
+    return crosshair_->text();
+}
+
+void MetricChart::setXAxis(XAxis axis) {
+    if (xAxis_ == axis) return;
+    xAxis_ = axis;
     applyAxisModes();
     autoFit_ = true;  // the old x range means nothing on the new axis
     markAllDirty();
+}
+
+void MetricChart::setXAxisByTime(bool byTime) {
+    setXAxis(byTime ? XAxis::ElapsedTime : XAxis::Epoch);
 }
 
 void MetricChart::setLogScale(bool on) {
@@ -114,10 +136,22 @@ void MetricChart::setSmoothing(double factor) {
     markAllDirty();
 }
 
+void MetricChart::setLegendShown(bool shown) {
+    wb::gui::setLegendShown(plot(), shown);
+    replot();
+}
+
 void MetricChart::fitToData() {
     autoFit_ = true;
     fitAxes();
     replot();
+    emit zoomChanged(false);
+}
+
+void MetricChart::rangeChangedByUser() {
+    if (settingRange_ || !autoFit_) return;
+    autoFit_ = false;  // a drag, the wheel or a zoom box: live points no longer move the view
+    emit zoomChanged(true);
 }
 
 void MetricChart::runTouched(int runId) {
@@ -132,7 +166,7 @@ void MetricChart::markAllDirty() {
 
 void MetricChart::refresh() {
     std::vector<RunShape> shape = currentShape();
-    if (shape != shape_) {
+    if (shape != shape_ || rawBuilt_ != (smoothing_ > 0)) {
         shape_ = std::move(shape);
         rebuildGraphs();
     }
@@ -149,55 +183,88 @@ void MetricChart::refresh() {
 
 std::vector<MetricChart::RunShape> MetricChart::currentShape() const {
     std::vector<RunShape> shape;
-    for (const RunEntry& run : store().runs()) {
-        if (!run.visible) continue;
-        shape.push_back({run.id, run.name, run.color, kind_ != Kind::EpochTime && hasValidation(run),
+    for (const RunEntry& run : store().runs())
+        shape.push_back({run.id, run.name, run.color, run.visible, kind_ != Kind::EpochTime && hasValidation(run),
                          kind_ == Kind::EpochTime && hasWarmup(run)});
-    }
     return shape;
 }
 
-// Rebuilt as a whole (rare: a run added, removed, hidden, renamed), so the legend keeps the
-// runs table's order. The legend names each run once (its colour); two grey keys say which line
-// style is train and which validation, so long run names still fit side by side.
+// Rebuilt as a whole (rare: a run added, removed, hidden, renamed, smoothing switched on or off),
+// so the legend keeps the runs table's order, hidden runs included (grey, to be clicked back). The
+// legend names each run once (its colour); two grey keys say which line style is train and which
+// validation, so long run names still fit side by side.
 void MetricChart::rebuildGraphs() {
     plot().clearGraphs();
     graphs_.clear();
     warmupKey_ = nullptr;
-    bool anyValidation = false;
-    for (const RunShape& s : shape_) {
-        const RunEntry* run = store().find(s.id);
-        if (!run) continue;
-        RunGraphs g;
-        g.runId = s.id;
-        g.train = addLineGraph(*run, run->name, Qt::SolidLine);
-        if (s.validation) {
-            g.validation = addLineGraph(*run, run->name + " (validation)", Qt::DashLine);
-            g.validation->removeFromLegend();
-            anyValidation = true;
+    rawBuilt_ = smoothing_ > 0;
+    std::vector<QColor> colors;
+    for (const RunShape& s : shape_) colors.push_back(s.color);
+    const std::vector<int> variants = hueVariants(colors);
+
+    for (std::size_t i = 0; i < shape_.size(); ++i)
+        if (shape_[i].visible) {
+            RunGraphs graphs;
+            graphs.runId = shape_[i].id;
+            graphs_.push_back(std::move(graphs));
         }
-        graphs_.push_back(std::move(g));
+    // The faint raw curves first, so every smoothed line is drawn over them.
+    if (rawBuilt_)
+        for (std::size_t i = 0, g = 0; i < shape_.size(); ++i)
+            if (shape_[i].visible) addRawGraphs(graphs_[g++], shape_[i], variants[i]);
+    bool anyValidation = false;
+    for (std::size_t i = 0, g = 0; i < shape_.size(); ++i) {
+        if (!shape_[i].visible) {
+            addHiddenEntry(shape_[i]);
+            continue;
+        }
+        addRunGraphs(graphs_[g++], shape_[i], variants[i]);
+        anyValidation = anyValidation || shape_[i].validation;
     }
     if (anyValidation) addLineStyleKeys();
     // Markers after all lines, so no line is drawn over a marker.
     bool anyWarmup = false;
-    for (std::size_t i = 0; i < graphs_.size(); ++i) {
+    for (std::size_t i = 0, g = 0; i < shape_.size(); ++i) {
+        if (!shape_[i].visible) continue;
+        RunGraphs& graphs = graphs_[g++];
         if (!shape_[i].warmup) continue;
-        graphs_[i].warmup = addWarmupMarker(*store().find(shape_[i].id));
+        graphs.warmup = addWarmupMarker(*store().find(shape_[i].id));
         anyWarmup = true;
     }
     if (anyWarmup) addWarmupLegendKey();
     allDirty_ = true;
 }
 
-QCPGraph* MetricChart::addLineGraph(const RunEntry& run, const QString& name, Qt::PenStyle style) {
+void MetricChart::addRunGraphs(RunGraphs& graphs, const RunShape& shape, int variant) {
+    const RunPens pens = runPens(shape.color, variant);
+    graphs.train = addGraph(shape.name, pens.train, true);
+    tagLegendRun(graphs.train, shape.id);
+    if (shape.validation) graphs.validation = addGraph(shape.name + " (validation)", pens.validation, false);
+}
+
+void MetricChart::addRawGraphs(RunGraphs& graphs, const RunShape& shape, int variant) {
+    const RunPens pens = runPens(shape.color, variant);
+    graphs.trainRaw = addGraph(shape.name + " (raw)", pens.raw, false);
+    if (!shape.validation) return;
+    QPen validation = pens.raw;
+    validation.setStyle(Qt::DashLine);
+    graphs.validationRaw = addGraph(shape.name + " (validation, raw)", validation, false);
+}
+
+QCPGraph* MetricChart::addGraph(const QString& name, const QPen& pen, bool inLegend) {
     QCPGraph* graph = plot().addGraph();
-    QPen pen(run.color, kLineWidth, style);
-    pen.setCapStyle(Qt::FlatCap);
     graph->setPen(pen);
     graph->setName(name);
     graph->setAntialiased(true);
+    if (!inLegend) graph->removeFromLegend();
     return graph;
+}
+
+// A hidden run keeps its place in the legend, greyed, with no data: a click shows it again.
+void MetricChart::addHiddenEntry(const RunShape& shape) {
+    QCPGraph* entry = addGraph(shape.name, QPen(), true);
+    tagLegendRun(entry, shape.id);
+    styleHiddenEntry(plot(), entry);
 }
 
 QCPGraph* MetricChart::addWarmupMarker(const RunEntry& run) {
@@ -212,11 +279,9 @@ QCPGraph* MetricChart::addWarmupMarker(const RunEntry& run) {
 // Two legend entries explain the line styles for all runs: solid train, dashed validation.
 void MetricChart::addLineStyleKeys() {
     for (const auto& [name, style] : {std::pair{"train", Qt::SolidLine}, std::pair{"validation", Qt::DashLine}}) {
-        QCPGraph* key = plot().addGraph();
-        QPen pen(QColor(90, 90, 90), kLineWidth, style);
+        QPen pen(kKeyGrey, kLineWidth, style);
         pen.setCapStyle(Qt::FlatCap);
-        key->setPen(pen);
-        key->setName(name);
+        addGraph(name, pen, true);
     }
 }
 
@@ -224,42 +289,50 @@ void MetricChart::addLineStyleKeys() {
 void MetricChart::addWarmupLegendKey() {
     warmupKey_ = plot().addGraph();
     warmupKey_->setLineStyle(QCPGraph::lsNone);
-    warmupKey_->setScatterStyle(hollowCircle(QColor(90, 90, 90)));
+    warmupKey_->setScatterStyle(hollowCircle(kKeyGrey));
     warmupKey_->setName("warm-up epoch (excluded from medians)");
 }
 
 void MetricChart::fillGraphs(RunGraphs& graphs, const RunEntry& run) const {
-    fillGraph(graphs.train, graphs.trainEpochs, run, false);
-    if (graphs.validation) fillGraph(graphs.validation, graphs.validationEpochs, run, true);
-    if (!graphs.warmup) return;
-    // The marker sits on the raw value of each warm-up epoch, smoothed or not.
-    const std::vector<double> x = xKeys(run.record.epochs, byTime_);
+    const std::vector<double> x = xKeys(run, xAxis_, &graphs.byEpochInstead);
+    fillGraph(graphs.train, graphs.trainRaw, graphs.trainEpochs, run, x, false);
+    if (graphs.validation) fillGraph(graphs.validation, graphs.validationRaw, graphs.validationEpochs, run, x, true);
+    if (graphs.warmup) fillWarmup(graphs.warmup, run, x);
+}
+
+// The marker sits on the raw value of each warm-up epoch, smoothed or not.
+void MetricChart::fillWarmup(QCPGraph* graph, const RunEntry& run, const std::vector<double>& x) const {
     QVector<double> keys, values;
     for (std::size_t i = 0; i < run.record.epochs.size(); ++i) {
         const EpochMetrics& e = run.record.epochs[i];
         const auto v = valueOf(e, false);
-        if (!e.warmup || !v || (logScale_ && *v <= 0)) continue;
+        if (!e.warmup || !v || !std::isfinite(*v) || (logScale_ && *v <= 0)) continue;
         keys.push_back(x[i]);
         values.push_back(*v);
     }
-    graphs.warmup->setData(keys, values, true);
+    graph->setData(keys, values, true);
 }
 
-void MetricChart::fillGraph(QCPGraph* graph, std::vector<std::size_t>& epochIndex, const RunEntry& run,
-                            bool validation) const {
+// Non-finite values (a diverged run's inf or NaN loss) are left out, so they neither break the line
+// nor the smoothing; on a log axis so are values <= 0.
+void MetricChart::fillGraph(QCPGraph* graph, QCPGraph* raw, std::vector<std::size_t>& epochIndex, const RunEntry& run,
+                            const std::vector<double>& x, bool validation) const {
     const std::vector<EpochMetrics>& epochs = run.record.epochs;
-    const std::vector<double> x = xKeys(epochs, byTime_);
-    std::vector<double> keys, values;
+    QVector<double> keys, values;
     epochIndex.clear();
     for (std::size_t i = 0; i < epochs.size(); ++i) {
         const auto v = valueOf(epochs[i], validation);
-        if (!v || (logScale_ && *v <= 0)) continue;
+        if (!v || !std::isfinite(*v) || (logScale_ && *v <= 0)) continue;
         keys.push_back(x[i]);
         values.push_back(*v);
         epochIndex.push_back(i);
     }
-    values = smoothExponential(values, smoothing_);
-    graph->setData(QVector<double>(keys.begin(), keys.end()), QVector<double>(values.begin(), values.end()), true);
+    if (raw) raw->setData(keys, values, true);
+    const std::vector<double> smoothed = smoothExponential({values.begin(), values.end()}, smoothing_);
+    graph->setData(keys, QVector<double>(smoothed.begin(), smoothed.end()), true);
+    const bool markers = graph->dataCount() < kMarkersBelowPoints;
+    graph->setScatterStyle(markers ? QCPScatterStyle(QCPScatterStyle::ssDisc, graph->pen().color(), 7)
+                                   : QCPScatterStyle(QCPScatterStyle::ssNone));
 }
 
 std::optional<double> MetricChart::valueOf(const EpochMetrics& epoch, bool validation) const {
@@ -273,25 +346,50 @@ std::optional<double> MetricChart::valueOf(const EpochMetrics& epoch, bool valid
     return std::nullopt;
 }
 
+// The view: every key, and the robust value range of chart_math.h (a diverged run's tail does not
+// count), with a little air so the extreme points and markers are not cut by the frame.
 void MetricChart::fitAxes() {
-    if (graphs_.empty()) return;
-    plot().rescaleAxes(true);
-    // A little air around the data, so the extreme points and markers are not cut by the frame.
-    plot().xAxis->scaleRange(1.04, plot().xAxis->range().center());
+    std::vector<const QCPGraph*> all;
+    std::vector<RangeSource> sources;
+    for (const RunGraphs& g : graphs_) {
+        const RunEntry* run = store().find(g.runId);
+        // Divergence is about the loss: a diverged run's epoch times and accuracies are ordinary values.
+        const bool diverged = kind_ == Kind::Loss && run && run->record.status == RunStatus::Diverged;
+        RangeSource source{{}, diverged};
+        for (const QCPGraph* graph : {g.train, g.validation, g.trainRaw, g.validationRaw, g.warmup}) {
+            if (!graph) continue;
+            all.push_back(graph);
+            const std::vector<double> values = valuesOf(graph);
+            source.values.insert(source.values.end(), values.begin(), values.end());
+        }
+        sources.push_back(std::move(source));
+    }
+    const std::optional<QCPRange> keys = keyRange(all);
+    const std::optional<ValueRange> values = robustValueRange(sources, logScale_);
+    if (!keys || !values) return;
+    settingRange_ = true;
+    // A lone point (one epoch, one run) gets a range around it rather than none.
+    const double keyPad = keys->size() > 0 ? 0.02 * keys->size() : std::max(0.5, 0.1 * std::abs(keys->lower));
+    plot().xAxis->setRange(keys->lower - keyPad, keys->upper + keyPad);
+    QCPRange y(values->lower, values->upper);
+    if (y.size() <= 0) y = logScale_ ? QCPRange(y.lower / 2, y.upper * 2) : QCPRange(y.lower - 0.5, y.upper + 0.5);
+    plot().yAxis->setRange(y);
     plot().yAxis->scaleRange(1.12, plot().yAxis->range().center());
     // Times start at zero on a linear axis, so the heights of two runs compare as their ratio.
     if (!logScale_ && (kind_ == Kind::EpochTime || plot().yAxis->range().lower < 0)) plot().yAxis->setRangeLower(0);
+    settingRange_ = false;
 }
 
 void MetricChart::applyAxisModes() {
-    plot().xAxis->setLabel(byTime_ ? "Elapsed time (s)" : "Epoch");
-    if (byTime_) {
-        plot().xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
-    } else {
+    settingRange_ = true;  // a log axis may move the range itself
+    plot().xAxis->setLabel(xAxisLabel(xAxis_));
+    if (xAxis_ == XAxis::Epoch) {
         auto ticker = QSharedPointer<QCPAxisTickerFixed>::create();  // whole epochs only
         ticker->setTickStep(1.0);
         ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
         plot().xAxis->setTicker(ticker);
+    } else {
+        plot().xAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
     }
     plot().yAxis->setScaleType(logScale_ ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     if (logScale_) {
@@ -303,6 +401,7 @@ void MetricChart::applyAxisModes() {
         plot().yAxis->setTicker(QSharedPointer<QCPAxisTicker>::create());
         plot().yAxis->setNumberFormat("gbd");
     }
+    settingRange_ = false;
 }
 
 QString MetricChart::formatValue(double value) const {
@@ -312,56 +411,6 @@ QString MetricChart::formatValue(double value) const {
         case Kind::EpochTime: return QString::number(value, 'f', value >= 100 ? 0 : (value >= 10 ? 1 : 2)) + " ms";
     }
     return {};
-}
-
-void MetricChart::showHoverTip(QMouseEvent* event) {
-    if (event->buttons() != Qt::NoButton) return;  // dragging: no tips in the way
-    const HoverHit hit = nearestPoint(event->position());
-    if (!hit.graphs) {
-        QToolTip::hideText();
-        return;
-    }
-    QToolTip::showText(event->globalPosition().toPoint(), hoverText(hit), &plot());
-}
-
-MetricChart::HoverHit MetricChart::nearestPoint(const QPointF& pixel) const {
-    HoverHit best;
-    double bestDistance = kHoverRadiusPx * kHoverRadiusPx;
-    for (const RunGraphs& g : graphs_) {
-        for (const QCPGraph* graph : {g.train, g.validation}) {
-            if (!graph) continue;
-            int index = 0;
-            for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it, ++index) {
-                const double dx = graph->keyAxis()->coordToPixel(it->key) - pixel.x();
-                const double dy = graph->valueAxis()->coordToPixel(it->value) - pixel.y();
-                if (dx * dx + dy * dy < bestDistance) {
-                    bestDistance = dx * dx + dy * dy;
-                    best = {&g, graph, index};
-                }
-            }
-        }
-    }
-    return best;
-}
-
-QString MetricChart::hoverText(const HoverHit& hit) const {
-    const RunEntry* run = store().find(hit.graphs->runId);
-    const bool validation = hit.graph == hit.graphs->validation;
-    const auto& index = validation ? hit.graphs->validationEpochs : hit.graphs->trainEpochs;
-    if (!run || hit.point < 0 || static_cast<std::size_t>(hit.point) >= index.size()) return {};
-    const std::size_t i = index[static_cast<std::size_t>(hit.point)];
-    if (i >= run->record.epochs.size()) return {};
-    const EpochMetrics& epoch = run->record.epochs[i];
-
-    QString text = "<b>" + run->name.toHtmlEscaped() + "</b>";
-    if (hit.graphs->validation) text += validation ? " (validation)" : " (train)";
-    text += QString("<br>epoch %1").arg(epoch.epoch);
-    if (epoch.warmup) text += " (warm-up, excluded from medians)";
-    if (byTime_) text += QString("<br>at %1 s").arg(hit.graph->data()->at(hit.point)->key, 0, 'f', 2);
-    const double raw = valueOf(epoch, validation).value_or(0.0);
-    text += "<br>" + title().toLower() + ": " + formatValue(raw);
-    if (smoothing_ > 0) text += " (smoothed " + formatValue(hit.graph->data()->at(hit.point)->value) + ")";
-    return text;
 }
 
 }  // namespace wb::gui

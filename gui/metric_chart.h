@@ -1,6 +1,8 @@
-// A live line chart of one metric of every visible run: loss, accuracy, or wall time per epoch.
+// A live line chart of one metric of every run: loss, accuracy, or wall time per epoch.
 // Incoming epochs only mark their run dirty; the throttled refresh (ThrottledChart, at most ~30 a
-// second) refills only the changed graphs and replots once.
+// second) refills only the changed graphs and replots once. The legend lists runs (a click hides or
+// shows one); line styles are explained once (chart_pens.h); the x axis counts epochs, seconds or
+// samples (chart_x_axis.h); the value range ignores a diverged run's tail (chart_math.h).
 #pragma once
 
 #include <QColor>
@@ -10,6 +12,8 @@
 #include <set>
 #include <vector>
 
+#include "chart_math.h"
+#include "chart_x_axis.h"
 #include "epoch_metrics.h"
 #include "throttled_chart.h"
 
@@ -17,16 +21,12 @@ class QCustomPlot;
 class QCPGraph;
 class QCPItemText;
 class QCPTextElement;
-class QMouseEvent;
 
 namespace wb::gui {
 
+class HoverCrosshair;
 class RunStore;
 struct RunEntry;
-
-// Exponential moving average (as TensorBoard smooths): s0 = x0, s_i = f * s_{i-1} + (1 - f) * x_i.
-// factor 0 returns the values unchanged; factor is clamped to [0, 0.99].
-std::vector<double> smoothExponential(const std::vector<double>& values, double factor);
 
 class MetricChart : public ThrottledChart {
     Q_OBJECT
@@ -39,17 +39,30 @@ public:
 
     Kind kind() const { return kind_; }
     QString title() const;
+    XAxis xAxisMode() const { return xAxis_; }
+    bool userZoomed() const { return !autoFit_; }  // live updates leave the view alone until reset
 
-    // For tests: the runs' data graphs (train and validation; markers not counted) and the points
-    // of a run's train graph.
+    // For tests: the runs' data graphs (train and validation; raw curves, markers, legend keys and
+    // hidden runs' entries not counted), the points of a run's train graph, a run's graphs, and
+    // what the hover label shows now.
     int graphCount() const;
     int pointCount(int runId) const;
+    const QCPGraph* trainGraph(int runId) const;
+    const QCPGraph* validationGraph(int runId) const;
+    QString hoverText() const;
+    // The label's text for an x value (what the crosshair shows there); empty when no run has a point near.
+    QString crosshairText(double key) const;
 
 public slots:
+    void setXAxis(wb::gui::XAxis axis);
     void setXAxisByTime(bool byTime);  // elapsed seconds instead of the epoch number
-    void setLogScale(bool on);         // a logarithmic value axis (meant for epoch times)
-    void setSmoothing(double factor);  // 0 = off
-    void fitToData();                  // rescales to all data and follows new points again
+    void setLogScale(bool on);         // a logarithmic value axis (for epoch times, or a loss over decades)
+    void setSmoothing(double factor);  // TensorBoard's debiased EMA, 0 = off (the raw curve stays faint behind)
+    void setLegendShown(bool shown);
+    void fitToData();  // rescales to all data and follows new points again (the reset-zoom button)
+
+signals:
+    void zoomChanged(bool userZoomed);
 
 protected:
     void refresh() override;
@@ -61,56 +74,63 @@ private:
         int runId = 0;
         QCPGraph* train = nullptr;
         QCPGraph* validation = nullptr;
+        QCPGraph* trainRaw = nullptr;  // the unsmoothed curves, faint, while smoothing is on
+        QCPGraph* validationRaw = nullptr;
         QCPGraph* warmup = nullptr;  // the warm-up epoch as a hollow marker (epoch-time chart)
         std::vector<std::size_t> trainEpochs;
         std::vector<std::size_t> validationEpochs;
+        bool byEpochInstead = false;  // samples seen asked for, but the run's row count is unknown
     };
     // What decides the set of graphs; when it changes, the graphs are rebuilt.
     struct RunShape {
         int id = 0;
         QString name;
         QColor color;
+        bool visible = true;
         bool validation = false;
         bool warmup = false;
         bool operator==(const RunShape&) const = default;
-    };
-    struct HoverHit {
-        const RunGraphs* graphs = nullptr;
-        const QCPGraph* graph = nullptr;
-        int point = -1;
     };
 
     void markAllDirty();
     std::vector<RunShape> currentShape() const;
     void rebuildGraphs();
-    QCPGraph* addLineGraph(const RunEntry& run, const QString& name, Qt::PenStyle style);
+    void addRunGraphs(RunGraphs& graphs, const RunShape& shape, int variant);
+    void addRawGraphs(RunGraphs& graphs, const RunShape& shape, int variant);
+    QCPGraph* addGraph(const QString& name, const QPen& pen, bool inLegend);
+    void addHiddenEntry(const RunShape& shape);
     QCPGraph* addWarmupMarker(const RunEntry& run);
     void addLineStyleKeys();
     void addWarmupLegendKey();
     void fillGraphs(RunGraphs& graphs, const RunEntry& run) const;
-    void fillGraph(QCPGraph* graph, std::vector<std::size_t>& epochIndex, const RunEntry& run, bool validation) const;
+    void fillGraph(QCPGraph* graph, QCPGraph* raw, std::vector<std::size_t>& epochIndex, const RunEntry& run,
+                   const std::vector<double>& x, bool validation) const;
+    void fillWarmup(QCPGraph* graph, const RunEntry& run, const std::vector<double>& x) const;
     void fitAxes();
     void applyAxisModes();
+    void rangeChangedByUser();
 
     std::optional<double> valueOf(const EpochMetrics& epoch, bool validation) const;
     QString formatValue(double value) const;
-    void showHoverTip(QMouseEvent* event);
-    HoverHit nearestPoint(const QPointF& pixel) const;
-    QString hoverText(const HoverHit& hit) const;
+    QString formatKey(double key) const;
+    QString runLine(const RunGraphs& graphs, double key, double tolerance) const;
 
     Kind kind_;
     QCPTextElement* title_ = nullptr;
     QCPItemText* placeholder_ = nullptr;
     QCPGraph* warmupKey_ = nullptr;  // the legend's one "warm-up epoch" entry
+    HoverCrosshair* crosshair_ = nullptr;
     std::vector<RunGraphs> graphs_;
     std::vector<RunShape> shape_;
 
     std::set<int> dirty_;
     bool allDirty_ = false;
-    bool autoFit_ = true;  // follow new points until the user pans or zooms
-    bool byTime_ = false;
+    bool autoFit_ = true;        // follow new points until the user pans or zooms
+    bool settingRange_ = false;  // the chart itself moves the axes: not the user zooming
+    XAxis xAxis_ = XAxis::Epoch;
     bool logScale_ = false;
     double smoothing_ = 0.0;
+    bool rawBuilt_ = false;  // the graphs were built with the faint raw curves
 };
 
 }  // namespace wb::gui

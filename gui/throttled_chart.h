@@ -21,6 +21,7 @@ public:
     static constexpr int kRefreshIntervalMs = 33;  // <= 30 replots a second, however fast epochs arrive
 
     QCustomPlot& plot() { return *plot_; }
+    const QCustomPlot& plot() const { return *plot_; }
     // Applies what is pending now instead of on the timer (tests, the headless export).
     void refreshNow();
     // How many times the chart has drawn (tests check the throttling with it).

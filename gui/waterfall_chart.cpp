@@ -9,12 +9,16 @@
 #include <qcustomplot.h>
 
 #include "chart_style.h"
+#include "label_fitting.h"
 
 namespace wb::gui {
 
 namespace {
 constexpr double kBarWidth = 0.62;
-constexpr double kHeadroom = 1.32;  // value axis above the tallest bar: room for three label lines
+constexpr int kLabelGapPx = 5;    // between a bar (or its whisker) and its label
+constexpr int kBarMarginPx = 6;   // between neighbouring labels
+constexpr int kMaxTickLines = 3;  // a step's name under its bar; more would squeeze the bars
+const QString kEmptyTitle = "Ablation: where the epoch time goes";
 const QColor kSavedColor(44, 160, 44);
 const QColor kSlowerColor(214, 39, 40);
 const QColor kTotalColor(31, 119, 180);
@@ -56,6 +60,8 @@ WaterfallChart::Bar barOf(const AblationStep& s, double before, const std::strin
     bar.measured = s.measured();
     bar.slower = s.measured() && s.medianEpochMs > before;
     bar.label = stepLabel(s, backend);
+    bar.shortLabel =
+        !s.measured() ? QString("not run") : QString(s.savedMs >= 0 ? "\u2212" : "+") + formatMs(std::abs(s.savedMs));
     if (s.measured()) {
         bar.spreadLow = s.minEpochMs;
         bar.spreadHigh = s.maxEpochMs;
@@ -121,6 +127,10 @@ WaterfallChart::WaterfallChart(QWidget* parent) : QWidget(parent), plot_(new QCu
     placeholder_ = addPlaceholder(*plot_, "No ablation yet: press Run in the Ablation tab, or open an ablation JSON");
     placeholder_->setVisible(true);
     connect(plot_, &QCustomPlot::mouseMove, this, &WaterfallChart::showHoverTip);
+    // Every layout (a resize, new data, an export at another size) fits the labels to the pixels
+    // the bars got; the signal comes after the layout and before anything is drawn.
+    connect(plot_, &QCustomPlot::afterLayout, this, &WaterfallChart::fitLabelsToSize);
+    fullTitle_ = kEmptyTitle;
 }
 
 void WaterfallChart::clearDrawing() {
@@ -130,11 +140,16 @@ void WaterfallChart::clearDrawing() {
     items_.clear();
     bars_.clear();
     tooltips_.clear();
+    tickTexts_.clear();
+    labels_.clear();
+    top_ = 0;
+    fitted_.clear();
 }
 
 void WaterfallChart::clear() {
     clearDrawing();
-    title_->setText("Ablation: where the epoch time goes");
+    fullTitle_ = kEmptyTitle;
+    title_->setText(fullTitle_);
     placeholder_->setVisible(true);
     plot_->replot();
 }
@@ -152,6 +167,7 @@ void WaterfallChart::setResult(const AblationResult& result) {
             base.high = s.medianEpochMs;
             base.measured = s.measured();
             base.label = formatMs(s.medianEpochMs) + "\n" + finalText(s.final);
+            base.shortLabel = formatMs(s.medianEpochMs);
             if (s.measured()) {
                 base.spreadLow = s.minEpochMs;
                 base.spreadHigh = s.maxEpochMs;
@@ -171,29 +187,26 @@ void WaterfallChart::setResult(const AblationResult& result) {
         total.measured = true;
         const double speedup = last > 0 ? first / last : 0.0;
         total.label = formatMs(last) + "\n" + "speedup " + QString::number(speedup, 'f', 2) + "×";
+        total.shortLabel = formatMs(last);
         bars_.push_back(total);
         tooltips_.push_back(QString("<b>After all fixes</b><br>%1 → %2 per epoch: %3 saved, %4× faster")
                                 .arg(formatMs(first), formatMs(last), formatMs(first - last))
                                 .arg(speedup, 0, 'f', 2));
     }
 
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    double top = 0;
     for (std::size_t i = 0; i < bars_.size(); ++i) {
         const double key = static_cast<double>(i + 1);
         const Bar& bar = bars_[i];
-        ticker->addTick(key, bar.kind == Bar::Kind::Baseline ? "baseline\n" + stepTickLabel(bar.name.toStdString())
+        tickTexts_.push_back(bar.kind == Bar::Kind::Baseline ? "baseline\n" + stepTickLabel(bar.name.toStdString())
                              : bar.kind == Bar::Kind::Total  ? QString("after all\nfixes")
                                                              : stepTickLabel(bar.name.toStdString()));
         drawBar(bar, key);
         drawSpread(bar, key);
         if (i + 1 < bars_.size() && bars_[i + 1].kind == Bar::Kind::Step)
             drawConnector(key, key + 1, result.steps[i].medianEpochMs);
-        top = std::max({top, bar.high, bar.spreadHigh.value_or(0.0)});
+        top_ = std::max({top_, bar.high, bar.spreadHigh.value_or(0.0)});
     }
-    plot_->xAxis->setTicker(ticker);
     plot_->xAxis->setRange(0.4, static_cast<double>(bars_.size()) + 0.6);
-    plot_->yAxis->setRange(0, top > 0 ? top * kHeadroom : 1.0);
     QString title = "Ablation from \u201C" + QString::fromStdString(result.plan.baseline) + "\u201D";
     if (!backend.empty())
         title += QString(" on %1 (%2), %3 run(s) per step")
@@ -202,7 +215,8 @@ void WaterfallChart::setResult(const AblationResult& result) {
     if (result.status == AblationStatus::Running) title += " — running";
     if (result.status == AblationStatus::Cancelled) title += " — cancelled";
     if (result.status == AblationStatus::Failed) title += " — failed";
-    title_->setText(title);
+    fullTitle_ = title;
+    fitted_.clear();  // new texts: fit them at the next layout
     plot_->replot();
 }
 
@@ -234,9 +248,10 @@ void WaterfallChart::drawBar(const Bar& bar, double key) {
     label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
     label->setTextAlignment(Qt::AlignHCenter);
     label->position->setCoords(key, std::max(bar.high, bar.spreadHigh.value_or(0.0)));
-    label->setPadding(QMargins(0, 0, 0, 5));
+    label->setPadding(QMargins(0, 0, 0, kLabelGapPx));
     if (!bar.measured) label->setColor(kNothingColor);
     items_.push_back(label);
+    labels_.push_back(label);
 }
 
 // The spread over the repeats: a whisker from the fastest to the slowest run's median.
@@ -260,6 +275,51 @@ void WaterfallChart::drawConnector(double fromKey, double toKey, double level) {
     line->setPen(QPen(QColor(150, 150, 150), 1, Qt::DotLine));
     line->setSelectable(false);
     items_.push_back(line);
+}
+
+// The bars get what the axes' width divided by their number allows: a step name wraps at its '_',
+// '=' and spaces into at most three lines of a bar's width, elided beyond (the tooltip has it
+// whole); a value label keeps its first line (the time saved) and then only the lines that fit
+// whole, or, where even the first line does not fit, says just the signed milliseconds; the value axis leaves above the
+// tallest bar just the height its label needs; the title wraps to the plot's width. Run after each layout; when the
+// texts change, the layout is redone once with them before anything is drawn.
+void WaterfallChart::fitLabelsToSize() {
+    const QRect axes = plot_->axisRect()->rect();
+    const int room =
+        bars_.empty() ? axes.width() : static_cast<int>(axes.width() / plot_->xAxis->range().size()) - kBarMarginPx;
+    const QFontMetrics tickFont(plot_->xAxis->tickLabelFont());
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    QString fitted = wrapWords(fullTitle_, QFontMetrics(title_->font()), plot_->viewport().width() - 24);
+    title_->setText(fitted);
+    for (std::size_t i = 0; i < tickTexts_.size(); ++i) {
+        const QString tick = wrapAtBreaks(tickTexts_[i], tickFont, room, kMaxTickLines);
+        ticker->addTick(static_cast<double>(i + 1), tick);
+        fitted += tick;
+    }
+    int labelLines = 0;
+    for (std::size_t i = 0; i < labels_.size() && i < bars_.size(); ++i) {
+        const QFontMetrics labelFont(labels_[i]->font());
+        const bool fits = labelFont.horizontalAdvance(bars_[i].label.section('\n', 0, 0)) <= room;
+        QString compact = bars_[i].shortLabel;
+        if (labelFont.horizontalAdvance(compact) > room) compact.remove(" ms");  // the axis says ms
+        const QString text =
+            fits ? keepFittingLines(bars_[i].label, labelFont, room) : elideLines(compact, labelFont, room);
+        labels_[i]->setText(text);
+        labelLines = std::max(labelLines, static_cast<int>(text.count('\n')) + 1);
+        fitted += text;
+    }
+    // The value axis: the tallest bar ends `needed` pixels below the top, where its label begins.
+    const int lineHeight = labels_.empty() ? 0 : QFontMetrics(labels_.front()->font()).lineSpacing();
+    const double needed = labelLines * lineHeight + kLabelGapPx + 4;
+    const double share = std::clamp(1.0 - needed / std::max(1, axes.height()), 0.3, 1.0);
+    const double upper = top_ > 0 ? top_ / share : 1.0;
+    fitted += QString::number(upper);
+    if (fitted == fitted_) return;
+    fitted_ = fitted;
+    plot_->xAxis->setTicker(ticker);
+    plot_->yAxis->setRange(0, upper);
+    for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+        plot_->plotLayout()->update(phase);
 }
 
 QString WaterfallChart::tooltipFor(std::size_t index) const {

@@ -36,6 +36,7 @@ public:
         bool measured = false;  // the step ran; false: refused / not applicable / failed / cancelled
         bool slower = false;    // the step made the epoch slower
         QString label;          // the text above the bar
+        QString shortLabel;     // what it says when a bar is too narrow for the label's first line
         std::optional<double> spreadLow, spreadHigh;  // whisker over the repeats (measured steps)
     };
 
@@ -55,6 +56,7 @@ private:
     void drawConnector(double fromKey, double toKey, double level);
     void clearDrawing();
     void showHoverTip(QMouseEvent* event);
+    void fitLabelsToSize();
 
     QCustomPlot* plot_;
     QCPTextElement* title_ = nullptr;
@@ -63,6 +65,12 @@ private:
     std::vector<QCPAbstractItem*> items_;
     std::vector<Bar> bars_;
     std::vector<QString> tooltips_;
+    // What is drawn in full when there is room; fitLabelsToSize() shortens it to the pixels there are.
+    QString fullTitle_;
+    std::vector<QString> tickTexts_;
+    std::vector<QCPItemText*> labels_;  // one per bar
+    double top_ = 0;                    // the highest bar or whisker (ms)
+    QString fitted_;                    // what the last fit produced: refit only when it changes
 };
 
 // "3.21 ms" with as many decimals as the size of the number deserves.

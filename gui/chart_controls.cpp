@@ -1,0 +1,115 @@
+#include "chart_controls.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QSlider>
+#include <QToolButton>
+
+namespace wb::gui {
+
+namespace {
+constexpr int kSmoothingSteps = 99;  // the slider counts hundredths: 0 .. 0.99, as TensorBoard's
+}  // namespace
+
+ChartControls::ChartControls(QWidget* parent) : QWidget(parent) {
+    auto* row = new QHBoxLayout(this);
+    row->setContentsMargins(4, 0, 4, 0);
+    row->setSpacing(8);
+    buildSmoothing();
+    buildAxes();
+    row->addWidget(new QLabel("Smoothing"));
+    row->addWidget(smoothing_);
+    row->addWidget(smoothingValue_);
+    row->addSpacing(8);
+    row->addWidget(xAxis_);
+    row->addWidget(logLoss_);
+    row->addWidget(logTime_);
+    row->addWidget(legend_);
+    row->addWidget(resetZoom_);
+}
+
+void ChartControls::buildSmoothing() {
+    smoothing_ = new QSlider(Qt::Horizontal);
+    smoothing_->setObjectName("smoothingSlider");
+    smoothing_->setRange(0, kSmoothingSteps);
+    smoothing_->setFixedWidth(110);
+    smoothing_->setToolTip(
+        "Smoothing as in TensorBoard: an exponential moving average, debiased so the first "
+        "points are not pulled towards zero. The raw curve stays faint behind the smoothed one.");
+    smoothingValue_ = new QLabel("0.00");
+    smoothingValue_->setMinimumWidth(smoothingValue_->fontMetrics().horizontalAdvance("0.00") + 2);
+    connect(smoothing_, &QSlider::valueChanged, this, [this] {
+        smoothingValue_->setText(QString::number(smoothing(), 'f', 2));
+        for (const auto& chart : charts_)
+            if (chart) chart->setSmoothing(smoothing());
+    });
+}
+
+void ChartControls::buildAxes() {
+    xAxis_ = new QComboBox;
+    xAxis_->setObjectName("xAxisBox");
+    xAxis_->addItem("X: epoch", static_cast<int>(XAxis::Epoch));
+    xAxis_->addItem("X: elapsed time", static_cast<int>(XAxis::ElapsedTime));
+    xAxis_->addItem("X: samples seen", static_cast<int>(XAxis::SamplesSeen));
+    xAxis_->setItemData(2,
+                        "Epoch × training rows. A run whose record does not say its training rows (some peer "
+                        "scripts) is drawn by epoch instead; its line in the hover label says so.",
+                        Qt::ToolTipRole);
+    xAxis_->setToolTip("What the x axis of the loss, accuracy and epoch-time charts counts");
+    connect(xAxis_, &QComboBox::currentIndexChanged, this, &ChartControls::applyToAll);
+
+    logLoss_ = new QCheckBox("Log loss");
+    logLoss_->setToolTip("A logarithmic value axis for the loss chart: a loss falling over decades, or a diverged run");
+    logTime_ = new QCheckBox("Log time");
+    logTime_->setToolTip("A logarithmic value axis for the epoch-time chart");
+    legend_ = new QCheckBox("Legend");
+    legend_->setChecked(true);
+    legend_->setToolTip("Show the legend; a click on a run in it hides or shows the run");
+    for (QCheckBox* box : {logLoss_, logTime_, legend_})
+        connect(box, &QCheckBox::toggled, this, &ChartControls::applyToAll);
+
+    resetZoom_ = new QToolButton;
+    resetZoom_->setText("Reset zoom");
+    resetZoom_->setToolTip(
+        "Show all data again and follow new points (drag a box to zoom, Ctrl+drag to pan, "
+        "double-click to reset)");
+    connect(resetZoom_, &QToolButton::clicked, this, [this] {
+        for (const auto& chart : charts_)
+            if (chart) chart->fitToData();
+    });
+}
+
+void ChartControls::addChart(MetricChart* chart) {
+    charts_.emplace_back(chart);
+    apply(chart);
+    connect(chart, &MetricChart::zoomChanged, this, &ChartControls::showZoomState);
+    showZoomState();
+}
+
+// "Reset zoom" is there to press while some chart shows a part of its data.
+void ChartControls::showZoomState() {
+    bool zoomed = false;
+    for (const auto& chart : charts_) zoomed = zoomed || (chart && chart->userZoomed());
+    resetZoom_->setEnabled(zoomed);
+}
+
+double ChartControls::smoothing() const {
+    return smoothing_->value() / 100.0;
+}
+
+void ChartControls::apply(MetricChart* chart) const {
+    chart->setSmoothing(smoothing());
+    chart->setXAxis(static_cast<XAxis>(xAxis_->currentData().toInt()));
+    if (chart->kind() == MetricChart::Kind::Loss) chart->setLogScale(logLoss_->isChecked());
+    if (chart->kind() == MetricChart::Kind::EpochTime) chart->setLogScale(logTime_->isChecked());
+    chart->setLegendShown(legend_->isChecked());
+}
+
+void ChartControls::applyToAll() {
+    for (const auto& chart : charts_)
+        if (chart) apply(chart);
+}
+
+}  // namespace wb::gui
