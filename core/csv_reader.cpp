@@ -375,7 +375,7 @@ Dataset parseCsv(std::string_view bytes, const std::string& name, const CsvOptio
         throw DataError(name, "nothing left after skipping " + std::to_string(options.skipLines) + " line(s)");
 
     const char delimiter = options.delimiter ? options.delimiter : csv::detectDelimiter(text);
-    csv::Tokenizer tokenizer(text, delimiter, name, line);
+    csv::Tokenizer tokenizer(text, delimiter, name, line, options.maxColumns);
     std::vector<Field> fields;
     if (!tokenizer.next(fields)) throw DataError(name, "the file is empty");
 
