@@ -27,14 +27,16 @@ T valueOrDefault(const nlohmann::json& j, const char* key, T fallback) {
 }
 
 nlohmann::json datasetToJson(const DatasetDescription& d) {
-    return {{"source", d.source},
-            {"rows", d.rows},
-            {"features", d.features},
-            {"label", d.label},
-            {"label_mapping", d.labelMapping},
-            {"hash", d.hash},
-            {"train_rows", d.trainRows},
-            {"val_rows", d.valRows}};
+    nlohmann::json j = {{"source", d.source},
+                        {"rows", d.rows},
+                        {"features", d.features},
+                        {"label", d.label},
+                        {"label_mapping", d.labelMapping},
+                        {"hash", d.hash},
+                        {"train_rows", d.trainRows},
+                        {"val_rows", d.valRows}};
+    if (!d.notes.empty()) j["notes"] = d.notes;  // absent when the loader had nothing to say
+    return j;
 }
 
 DatasetDescription datasetFromJson(const nlohmann::json& j) {
@@ -47,6 +49,7 @@ DatasetDescription datasetFromJson(const nlohmann::json& j) {
     d.hash = valueOrDefault<std::string>(j, "hash", "");
     d.trainRows = valueOrDefault<std::size_t>(j, "train_rows", d.rows);
     d.valRows = valueOrDefault<std::size_t>(j, "val_rows", 0);
+    d.notes = valueOrDefault<std::vector<std::string>>(j, "notes", {});
     return d;
 }
 

@@ -25,6 +25,7 @@ struct DatasetDescription {
     std::string hash;
     std::size_t trainRows = 0;
     std::size_t valRows = 0;
+    std::vector<std::string> notes;  // what the loader did ("labels decoded as Latin-1/CP-1252 ...")
 };
 
 struct RunSummary {

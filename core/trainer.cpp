@@ -22,7 +22,17 @@ double msBetween(Clock::time_point a, Clock::time_point b) {
 }
 
 DatasetDescription describeDataset(const Dataset& ds, const PreparedData& data) {
-    return {ds.source, ds.rows, ds.cols, ds.labelName, ds.labelMapping, ds.hash, data.trainRows(), data.valRows()};
+    DatasetDescription d;
+    d.source = ds.source;
+    d.rows = ds.rows;
+    d.features = ds.cols;
+    d.label = ds.labelName;
+    d.labelMapping = ds.labelMapping;
+    d.hash = ds.hash;
+    d.trainRows = data.trainRows();
+    d.valRows = data.valRows();
+    d.notes = ds.notes;
+    return d;
 }
 
 // Seed for the shuffling stream, distinct from the weight-initialisation stream of the same seed.
