@@ -8,6 +8,7 @@
 #include "enum_names.h"
 #include "epoch_journal.h"
 #include "errors.h"
+#include "json_fields.h"
 #include "json_file.h"
 
 namespace wb {
@@ -22,8 +23,7 @@ const EnumNames<RunStatus> kStatusNames = {{RunStatus::Running, "running"},
 // Peers write null where they have nothing; read such keys as the default.
 template <typename T>
 T valueOrDefault(const nlohmann::json& j, const char* key, T fallback) {
-    if (!j.is_object() || !j.contains(key) || j.at(key).is_null()) return fallback;
-    return j.at(key).get<T>();
+    return optionalField<T>(j, key).value_or(fallback);
 }
 
 nlohmann::json datasetToJson(const DatasetDescription& d) {
@@ -76,6 +76,17 @@ std::vector<IgnoredSwitch> notApplicableFromJson(const nlohmann::json& j) {
     return list;
 }
 
+// Epoch by epoch, so that an error names the one at fault: "epochs[12].wall_ms: expected a number".
+std::vector<EpochMetrics> epochsFromJson(const nlohmann::json& j) {
+    const auto list = valueOrDefault<nlohmann::json>(j, "epochs", nlohmann::json::array());
+    if (!list.is_array()) throw JsonFieldError("epochs", std::string("expected a list, found ") + kindOf(list));
+    std::vector<EpochMetrics> epochs;
+    epochs.reserve(list.size());
+    for (std::size_t i = 0; i < list.size(); ++i)
+        epochs.push_back(withinField("epochs[" + std::to_string(i) + "]", [&] { return list[i].get<EpochMetrics>(); }));
+    return epochs;
+}
+
 nlohmann::json summaryToJson(const RunSummary& s) {
     auto orNull = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     nlohmann::json final = nullptr;
@@ -126,6 +137,8 @@ RunRecord RunRecord::fromJson(const nlohmann::json& j) {
         throw DataError("", "not a run record (expected schema '" + std::string(kSchema) + "')");
     try {
         return fromCheckedJson(j);
+    } catch (const JsonFieldError& e) {
+        throw DataError("", std::string("invalid run record: ") + e.what());
     } catch (const nlohmann::json::exception& e) {
         throw DataError("", std::string("invalid run record: ") + e.what());
     } catch (const ConfigError& e) {
@@ -138,12 +151,12 @@ RunRecord RunRecord::fromCheckedJson(const nlohmann::json& j) {
     r.name = valueOrDefault<std::string>(j, "name", "");
     r.status = runStatusFromString(valueOrDefault<std::string>(j, "status", "completed"));
     r.message = valueOrDefault<std::string>(j, "message", "");
-    r.config = j.value("config", nlohmann::json::object());
-    if (j.contains("dataset")) r.dataset = datasetFromJson(j.at("dataset"));
+    r.config = j.value("config", nlohmann::json::object());  // kept as written: peers write their own keys
+    if (j.contains("dataset")) r.dataset = withinField("dataset", [&] { return datasetFromJson(j.at("dataset")); });
     const nlohmann::json environment = j.value("environment", nlohmann::json::object());
     for (const auto& [k, v] : environment.items()) r.environment[k] = v.is_string() ? v.get<std::string>() : v.dump();
     r.notApplicable = notApplicableFromJson(j);
-    r.epochs = valueOrDefault<std::vector<EpochMetrics>>(j, "epochs", {});
+    r.epochs = epochsFromJson(j);
     return r;
 }
 
