@@ -1,5 +1,7 @@
 #include "epoch_metrics.h"
 
+#include <charconv>
+#include <cmath>
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -9,6 +11,72 @@
 namespace wb {
 
 namespace {
+
+// The keys and numbers of to_json (shortest round-trip numbers, null for what is not finite or not
+// measured), so the text reads back through from_json like any other.
+class LineWriter {
+public:
+    explicit LineWriter(std::string& out) : out_(out), start_(out.size() + 1) { out_ += '{'; }
+    void key(const char* name) {
+        if (out_.size() > start_) out_ += ',';
+        out_ += '"';
+        out_ += name;
+        out_ += "\":";
+    }
+    void number(const char* name, double v) {
+        key(name);
+        if (!std::isfinite(v)) {
+            out_ += "null";
+            return;
+        }
+        char text[32];
+        const auto end = std::to_chars(text, text + sizeof text, v).ptr;
+        out_.append(text, end);
+    }
+    void number(const char* name, const std::optional<double>& v) {
+        if (v) return number(name, *v);
+        key(name);
+        out_ += "null";
+    }
+    void boolean(const char* name, bool v) {
+        key(name);
+        out_ += v ? "true" : "false";
+    }
+    void raw(const char* text) { out_ += text; }
+    void end() { out_ += '}'; }
+
+private:
+    std::string& out_;
+    std::size_t start_;  // just past the opening brace
+};
+
+void formatEpoch(const EpochMetrics& m, std::string& line) {
+    LineWriter w(line);
+    w.number("epoch", m.epoch);
+    w.boolean("warmup", m.warmup);
+    w.number("train_loss", m.trainLoss);
+    w.number("train_accuracy", m.trainAccuracy);
+    w.number("val_loss", m.valLoss);
+    w.number("val_accuracy", m.valAccuracy);
+    w.number("wall_ms", m.wallMs);
+    w.number("device_ms", m.deviceMs);
+    w.number("samples_per_s", m.samplesPerSecond);
+    w.key("phases_ms");
+    if (m.phases) {
+        LineWriter p(line);  // nested in place
+        p.number("data", m.phases->data);
+        p.number("forward", m.phases->forward);
+        p.number("backward", m.phases->backward);
+        p.number("optimizer", m.phases->optimizer);
+        p.number("other", m.phases->other);
+        p.end();
+    } else {
+        w.raw("null");
+    }
+    w.number("elapsed_ms", m.elapsedMs);
+    w.end();
+}
+
 template <typename T>
 nlohmann::json orNull(const std::optional<T>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
@@ -35,6 +103,10 @@ void to_json(nlohmann::json& j, const EpochMetrics& m) {
          {"samples_per_s", m.samplesPerSecond},
          {"phases_ms", phases},
          {"elapsed_ms", m.elapsedMs}};
+}
+
+void appendEpochJson(const EpochMetrics& m, std::string& out) {
+    formatEpoch(m, out);
 }
 
 // Peers write null for what they cannot measure: null and absent both mean "not measured". A field

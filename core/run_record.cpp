@@ -125,11 +125,45 @@ RunSummary RunRecord::summary() const {
 }
 
 nlohmann::json RunRecord::toJson() const {
-    return {{"schema", kSchema},          {"name", name},
-            {"status", toString(status)}, {"message", message},
-            {"config", config},           {"dataset", datasetToJson(dataset)},
-            {"environment", environment}, {"not_applicable", notApplicable},
-            {"epochs", epochs},           {"summary", summaryToJson(summary())}};
+    nlohmann::json j = withoutEpochs();
+    j["epochs"] = epochs;
+    return j;
+}
+
+nlohmann::json RunRecord::withoutEpochs() const {
+    return {{"schema", kSchema},
+            {"name", name},
+            {"status", toString(status)},
+            {"message", message},
+            {"config", config},
+            {"dataset", datasetToJson(dataset)},
+            {"environment", environment},
+            {"not_applicable", notApplicable},
+            {"summary", summaryToJson(summary())}};
+}
+
+// toJson() as text, the epochs formatted by appendEpochJson, one per line: building and dumping a
+// nlohmann object per epoch made saving a 4,000-epoch record cost more than 10 % of the run.
+std::string RunRecord::toJsonText() const {
+    nlohmann::json j = withoutEpochs();
+    static const std::string kMark = "\\u0001epochs\\u0001";  // where the epochs go, as dump() escapes it
+    j["epochs"] =
+        "\x01"
+        "epochs\x01";  // split: "\x01e" would be one hex escape
+    std::string text = j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    // A top-level key at indent 1: no string inside config, dataset or environment is at this place.
+    const std::string slot = "\n \"epochs\": \"" + kMark + "\"";
+    const std::size_t at = text.find(slot);
+    if (at == std::string::npos)  // cannot happen with nlohmann's layout; never write a wrong record
+        return toJson().dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::string list = "\n \"epochs\": [";
+    list.reserve(epochs.size() * 320 + 16);
+    for (std::size_t i = 0; i < epochs.size(); ++i) {
+        list += i ? ",\n  " : "\n  ";
+        appendEpochJson(epochs[i], list);
+    }
+    list += epochs.empty() ? "]" : "\n ]";
+    return text.replace(at, slot.size(), list);
 }
 
 RunRecord RunRecord::fromJson(const nlohmann::json& j) {
@@ -161,7 +195,7 @@ RunRecord RunRecord::fromCheckedJson(const nlohmann::json& j) {
 }
 
 void RunRecord::save(const std::string& path) const {
-    saveJsonAtomically(toJson(), path, "run record");
+    writeFileAtomically(path, toJsonText(), "run record");
 }
 
 RunRecord RunRecord::load(const std::string& path) {

@@ -50,6 +50,8 @@ struct RunRecord {
 
     RunSummary summary() const;
     nlohmann::json toJson() const;
+    // The text save() writes: toJson() dumped, the epochs one compact object per line.
+    std::string toJsonText() const;
     static RunRecord fromJson(const nlohmann::json& j);  // throws DataError on a wrong schema or content
 
     // Atomic: writes `path`.tmp then renames it over `path`. Throws IoError.
@@ -59,6 +61,7 @@ struct RunRecord {
     void saveEpochCsv(const std::string& path) const;
 
 private:
+    nlohmann::json withoutEpochs() const;
     static RunRecord fromCheckedJson(const nlohmann::json& j);  // the schema is known to be right
 };
 
