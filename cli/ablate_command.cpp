@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "data_source.h"
 #include "exit_codes.h"
+#include "memory_budget.h"
 #include "output_paths.h"
 #include "prepare.h"
 #include "train_options.h"
@@ -129,6 +130,9 @@ int runAblate(const AblateOptions& opt, const CLI::App& app) {
                  {{"--data", opt.problem.source.data}, {"--labels", opt.problem.source.labels}});
     const Dataset dataset = loadDataset(config.data);
     for (const auto& note : dataset.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+    // Each run allocates as one `train` would (one at a time): refused before preparing if one cannot fit.
+    checkMemory(estimateRunMemory(config, shapeOf(config, dataset), MemoryStage::BeforePrepare), availableMemory(),
+                "each run of this ablation");
     const PreparedData data = prepare(dataset, config.prepare);
 
     AblationCallbacks callbacks;

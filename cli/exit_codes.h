@@ -12,6 +12,7 @@ enum ExitCode : int {
     kIoError = 6,      // an output file could not be written
     kDiverged = 7,     // the loss became non-finite (the run file says `diverged`)
     kRunFailed = 8,    // the run failed while training (the run file says `failed`)
+    kMemoryError = 9,  // the run would need more memory than is available (both figures named)
     kCancelled = 130,  // interrupted (Ctrl+C); the run file says `cancelled`
 };
 

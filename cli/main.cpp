@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "exit_codes.h"
 #include "framework_backend.h"
+#include "memory_budget.h"
 
 using namespace wb::cli;
 
@@ -60,11 +61,15 @@ int main(int argc, char** argv) try {
     } catch (const wb::IoError& e) {
         std::fprintf(stderr, "mlpwb: %s\n", e.what());
         return kIoError;
+    } catch (const wb::MemoryError& e) {  // refused before allocating
+        std::fprintf(stderr, "mlpwb: %s\n", e.what());
+        return kMemoryError;
     } catch (const wb::FrameworkError& e) {  // the framework's interpreter or loop failed
         std::fprintf(stderr, "mlpwb: %s\n", e.what());
         return kDeviceError;
     } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "mlpwb: out of memory\n");
+        // The stages that allocate much name themselves (loading, preparing, setup); this is the rest.
+        std::fprintf(stderr, "mlpwb: out of memory (outside the run's allocations: the flags, the outputs)\n");
         return kRunFailed;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "mlpwb: %s\n", e.what());

@@ -3,9 +3,11 @@
 #include <memory>
 
 #include "backend.h"
+#include "builtin_data.h"
 #include "commands.h"
 #include "data_source.h"
 #include "exit_codes.h"
+#include "memory_budget.h"
 #include "output_paths.h"
 #include "prepare.h"
 #include "progress_printer.h"
@@ -16,10 +18,54 @@
 namespace wb::cli {
 
 namespace {
-CancelFlag gCancel{false};  // set by SIGINT/SIGTERM, read by the trainer between steps
-
-extern "C" void onSignal(int) {
+CancelFlag gCancel{false};    // set by SIGINT/SIGTERM, read by the trainer between steps
+std::atomic<int> gSignal{0};  // the signal that set it, for the exit code of a start-up stop
+extern "C" void onSignal(int signal) {
+    gSignal.store(signal);
     gCancel.store(true);
+}
+
+// Installed before anything else, so that a Ctrl+C while the data loads is not lost: nothing has
+// been written then, and the run stops at the next stage with the shell's code (128 + the signal).
+struct StopSignals {
+    StopSignals() {
+        std::signal(SIGINT, onSignal);
+        std::signal(SIGTERM, onSignal);
+    }
+    ~StopSignals() {
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+    }
+    // True (with a line on stderr) when a stop arrived before the run's record was started.
+    static bool stoppedDuringStartUp(const char* stage) {
+        if (!gCancel.load()) return false;
+        std::fprintf(stderr, "mlpwb: stopped while %s; nothing was written\n", stage);
+        return true;
+    }
+    static int exitCode() { return 128 + gSignal.load(); }
+};
+
+// A RunRecord saying `failed`, for an error before the Trainer has one (out of memory loading data).
+void writeFailedRecord(const RunConfig& config, const std::string& path, const std::string& message) {
+    if (path.empty()) return;
+    RunRecord record;
+    record.name = config.name;
+    record.config = config;
+    record.status = RunStatus::Failed;
+    record.message = message;
+    record.save(path);
+}
+
+// Runs one start-up stage; out of memory in it names the stage and still leaves a `failed` record.
+template <typename F>
+auto stage(const RunConfig& config, const std::string& out, const std::string& what, F&& f) {
+    try {
+        return f();
+    } catch (const std::bad_alloc&) {
+        const std::string message = "out of memory while " + what;
+        writeFailedRecord(config, out, message);
+        throw Error(message);  // exit 8, as a run that failed
+    }
 }
 
 int exitCodeFor(RunStatus status) {
@@ -32,18 +78,27 @@ int exitCodeFor(RunStatus status) {
 }
 
 int runTraining(const TrainOptions& opt, const CLI::App& app) {
+    const StopSignals signals;
     const RunConfig config = opt.toRunConfig(app);
     checkOutputs({{"--out", opt.out}, {"--csv", opt.csv}, {"--save-weights", opt.saveWeights}},
                  {{"--data", opt.source.data}, {"--labels", opt.source.labels}, {"--init-weights", opt.initWeights}});
-    const Dataset dataset = loadDataset(config.data);
+    if (config.data.kind == DataSpec::Kind::Builtin)
+        checkMemory(
+            estimateRunMemory(config, shapeOf(config, config.data.rows, kSeedFeatures), MemoryStage::BeforeLoad),
+            availableMemory(), "this run");
+    const Dataset dataset = stage(config, opt.out, "loading the data set", [&] { return loadDataset(config.data); });
     for (const auto& note : dataset.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
-    const PreparedData data = prepare(dataset, config.prepare);
+    if (StopSignals::stoppedDuringStartUp("loading the data")) return StopSignals::exitCode();
+    checkMemory(estimateRunMemory(config, shapeOf(config, dataset), MemoryStage::BeforePrepare), availableMemory(),
+                "this run");
+    const PreparedData data = stage(config, opt.out, "preparing the split and standardised copies of the data",
+                                    [&] { return prepare(dataset, config.prepare); });
     auto backend = BackendRegistry::instance().create(config.backend, config.device);
+    if (StopSignals::stoppedDuringStartUp("preparing the data")) return StopSignals::exitCode();
 
+    // From here a stop is the trainer's: the record it starts ends `cancelled`.
     Trainer trainer(config, dataset, data, *backend, opt.out);
     ProgressPrinter printer(stdout, config.train.epochs, opt.quiet);
-    std::signal(SIGINT, onSignal);
-    std::signal(SIGTERM, onSignal);
     // `mlpwb train | head -2`: a closed stdout is a stop (the record is finalised as cancelled), not a
     // SIGPIPE that kills the run with its record stuck at "running".
     std::signal(SIGPIPE, SIG_IGN);
@@ -51,8 +106,6 @@ int runTraining(const TrainOptions& opt, const CLI::App& app) {
                                              printer.epoch(m);
                                              if (std::fflush(stdout) != 0 || std::ferror(stdout)) gCancel.store(true);
                                          }});
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
     printer.finish(record);
     for (const auto& ignored : record.notApplicable)
         std::fprintf(stdout, "  not applicable: %s: %s\n", ignored.name.c_str(), ignored.reason.c_str());

@@ -55,6 +55,9 @@ void DataOptions::bind(CLI::Option_group& group) {
     group.add_option("--delimiter", delimiter, "auto|,|;|tab");
     group.add_option("--ignore", ignore, "columns to leave out: COL,COL (names or indices)");
     group.add_option("--skip-lines", skipLines, "lines to skip before the header or first row");
+    group.add_option("--max-columns", maxColumns, "refuse a CSV with more columns on a line (a memory guard)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     group.add_option("--missing", missing, "missing cells: error|drop|mean");
 }
 
@@ -75,6 +78,7 @@ DataSpec DataOptions::toDataSpec() const {
     spec.csv.delimiter = delimiterFromString(delimiter);
     spec.csv.ignore = splitList(ignore);
     spec.csv.skipLines = skipLines;
+    spec.csv.maxColumns = maxColumns;
     spec.csv.missing = missingPolicyFromString(missing);
     return spec;
 }

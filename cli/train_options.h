@@ -20,6 +20,7 @@ struct DataOptions {
     std::uint64_t dataSeed = 1;
     std::string label, header = "auto", delimiter = "auto", ignore, missing = "error";
     std::size_t skipLines = 0;
+    std::size_t maxColumns = CsvOptions::kDefaultMaxColumns;
 
     void bind(CLI::Option_group& group);
     DataSpec toDataSpec() const;  // throws ConfigError

@@ -7,6 +7,7 @@
 #include "atomic_file.h"
 #include "enum_names.h"
 #include "errors.h"
+#include "json_fields.h"
 #include "json_file.h"
 
 namespace wb {
@@ -58,25 +59,43 @@ nlohmann::json stepToJson(const AblationStep& s) {
 
 AblationStep stepFromJson(const nlohmann::json& j) {
     AblationStep s;
-    s.name = j.at("name").get<std::string>();
+    s.name = requiredField<std::string>(j, "name");
     s.fix = j.value("fix", "");
     s.description = j.value("description", "");
     s.status = stepStatusFromString(j.value("status", "ran"));
     s.message = j.value("message", "");
     if (j.contains("settings")) s.settings = j.at("settings").get<ExecutionSettings>();
     if (j.contains("torch") && j.at("torch").is_object()) s.torch = j.at("torch").get<TorchOptions>();
-    for (const auto& r : j.value("runs", nlohmann::json::array())) s.runs.push_back(RunRecord::fromJson(r));
-    s.medianEpochMs = j.at("median_epoch_ms").get<double>();
+    const nlohmann::json runs = j.value("runs", nlohmann::json::array());
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        try {
+            s.runs.push_back(RunRecord::fromJson(runs[i]));
+        } catch (const DataError& e) {
+            throw JsonFieldError("runs[" + std::to_string(i) + "]", e.reason());
+        }
+    }
+    s.medianEpochMs = requiredField<double>(j, "median_epoch_ms");
     s.minEpochMs = j.value("min_epoch_ms", s.medianEpochMs);
     s.maxEpochMs = j.value("max_epoch_ms", s.medianEpochMs);
     s.savedMs = j.value("saved_ms", 0.0);
     s.share = optionalDouble(j, "share");
     if (j.contains("final") && j.at("final").is_object()) {
         const auto& f = j.at("final");
-        s.final = StepFinal{f.at("train_loss").get<double>(), f.at("train_accuracy").get<double>(),
-                            optionalDouble(f, "val_loss"), optionalDouble(f, "val_accuracy")};
+        s.final = withinField("final", [&] {
+            return StepFinal{requiredField<double>(f, "train_loss"), requiredField<double>(f, "train_accuracy"),
+                             optionalDouble(f, "val_loss"), optionalDouble(f, "val_accuracy")};
+        });
     }
     return s;
+}
+
+// Step by step, so that an error names the one at fault: "steps[2].median_epoch_ms: expected a number".
+std::vector<AblationStep> stepsFromJson(const nlohmann::json& list, const std::string& key) {
+    if (!list.is_array()) throw JsonFieldError(key, std::string("expected a list, found ") + kindOf(list));
+    std::vector<AblationStep> steps;
+    for (std::size_t i = 0; i < list.size(); ++i)
+        steps.push_back(withinField(key + "[" + std::to_string(i) + "]", [&] { return stepFromJson(list[i]); }));
+    return steps;
 }
 }  // namespace
 
@@ -160,9 +179,11 @@ AblationResult AblationResult::fromJson(const nlohmann::json& j) {
         r.backend = j.value("backend", "");
         r.device = j.value("device", "");
         r.config = j.value("config", nlohmann::json::object());
-        for (const auto& s : j.at("steps")) r.steps.push_back(stepFromJson(s));
-        for (const auto& s : j.value("alone", nlohmann::json::array())) r.alone.push_back(stepFromJson(s));
+        r.steps = stepsFromJson(requiredField<nlohmann::json>(j, "steps"), "steps");
+        r.alone = stepsFromJson(j.value("alone", nlohmann::json::array()), "alone");
         return r;
+    } catch (const JsonFieldError& e) {
+        throw DataError("", std::string("invalid ablation result: ") + e.what());
     } catch (const nlohmann::json::exception& e) {
         throw DataError("", std::string("invalid ablation result: ") + e.what());
     } catch (const ConfigError& e) {

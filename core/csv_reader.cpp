@@ -13,6 +13,7 @@
 #include "csv_tokenizer.h"
 #include "errors.h"
 #include "file_bytes.h"
+#include "text_encoding.h"
 
 namespace wb {
 
@@ -358,6 +359,19 @@ private:
     std::size_t imputedCells_ = 0;
 };
 
+// Names and label values that are not UTF-8 decoded as CP-1252 (see text_encoding.h), and said so.
+void decodeText(Dataset& d) {
+    bool names = false, labels = false;
+    for (std::string& name : d.columnNames) name = asUtf8(name, names);
+    d.labelName = asUtf8(d.labelName, names);
+    std::map<std::string, int> mapping;
+    for (const auto& [text, code] : d.labelMapping) mapping[asUtf8(text, labels)] = code;
+    // Two spellings of one label (UTF-8 and Latin-1) would merge: keep the bytes (written as U+FFFD).
+    if (mapping.size() == d.labelMapping.size()) d.labelMapping = std::move(mapping);
+    if (names) d.notes.push_back("column names decoded as Latin-1/CP-1252 (not UTF-8)");
+    if (labels) d.notes.push_back("labels decoded as Latin-1/CP-1252 (not UTF-8)");
+}
+
 }  // namespace
 
 Dataset readCsv(const std::string& path, const CsvOptions& options) {
@@ -375,7 +389,7 @@ Dataset parseCsv(std::string_view bytes, const std::string& name, const CsvOptio
         throw DataError(name, "nothing left after skipping " + std::to_string(options.skipLines) + " line(s)");
 
     const char delimiter = options.delimiter ? options.delimiter : csv::detectDelimiter(text);
-    csv::Tokenizer tokenizer(text, delimiter, name, line);
+    csv::Tokenizer tokenizer(text, delimiter, name, line, options.maxColumns);
     std::vector<Field> fields;
     if (!tokenizer.next(fields)) throw DataError(name, "the file is empty");
 
@@ -390,6 +404,7 @@ Dataset parseCsv(std::string_view bytes, const std::string& name, const CsvOptio
     while (tokenizer.next(fields)) rows.add(fields, tokenizer.recordLine(), tokenizer.recordText());
 
     Dataset d = rows.finish(header);
+    decodeText(d);
     d.source = name;
     d.computeHash();
     return d;

@@ -50,8 +50,8 @@ std::string Field::text() const {
     return out;
 }
 
-Tokenizer::Tokenizer(std::string_view text, char delimiter, std::string file, long firstLine)
-    : text_(text), delimiter_(delimiter), file_(std::move(file)), line_(firstLine) {}
+Tokenizer::Tokenizer(std::string_view text, char delimiter, std::string file, long firstLine, std::size_t maxFields)
+    : text_(text), delimiter_(delimiter), file_(std::move(file)), maxFields_(maxFields), line_(firstLine) {}
 
 bool Tokenizer::next(std::vector<Field>& fields) {
     fields.clear();
@@ -73,6 +73,10 @@ bool Tokenizer::next(std::vector<Field>& fields) {
         } else {
             readUnquoted(field);
         }
+        if (fields.size() == maxFields_)
+            throw DataError(file_, recordLine_, static_cast<long>(maxFields_ + 1), "",
+                            "more than " + std::to_string(maxFields_) +
+                                " columns on one line: refused (--max-columns raises the limit)");
         fields.push_back(field);
         end = pos_;
         if (pos_ < text_.size() && text_[pos_] == delimiter_) {

@@ -25,7 +25,9 @@ struct Field {
 // quote or on text after a closing quote.
 class Tokenizer {
 public:
-    Tokenizer(std::string_view text, char delimiter, std::string file, long firstLine);
+    // A record of more than `maxFields` fields throws DataError as soon as it is seen.
+    Tokenizer(std::string_view text, char delimiter, std::string file, long firstLine,
+              std::size_t maxFields = static_cast<std::size_t>(-1));
 
     // Reads the next record into `fields` (reusing its storage); false at the end of the text.
     bool next(std::vector<Field>& fields);
@@ -43,6 +45,7 @@ private:
     std::string_view text_;
     char delimiter_;
     std::string file_;
+    std::size_t maxFields_;
     std::size_t pos_ = 0;
     long line_;
     long recordLine_ = 0;

@@ -21,6 +21,11 @@ struct CsvOptions {
     std::vector<std::string> ignore;  // columns to leave out, by name or 0-based index
     std::size_t skipLines = 0;        // lines skipped before the header / first row
     MissingPolicy missing = MissingPolicy::Error;
+    // Records with more fields are refused as they are read (a 25M-column line would otherwise take
+    // gigabytes of field bookkeeping before any check). A limit of the reader, not part of the data:
+    // not saved in the RunConfig.
+    std::size_t maxColumns = kDefaultMaxColumns;
+    static constexpr std::size_t kDefaultMaxColumns = 100000;
 };
 
 struct DataSpec {

@@ -1,6 +1,10 @@
 #include "epoch_journal.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 
@@ -13,25 +17,35 @@ namespace wb {
 EpochJournal::EpochJournal(const std::string& recordPath) {
     if (recordPath.empty()) return;
     path_ = pathFor(recordPath);
-    file_ = std::fopen(path_.c_str(), "w");
-    if (!file_) throw IoError("cannot write the epoch journal '" + path_ + "': " + std::strerror(errno));
+    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd_ < 0) throw IoError("cannot write the epoch journal '" + path_ + "': " + std::strerror(errno));
 }
 
 EpochJournal::~EpochJournal() {
-    if (file_) std::fclose(file_);
+    if (fd_ >= 0) ::close(fd_);
 }
 
 void EpochJournal::append(const EpochMetrics& m) {
-    if (!file_) return;
-    const std::string line = nlohmann::json(m).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() || std::fflush(file_) != 0)
-        throw IoError("cannot write the epoch journal '" + path_ + "': " + std::strerror(errno));
+    if (fd_ < 0) return;
+    line_.clear();
+    appendEpochJson(m, line_);
+    line_ += '\n';
+    // One write(2) per line, no stdio buffer in between: once it returns the line is the kernel's,
+    // and a kill -9 cannot lose it (a power cut can; the record is fsynced at status changes).
+    std::size_t done = 0;
+    while (done < line_.size()) {
+        const ssize_t n = ::write(fd_, line_.data() + done, line_.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0)
+            throw IoError("cannot write the epoch journal '" + path_ + "': " + std::strerror(n < 0 ? errno : ENOSPC));
+        done += static_cast<std::size_t>(n);
+    }
 }
 
 void EpochJournal::discard() {
-    if (!file_) return;
-    std::fclose(file_);
-    file_ = nullptr;
+    if (fd_ < 0) return;
+    ::close(fd_);
+    fd_ = -1;
     std::remove(path_.c_str());
 }
 

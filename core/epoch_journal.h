@@ -4,7 +4,6 @@
 // left "running" (a killed run): every finished epoch survives, at most the one in flight is lost.
 #pragma once
 
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -20,7 +19,7 @@ public:
     EpochJournal(const EpochJournal&) = delete;
     EpochJournal& operator=(const EpochJournal&) = delete;
 
-    // One line, flushed to the system (not fsynced: a kill loses nothing the kernel has). Throws IoError.
+    // One line in one write(2) (not fsynced: a kill loses nothing the kernel has). Throws IoError.
     void append(const EpochMetrics& m);
     // The record now holds every epoch: the journal goes.
     void discard();
@@ -31,7 +30,8 @@ public:
 
 private:
     std::string path_;
-    std::FILE* file_ = nullptr;
+    int fd_ = -1;
+    std::string line_;  // reused: no allocation per epoch once it has grown
 };
 
 }  // namespace wb

@@ -14,7 +14,9 @@ struct FileBytes {
     std::string_view view() const { return {data.get(), size}; }
 };
 
-// Throws DataError when `path` is missing, a directory, or cannot be read.
+// Throws DataError when `path` is missing, a directory, or cannot be read, or when it is not a regular
+// file and holds more than $MLPWB_MAX_STREAM_BYTES (1 GiB; at most half the memory available);
+// MemoryError when a regular file is larger than the memory available.
 FileBytes readFileBytes(const std::string& path);
 
 }  // namespace wb

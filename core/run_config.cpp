@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "json_fields.h"
 
 namespace wb {
 
@@ -38,11 +39,11 @@ void to_json(nlohmann::json& j, const TrainSpec& s) {
 
 void from_json(const nlohmann::json& j, TrainSpec& s) {
     s = TrainSpec{};
-    s.epochs = j.value("epochs", s.epochs);
-    s.batchSize = j.value("batch_size", s.batchSize);
-    s.shuffle = j.value("shuffle", s.shuffle);
-    s.seed = j.value("seed", s.seed);
-    s.divergenceFactor = j.value("divergence_factor", s.divergenceFactor);
+    s.epochs = fieldOr(j, "epochs", s.epochs);
+    s.batchSize = fieldOr(j, "batch_size", s.batchSize);
+    s.shuffle = fieldOr(j, "shuffle", s.shuffle);
+    s.seed = fieldOr(j, "seed", s.seed);
+    s.divergenceFactor = fieldOr(j, "divergence_factor", s.divergenceFactor);
 }
 
 void to_json(nlohmann::json& j, const PrepareSpec& s) {
@@ -51,9 +52,9 @@ void to_json(nlohmann::json& j, const PrepareSpec& s) {
 
 void from_json(const nlohmann::json& j, PrepareSpec& s) {
     s = PrepareSpec{};
-    s.valSplit = j.value("val_split", s.valSplit);
-    s.standardize = j.value("standardize", s.standardize);
-    s.seed = j.value("seed", s.seed);
+    s.valSplit = fieldOr(j, "val_split", s.valSplit);
+    s.standardize = fieldOr(j, "standardize", s.standardize);
+    s.seed = fieldOr(j, "seed", s.seed);
 }
 
 void to_json(nlohmann::json& j, const RunConfig& c) {
@@ -67,19 +68,22 @@ void to_json(nlohmann::json& j, const RunConfig& c) {
 
 void from_json(const nlohmann::json& j, RunConfig& c) {
     c = RunConfig{};
-    c.name = j.value("name", std::string{});
-    if (j.contains("data")) c.data = j.at("data").get<DataSpec>();
-    if (j.contains("prepare")) c.prepare = j.at("prepare").get<PrepareSpec>();
-    if (j.contains("model")) c.model = j.at("model").get<ModelSpec>();
-    if (j.contains("optimizer")) c.optimizer = j.at("optimizer").get<OptimizerSpec>();
-    if (j.contains("train")) c.train = j.at("train").get<TrainSpec>();
-    if (j.contains("execution") && !j.at("execution").is_null())
-        c.execution = j.at("execution").get<ExecutionSettings>();
-    c.backend = j.value("backend", c.backend);
-    c.device = j.value("device", c.device);
-    c.initWeights = j.value("init_weights", std::string{});
-    if (j.contains("framework") && j.at("framework").is_object())
-        c.framework = j.at("framework").get<FrameworkOptions>();
+    c.name = fieldOr(j, "name", std::string{});
+    // Section by section, so that an error names the one at fault ("train.epochs: expected a number").
+    auto section = [&](const char* key, auto& out) {
+        if (j.contains(key) && !j.at(key).is_null())
+            withinField(key, [&] { out = j.at(key).get<std::decay_t<decltype(out)>>(); });
+    };
+    section("data", c.data);
+    section("prepare", c.prepare);
+    section("model", c.model);
+    section("optimizer", c.optimizer);
+    section("train", c.train);
+    section("execution", c.execution);
+    c.backend = fieldOr(j, "backend", c.backend);
+    c.device = fieldOr(j, "device", c.device);
+    c.initWeights = fieldOr(j, "init_weights", std::string{});
+    if (j.contains("framework") && j.at("framework").is_object()) section("framework", c.framework);
 }
 
 }  // namespace wb

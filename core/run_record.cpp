@@ -8,6 +8,7 @@
 #include "enum_names.h"
 #include "epoch_journal.h"
 #include "errors.h"
+#include "json_fields.h"
 #include "json_file.h"
 
 namespace wb {
@@ -22,19 +23,20 @@ const EnumNames<RunStatus> kStatusNames = {{RunStatus::Running, "running"},
 // Peers write null where they have nothing; read such keys as the default.
 template <typename T>
 T valueOrDefault(const nlohmann::json& j, const char* key, T fallback) {
-    if (!j.is_object() || !j.contains(key) || j.at(key).is_null()) return fallback;
-    return j.at(key).get<T>();
+    return optionalField<T>(j, key).value_or(fallback);
 }
 
 nlohmann::json datasetToJson(const DatasetDescription& d) {
-    return {{"source", d.source},
-            {"rows", d.rows},
-            {"features", d.features},
-            {"label", d.label},
-            {"label_mapping", d.labelMapping},
-            {"hash", d.hash},
-            {"train_rows", d.trainRows},
-            {"val_rows", d.valRows}};
+    nlohmann::json j = {{"source", d.source},
+                        {"rows", d.rows},
+                        {"features", d.features},
+                        {"label", d.label},
+                        {"label_mapping", d.labelMapping},
+                        {"hash", d.hash},
+                        {"train_rows", d.trainRows},
+                        {"val_rows", d.valRows}};
+    if (!d.notes.empty()) j["notes"] = d.notes;  // absent when the loader had nothing to say
+    return j;
 }
 
 DatasetDescription datasetFromJson(const nlohmann::json& j) {
@@ -47,6 +49,7 @@ DatasetDescription datasetFromJson(const nlohmann::json& j) {
     d.hash = valueOrDefault<std::string>(j, "hash", "");
     d.trainRows = valueOrDefault<std::size_t>(j, "train_rows", d.rows);
     d.valRows = valueOrDefault<std::size_t>(j, "val_rows", 0);
+    d.notes = valueOrDefault<std::vector<std::string>>(j, "notes", {});
     return d;
 }
 
@@ -71,6 +74,17 @@ std::vector<IgnoredSwitch> notApplicableFromJson(const nlohmann::json& j) {
     std::vector<IgnoredSwitch> list;
     for (const auto& entry : entries) list.push_back(ignoredSwitchFromJson(entry));
     return list;
+}
+
+// Epoch by epoch, so that an error names the one at fault: "epochs[12].wall_ms: expected a number".
+std::vector<EpochMetrics> epochsFromJson(const nlohmann::json& j) {
+    const auto list = valueOrDefault<nlohmann::json>(j, "epochs", nlohmann::json::array());
+    if (!list.is_array()) throw JsonFieldError("epochs", std::string("expected a list, found ") + kindOf(list));
+    std::vector<EpochMetrics> epochs;
+    epochs.reserve(list.size());
+    for (std::size_t i = 0; i < list.size(); ++i)
+        epochs.push_back(withinField("epochs[" + std::to_string(i) + "]", [&] { return list[i].get<EpochMetrics>(); }));
+    return epochs;
 }
 
 nlohmann::json summaryToJson(const RunSummary& s) {
@@ -111,11 +125,45 @@ RunSummary RunRecord::summary() const {
 }
 
 nlohmann::json RunRecord::toJson() const {
-    return {{"schema", kSchema},          {"name", name},
-            {"status", toString(status)}, {"message", message},
-            {"config", config},           {"dataset", datasetToJson(dataset)},
-            {"environment", environment}, {"not_applicable", notApplicable},
-            {"epochs", epochs},           {"summary", summaryToJson(summary())}};
+    nlohmann::json j = withoutEpochs();
+    j["epochs"] = epochs;
+    return j;
+}
+
+nlohmann::json RunRecord::withoutEpochs() const {
+    return {{"schema", kSchema},
+            {"name", name},
+            {"status", toString(status)},
+            {"message", message},
+            {"config", config},
+            {"dataset", datasetToJson(dataset)},
+            {"environment", environment},
+            {"not_applicable", notApplicable},
+            {"summary", summaryToJson(summary())}};
+}
+
+// toJson() as text, the epochs formatted by appendEpochJson, one per line: building and dumping a
+// nlohmann object per epoch made saving a 4,000-epoch record cost more than 10 % of the run.
+std::string RunRecord::toJsonText() const {
+    nlohmann::json j = withoutEpochs();
+    static const std::string kMark = "\\u0001epochs\\u0001";  // where the epochs go, as dump() escapes it
+    j["epochs"] =
+        "\x01"
+        "epochs\x01";  // split: "\x01e" would be one hex escape
+    std::string text = j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    // A top-level key at indent 1: no string inside config, dataset or environment is at this place.
+    const std::string slot = "\n \"epochs\": \"" + kMark + "\"";
+    const std::size_t at = text.find(slot);
+    if (at == std::string::npos)  // cannot happen with nlohmann's layout; never write a wrong record
+        return toJson().dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    std::string list = "\n \"epochs\": [";
+    list.reserve(epochs.size() * 320 + 16);
+    for (std::size_t i = 0; i < epochs.size(); ++i) {
+        list += i ? ",\n  " : "\n  ";
+        appendEpochJson(epochs[i], list);
+    }
+    list += epochs.empty() ? "]" : "\n ]";
+    return text.replace(at, slot.size(), list);
 }
 
 RunRecord RunRecord::fromJson(const nlohmann::json& j) {
@@ -123,6 +171,8 @@ RunRecord RunRecord::fromJson(const nlohmann::json& j) {
         throw DataError("", "not a run record (expected schema '" + std::string(kSchema) + "')");
     try {
         return fromCheckedJson(j);
+    } catch (const JsonFieldError& e) {
+        throw DataError("", std::string("invalid run record: ") + e.what());
     } catch (const nlohmann::json::exception& e) {
         throw DataError("", std::string("invalid run record: ") + e.what());
     } catch (const ConfigError& e) {
@@ -135,17 +185,17 @@ RunRecord RunRecord::fromCheckedJson(const nlohmann::json& j) {
     r.name = valueOrDefault<std::string>(j, "name", "");
     r.status = runStatusFromString(valueOrDefault<std::string>(j, "status", "completed"));
     r.message = valueOrDefault<std::string>(j, "message", "");
-    r.config = j.value("config", nlohmann::json::object());
-    if (j.contains("dataset")) r.dataset = datasetFromJson(j.at("dataset"));
+    r.config = j.value("config", nlohmann::json::object());  // kept as written: peers write their own keys
+    if (j.contains("dataset")) r.dataset = withinField("dataset", [&] { return datasetFromJson(j.at("dataset")); });
     const nlohmann::json environment = j.value("environment", nlohmann::json::object());
     for (const auto& [k, v] : environment.items()) r.environment[k] = v.is_string() ? v.get<std::string>() : v.dump();
     r.notApplicable = notApplicableFromJson(j);
-    r.epochs = valueOrDefault<std::vector<EpochMetrics>>(j, "epochs", {});
+    r.epochs = epochsFromJson(j);
     return r;
 }
 
 void RunRecord::save(const std::string& path) const {
-    saveJsonAtomically(toJson(), path, "run record");
+    writeFileAtomically(path, toJsonText(), "run record");
 }
 
 RunRecord RunRecord::load(const std::string& path) {

@@ -25,6 +25,7 @@ struct DatasetDescription {
     std::string hash;
     std::size_t trainRows = 0;
     std::size_t valRows = 0;
+    std::vector<std::string> notes;  // what the loader did ("labels decoded as Latin-1/CP-1252 ...")
 };
 
 struct RunSummary {
@@ -49,6 +50,8 @@ struct RunRecord {
 
     RunSummary summary() const;
     nlohmann::json toJson() const;
+    // The text save() writes: toJson() dumped, the epochs one compact object per line.
+    std::string toJsonText() const;
     static RunRecord fromJson(const nlohmann::json& j);  // throws DataError on a wrong schema or content
 
     // Atomic: writes `path`.tmp then renames it over `path`. Throws IoError.
@@ -58,6 +61,7 @@ struct RunRecord {
     void saveEpochCsv(const std::string& path) const;
 
 private:
+    nlohmann::json withoutEpochs() const;
     static RunRecord fromCheckedJson(const nlohmann::json& j);  // the schema is known to be right
 };
 

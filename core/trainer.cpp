@@ -8,6 +8,7 @@
 #include "cpu_backend.h"
 #include "epoch_journal.h"
 #include "errors.h"
+#include "memory_budget.h"
 #include "random.h"
 #include "safetensors.h"
 
@@ -21,7 +22,17 @@ double msBetween(Clock::time_point a, Clock::time_point b) {
 }
 
 DatasetDescription describeDataset(const Dataset& ds, const PreparedData& data) {
-    return {ds.source, ds.rows, ds.cols, ds.labelName, ds.labelMapping, ds.hash, data.trainRows(), data.valRows()};
+    DatasetDescription d;
+    d.source = ds.source;
+    d.rows = ds.rows;
+    d.features = ds.cols;
+    d.label = ds.labelName;
+    d.labelMapping = ds.labelMapping;
+    d.hash = ds.hash;
+    d.trainRows = data.trainRows();
+    d.valRows = data.valRows();
+    d.notes = ds.notes;
+    return d;
 }
 
 // Seed for the shuffling stream, distinct from the weight-initialisation stream of the same seed.
@@ -80,17 +91,24 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
     auto save = [&] {
         if (!recordPath_.empty()) record.save(recordPath_);
     };
+    // Refused before anything is allocated when it cannot fit; batch buffers are sized by the rows
+    // there are, not by a batch larger than the data (one step over all rows either way).
+    const MemoryShape shape = shapeOf(data_);
+    const MemoryEstimate need = estimateRunMemory(config_, shape, MemoryStage::BeforeSetup);
+    checkMemory(need, availableMemory(), "this run");
+    const int batch = static_cast<int>(batchCapacity(config_.train.batchSize, shape));
     // A device that fails while allocating (out of memory, a lost GPU) fails the run like one that
     // fails during it; a ConfigError (switches the backend cannot honour) still propagates.
     try {
-        backend_.setup({&data_, config_.model, config_.optimizer, config_.execution, config_.train.batchSize, initial,
-                        &cancel, &config_});
+        backend_.setup(
+            {&data_, config_.model, config_.optimizer, config_.execution, batch, initial, &cancel, &config_});
     } catch (const DeviceError& e) {
         markFailed(record, std::string("setup failed: ") + e.what());
     } catch (const FrameworkError& e) {  // the interpreter would not start, a module is missing, ...
         markFailed(record, std::string("setup failed: ") + e.what());
     } catch (const std::bad_alloc&) {
-        markFailed(record, "setup failed: out of memory");
+        markFailed(record, "setup failed: out of memory allocating the " + config_.backend +
+                               " backend's buffers (estimated " + formatBytes(need.total()) + ")");
     }
     record.environment = describeEnvironment(backend_);
     record.notApplicable = backend_.notApplicable(config_.execution);
@@ -104,8 +122,9 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
 
     const auto runStart = Clock::now();
     Rng shuffleRng(config_.train.seed ^ kShuffleStream);
+    int epoch = 1;
     try {
-        for (int epoch = 1; epoch <= config_.train.epochs; ++epoch) {
+        for (; epoch <= config_.train.epochs; ++epoch) {
             const auto start = Clock::now();
             std::vector<std::uint32_t> order;
             if (config_.train.shuffle) order = permutation(static_cast<std::uint32_t>(data_.trainRows()), shuffleRng);
@@ -151,7 +170,7 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
             if (record.status == RunStatus::Diverged) break;
         }
     } catch (const std::bad_alloc&) {
-        markFailed(record, "out of memory");
+        markFailed(record, "out of memory during epoch " + std::to_string(epoch));
     } catch (const std::exception& e) {
         markFailed(record, e.what());
     }

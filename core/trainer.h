@@ -24,7 +24,8 @@ public:
 
     // Runs to the end, to a cancel, to divergence or to an error; never throws for a failure
     // of the run itself (the record says `failed` with the message, and is saved) — only for bad
-    // configs found before the first step (ConfigError). A DeviceError or out-of-memory from the
+    // configs found before the first step (ConfigError) and for a run that cannot fit in the memory
+    // available (MemoryError, before anything is allocated or written). A DeviceError or out-of-memory from the
     // backend's setup, and any error reading the trained parameters back, fail the run.
     RunRecord run(const CancelFlag& cancel, const TrainerCallbacks& callbacks = {});
 

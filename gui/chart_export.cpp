@@ -3,13 +3,15 @@
 #include <QBuffer>
 #include <QDir>
 #include <QFileInfo>
-#include <QSaveFile>
+#include <QPageLayout>
+#include <QPdfWriter>
 #include <QSvgGenerator>
 #include <cmath>
 
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
 
+#include "atomic_file.h"
 #include "chart_style.h"
 #include "errors.h"
 #include "run_store.h"
@@ -45,15 +47,18 @@ void checkSize(const QString& path, int width, int height, double scale) {
                           std::to_string(kMaxPixels) + " pixels a side)");
 }
 
-// Written whole or not at all: QSaveFile renames a finished temporary file over the target.
+// Written whole or not at all, through the one writer every output uses (core/atomic_file.h): a
+// unique temporary beside the target, fsynced and renamed, so a full disk is an error, never a
+// truncated file under the final name; a device or FIFO as the target is refused.
 void writeFile(const QString& path, const QByteArray& bytes) {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) throw IoError(writeFailure(path, file.errorString()));
-    if (file.write(bytes) != bytes.size() || !file.commit()) throw IoError(writeFailure(path, file.errorString()));
+    const QFileInfo info(path);
+    if (!info.absoluteDir().exists()) throw IoError(writeFailure(path));
+    writeFileAtomically(path.toStdString(), std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())),
+                        "the chart");
 }
 
 // QCustomPlot has no SVG export: draw the plot with its own painter onto an SVG generator.
-void saveSvg(QCustomPlot& plot, const QString& path, int width, int height, double scale) {
+QByteArray renderSvg(QCustomPlot& plot, const QString& path, int width, int height, double scale) {
     const QSize pixels(static_cast<int>(std::lround(width * scale)), static_cast<int>(std::lround(height * scale)));
     QBuffer buffer;
     buffer.open(QIODevice::WriteOnly);
@@ -71,17 +76,56 @@ void saveSvg(QCustomPlot& plot, const QString& path, int width, int height, doub
     painter.scale(scale, scale);
     plot.toPainter(&painter, width, height);
     painter.end();
-    writeFile(path, buffer.data());
+    return buffer.data();
 }
 
-bool saveChart(QCustomPlot& plot, ChartFormat format, const QString& path, int width, int height, double scale) {
+// As QCustomPlot::savePng/saveJpg do (its toPixmap, 96 dpi), but into memory.
+QByteArray renderRaster(QCustomPlot& plot, const QString& path, int width, int height, double scale, const char* format,
+                        int quality) {
+    QImage image = plot.toPixmap(width, height, scale).toImage();
+    const int dotsPerMeter = static_cast<int>(96 / 0.0254);
+    image.setDotsPerMeterX(dotsPerMeter);
+    image.setDotsPerMeterY(dotsPerMeter);
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    if (image.isNull() || !image.save(&buffer, format, quality))
+        throw IoError("cannot render " + quoted(path) + " as " + format);
+    return buffer.data();
+}
+
+// As QCustomPlot::savePdf does (one width x height pt page, no margins, non-cosmetic pens), but into
+// memory.
+QByteArray renderPdf(QCustomPlot& plot, const QString& path, int width, int height) {
+    QBuffer buffer;
+    buffer.open(QIODevice::WriteOnly);
+    {
+        QPdfWriter writer(&buffer);
+        writer.setCreator("MLP Workbench");
+        writer.setTitle(QFileInfo(path).completeBaseName());
+        writer.setResolution(72);  // one pixel of the layout per point of the page
+        writer.setPageLayout(
+            QPageLayout(QPageSize(QSizeF(width, height), QPageSize::Point, QString(), QPageSize::ExactMatch),
+                        QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+        QCPPainter painter;
+        if (!painter.begin(&writer)) throw IoError("cannot render " + quoted(path) + " as PDF");
+        painter.setMode(QCPPainter::pmVectorized);
+        painter.setMode(QCPPainter::pmNonCosmetic);
+        painter.setWindow(0, 0, width, height);
+        plot.toPainter(&painter, width, height);
+        painter.end();
+    }  // the writer finishes the document when it goes
+    return buffer.data();
+}
+
+QByteArray renderChart(QCustomPlot& plot, ChartFormat format, const QString& path, int width, int height,
+                       double scale) {
     switch (format) {
-        case ChartFormat::Png: return plot.savePng(path, width, height, scale);
-        case ChartFormat::Jpg: return plot.saveJpg(path, width, height, scale, 92);
-        case ChartFormat::Pdf: return plot.savePdf(path, width, height, QCP::epNoCosmetic, "MLP Workbench");
-        case ChartFormat::Svg: saveSvg(plot, path, width, height, scale); return true;
+        case ChartFormat::Png: return renderRaster(plot, path, width, height, scale, "PNG", -1);
+        case ChartFormat::Jpg: return renderRaster(plot, path, width, height, scale, "JPG", 92);
+        case ChartFormat::Pdf: return renderPdf(plot, path, width, height);
+        case ChartFormat::Svg: return renderSvg(plot, path, width, height, scale);
     }
-    return false;
+    return {};
 }
 
 // CSV: a field with a comma, quote or line break is quoted, its quotes doubled (RFC 4180).
@@ -144,7 +188,8 @@ void exportChart(QCustomPlot& plot, const QString& path, int width, int height, 
         ~LegendWidth() { fitLegendColumns(plot, plot.width()); }
     } restore{plot};
     fitLegendColumns(plot, width);
-    if (!saveChart(plot, *format, path, width, height, scale)) throw IoError(writeFailure(path));
+    // Rendered into memory first, then written by the one atomic writer.
+    writeFile(path, renderChart(plot, *format, path, width, height, scale));
 }
 
 void exportRunsCsv(const RunStore& store, const std::vector<int>& ids, const QString& path) {

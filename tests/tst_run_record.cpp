@@ -3,6 +3,9 @@
 // reads what peers write, refuses what is not a run record, and exports per-epoch CSV.
 #include <QtTest>
 
+#include <algorithm>
+#include <limits>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,7 +40,7 @@ wb::RunRecord makeRecord(wb::RunStatus status = wb::RunStatus::Diverged) {
     r.config = {{"model", {{"hidden", {20, 10}}, {"activation", "tanh"}}},
                 {"optimizer", {{"type", "adam"}, {"lr", 1e-3}}},
                 {"backend", "cpu"}};
-    r.dataset = {"spambase.csv", 4601, 57, "type", {{"nonspam", 0}, {"spam", 1}}, "sha256:abc123", 3681, 920};
+    r.dataset = {"spambase.csv", 4601, 57, "type", {{"nonspam", 0}, {"spam", 1}}, "sha256:abc123", 3681, 920, {}};
     r.environment = {{"backend", "cpu"}, {"device", "Some CPU"}, {"threads", "2"}};
     r.notApplicable = {{"launch", "the CPU backend launches no kernels"}};
     auto first = makeEpoch(1, 21.25, true);
@@ -156,6 +159,26 @@ private slots:
         QCOMPARE(loaded.epochs.size(), std::size_t{4});
         QVERIFY(loaded.toJson() == r.toJson());
         QVERIFY(nlohmann::json::parse(readAll(path).toStdString()) == r.toJson());
+    }
+
+    // save() writes the epochs formatted by hand, one per line (fast for 4,000 epochs): the text is
+    // the same JSON as toJson(), also without epochs and with a loss that is not finite (null).
+    void savedTextIsTheJson_data() {
+        QTest::addColumn<int>("epochs");
+        QTest::newRow("none") << 0;
+        QTest::newRow("three") << 3;
+        QTest::newRow("a non-finite loss") << -1;
+    }
+    void savedTextIsTheJson() {
+        QFETCH(int, epochs);
+        wb::RunRecord r = makeRecord();
+        r.epochs.resize(static_cast<std::size_t>(std::max(epochs, 1)));
+        if (epochs < 0) r.epochs[0].trainLoss = std::numeric_limits<double>::quiet_NaN();
+        if (epochs == 0) r.epochs.clear();
+        const std::string text = r.toJsonText();
+        QVERIFY2(nlohmann::json::parse(text) == nlohmann::json::parse(r.toJson().dump()), text.c_str());
+        if (!r.epochs.empty())
+            QVERIFY2(text.find("\n  {\"epoch\":1,") != std::string::npos, text.c_str());  // one a line
     }
 
     void saveToUnwritablePlaceIsIoError() {

@@ -9,7 +9,7 @@ using namespace wb;
 namespace {
 RunRecord ours() {
     RunRecord r;
-    r.dataset = {"builtin", 100000, 61, "y", {}, "sha256:aa", 100000, 0};
+    r.dataset = {"builtin", 100000, 61, "y", {}, "sha256:aa", 100000, 0, {}};
     r.config = {{"model", {{"hidden", {20, 10}}, {"activation", "tanh"}, {"init", "torch"}}},
                 {"optimizer", {{"type", "adam"}, {"lr", 0.001}, {"beta1", 0.9}, {"eps", 1e-8}}},
                 {"train", {{"epochs", 200}, {"batch_size", 2048}}},
@@ -54,7 +54,7 @@ private slots:
         RunRecord b = ours();
         if (change == "switches") b.config["execution"]["launch"] = "graph_step", b.config["backend"] = "torch";
         if (change == "machine") b.environment = {{"cpu", "another"}, {"device", "H200"}};
-        if (change == "data") b.dataset = {"bc.csv", 569, 61, "y", {}, "sha256:bb", 569, 0};
+        if (change == "data") b.dataset = {"bc.csv", 569, 61, "y", {}, "sha256:bb", 569, 0, {}};
         if (change == "split") b.dataset.trainRows = 80000, b.dataset.valRows = 20000;
         if (change == "model") b.config["model"] = {{"hidden", {64, 32}}, {"activation", "relu"}};
         if (change == "optimizer") b.config["optimizer"]["type"] = "sgd";

@@ -78,6 +78,8 @@ private slots:
     void refusesAnUnknownExtension();
     void reportsAWriteFailure_data();
     void reportsAWriteFailure();
+    void aFullDiskIsAnError_data();
+    void aFullDiskIsAnError();
     void exportsRunsAsCsv();
     void exportsRunsAsJson();
     void headlessExport_data();
@@ -177,6 +179,20 @@ void TestChartExport::reportsAWriteFailure() {
     QFETCH(QString, file);
     const QString out = path("no-such-folder/" + file);
     QVERIFY_THROWS_EXCEPTION(wb::IoError, wb::gui::exportChart(chart_->plot(), out, 800, 450, 1.0));
+}
+
+// /dev/full fails every write with ENOSPC, as a full disk does: a PDF export there exited 0 with a
+// truncated file. Every format goes through the atomic writer, which refuses a device as the target.
+void TestChartExport::aFullDiskIsAnError_data() {
+    reportsAWriteFailure_data();
+}
+
+void TestChartExport::aFullDiskIsAnError() {
+    QFETCH(QString, file);
+    const QString full = path("full-" + file);
+    QVERIFY(QFile::link("/dev/full", full));  // the extension tells the format
+    QVERIFY_THROWS_EXCEPTION(wb::IoError, wb::gui::exportChart(chart_->plot(), full, 800, 450, 1.0));
+    QVERIFY(QFileInfo("/dev/full").exists() && !QFileInfo("/dev/full").isFile());
 }
 
 void TestChartExport::exportsRunsAsCsv() {
