@@ -1,15 +1,18 @@
 // Esc is Stop's shortcut, and a 300-epoch run once died of an Esc typed into a text field. Esc in a
 // line edit, a spin box or a combo box of the window belongs to that editor: the run trains on.
 // Esc with the focus elsewhere (the runs table) still stops a run that has just begun, without a
-// question (only an older run asks first).
+// question; an older run stops only when the question is answered Yes.
+#include <QAbstractButton>
 #include <QAbstractSpinBox>
 #include <QComboBox>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 #include <memory>
 
@@ -45,6 +48,7 @@ private slots:
     void init();
     void escapeStopsOnlyOutsideEditors_data();
     void escapeStopsOnlyOutsideEditors();
+    void stopAsksOnceTheRunIsOlder();
 
 private:
     std::unique_ptr<QTemporaryDir> runFolder_;
@@ -110,6 +114,44 @@ void TestStopShortcut::escapeStopsOnlyOutsideEditors() {
     QCOMPARE(window.controller().currentRun(), std::optional<int>(id));
     window.controller().stopCurrent();  // the test's own end, not Esc's
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kRunTimeoutMs);
+}
+
+// A run older than kStopWithoutAskingMs stops only when the question is answered Yes.
+void TestStopShortcut::stopAsksOnceTheRunIsOlder() {
+    MainWindow window;
+    auto* data = window.findChild<DataPanel*>();
+    QTRY_VERIFY_WITH_TIMEOUT(data->dataset() != nullptr, kRunTimeoutMs);
+    auto* model = window.findChild<ModelPanel*>();
+    TrainSpec train = model->trainSpec();
+    train.epochs = 100000;  // longer than the test: only a stop ends it
+    model->setTrainSpec(train);
+    QSignalSpy finished(&window.controller(), &TrainingController::runFinished);
+    window.runCurrent();
+    const int id = window.store().runs()[0].id;
+    QTRY_VERIFY_WITH_TIMEOUT(!window.store().find(id)->queued, kRunTimeoutMs);
+    QTest::qWait(static_cast<int>(kStopWithoutAskingMs) + 200);
+
+    auto answer = [](QMessageBox::StandardButton button, bool* asked) {
+        QTimer::singleShot(0, [button, asked] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (!box) return;
+            *asked = true;
+            box->button(button)->click();
+        });
+    };
+    bool asked = false;
+    answer(QMessageBox::No, &asked);
+    window.stop();
+    QVERIFY(asked);
+    QTest::qWait(300);
+    QCOMPARE(finished.count(), 0);  // No: it trains on
+
+    asked = false;
+    answer(QMessageBox::Yes, &asked);
+    window.stop();
+    QVERIFY(asked);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kRunTimeoutMs);
+    QVERIFY(window.store().find(id)->record.status == RunStatus::Cancelled);
 }
 
 QTEST_MAIN(TestStopShortcut)
