@@ -15,17 +15,18 @@
 #include <QMimeData>
 #include <QScrollArea>
 #include <QSettings>
-#include <QStandardPaths>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QVBoxLayout>
 
 #include "ablation_tab.h"
+#include "about_dialog.h"
 #include "backend.h"
 #include "breakdown_chart.h"
 #include "chart_controls.h"
 #include "chart_export.h"
 #include "data_panel.h"
+#include "editor_escape_filter.h"
 #include "errors.h"
 #include "execution_panel.h"
 #include "export_dialog.h"
@@ -34,6 +35,7 @@
 #include "model_panel.h"
 #include "queue_binding.h"
 #include "queue_panel.h"
+#include "run_folder.h"
 #include "run_naming.h"
 #include "run_repeats.h"
 #include "run_store.h"
@@ -62,7 +64,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     buildMenus();
     connectTraining();
     setAcceptDrops(true);
+    new EditorEscapeFilter(this);  // Esc in a text field is the field's, not Stop's
+    // Below this the configuration dock, the charts' axes and the runs table's buttons overlap.
+    setMinimumSize(1024, 680);
     restoreSettings();
+    restoreRuns();
     dataPanel_->loadBuiltin();  // so the first Run works with no file
     showStatus();
 }
@@ -192,6 +198,45 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);
     refreshRecentMenu();
+
+    // Every dock and toolbar can be closed; this is where they come back.
+    QMenu* view = menuBar()->addMenu("&View");
+    view->setObjectName("viewMenu");
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    for (QToolBar* bar : findChildren<QToolBar*>()) view->addAction(bar->toggleViewAction());
+
+    QMenu* help = menuBar()->addMenu("&Help");
+    help->addAction("About MLP Workbench…", this, &MainWindow::showAbout)->setObjectName("aboutAction");
+}
+
+void MainWindow::showAbout() {
+    auto* about = new AboutDialog(this);
+    about->setAttribute(Qt::WA_DeleteOnClose);
+    about->open();
+}
+
+void MainWindow::restoreRuns() {
+    const QStringList files = runFilesIn(runFolder());  // oldest first
+    // The newest runs come back in the charts too; the older ones in the table, unticked (Show all
+    // brings them): a chart of a thousand curves is unreadable and slow to draw.
+    const QStringList charted = files.mid(std::max<qsizetype>(0, files.size() - kChartedAtStart));
+    runLoader_ = new RunFolderLoader(this);
+    connect(runLoader_, &RunFolderLoader::runsLoaded, this, [this, charted](const std::vector<LoadedRun>& runs) {
+        for (const LoadedRun& run : runs) store_->addRecord(run.record, run.path, charted.contains(run.path));
+    });
+    connect(runLoader_, &RunFolderLoader::finished, this, [this](int loaded, const QStringList& failures) {
+        if (loaded == 0 && failures.isEmpty()) return;
+        QString text = QString("Restored %1 run(s) from %2").arg(loaded).arg(QDir::toNativeSeparators(runFolder()));
+        if (!failures.isEmpty())
+            text += QString("; %1 file(s) could not be read: %2").arg(failures.size()).arg(failures.join("; "));
+        statusBar()->showMessage(text, 15000);
+    });
+    runLoader_->start(files);
+}
+
+bool MainWindow::restoringRuns() const {
+    return runLoader_ && runLoader_->running();
 }
 
 void MainWindow::rememberRecent(const QString& path) {
@@ -253,6 +298,11 @@ void MainWindow::connectTraining() {
         runLabel_->setText(text);
     });
     connect(controller_, &TrainingController::queueChanged, this, &MainWindow::showStatus);
+    connect(controller_, &TrainingController::queueChanged, this, [this] {  // a run (or ablation) began
+        if (controller_->currentRun() == clockedRun_) return;
+        clockedRun_ = controller_->currentRun();
+        runClock_.start();
+    });
     linkQueueToStore(*controller_, *store_);
 }
 
@@ -271,7 +321,7 @@ RunConfig MainWindow::currentConfig() const {
 }
 
 QString MainWindow::newRecordPath(int id) const {
-    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/runs";
+    const QString dir = runFolder();  // where the next start-up restores runs from
     QDir().mkpath(dir);
     return QString("%1/%2-run%3.json").arg(dir, QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss")).arg(id);
 }
@@ -347,6 +397,16 @@ void MainWindow::compare() {
 }
 
 void MainWindow::stop() {
+    const auto id = controller_->currentRun();
+    if (!id) return;
+    if (runClock_.isValid() && runClock_.elapsed() >= kStopWithoutAskingMs) {
+        const RunEntry* run = store_->find(*id);
+        const QString name = run ? QString("'%1'").arg(run->name) : QString("the current run");
+        const auto answer = QMessageBox::question(
+            this, "Stop run", QString("Stop %1? It is kept, marked cancelled, with the epochs it finished.").arg(name),
+            QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+        if (answer != QMessageBox::Yes || controller_->currentRun() != id) return;  // or it ended meanwhile
+    }
     controller_->stopCurrent();
 }
 
@@ -363,13 +423,14 @@ void MainWindow::openData() {
 }
 
 void MainWindow::openRuns() {
-    openRunFiles(QFileDialog::getOpenFileNames(this, "Open runs", QString(), "Run records (*.json)"));
+    // Starts where the workbench writes its runs: the one folder every run of every session is in.
+    openRunFiles(QFileDialog::getOpenFileNames(this, "Open runs", runFolder(), "Run records (*.json)"));
 }
 
 void MainWindow::openRunFiles(const QStringList& paths) {
     for (const QString& path : paths) {
         try {
-            store_->addFromFile(path);
+            store_->addAllFromFile(path);
         } catch (const Error& e) {
             QMessageBox::warning(this, "Cannot open run", e.what());
         }
@@ -403,8 +464,9 @@ void MainWindow::exportRunData() {
         QMessageBox::information(this, "Export data", "Select one or more runs in the runs table first.");
         return;
     }
+    // JSON: the runs' RunRecords as one array, which Open runs reads back.
     const QString path =
-        QFileDialog::getSaveFileName(this, "Export run data", "runs.csv", "CSV (*.csv);;JSON (*.json)");
+        QFileDialog::getSaveFileName(this, "Export run data", "runs.csv", "CSV (*.csv);;JSON, run records (*.json)");
     if (path.isEmpty()) return;
     try {
         if (path.endsWith(".json", Qt::CaseInsensitive))

@@ -3,10 +3,12 @@
 // and the charts together; each of those lives in its own file.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QLabel>
 #include <QMainWindow>
 #include <QMenu>
 #include <QTabWidget>
+#include <optional>
 
 #include <vector>
 
@@ -20,6 +22,7 @@ class DataPanel;
 class ExecutionPanel;
 class MetricChart;
 class ModelPanel;
+class RunFolderLoader;
 class RunStore;
 class RunsTableView;
 class SpeedupChart;
@@ -37,18 +40,26 @@ public:
     RunStore& store() { return *store_; }
     AblationTab& ablationTab() { return *ablationTab_; }
     TrainingController& controller() { return *controller_; }
+    RunsTableView& runsView() { return *runsView_; }
+    // True while the runs of the run folder (runFolder()) are still being read back at start-up.
+    bool restoringRuns() const;
+    // Opens RunRecord files (ours, peers', or the JSON array Export data writes); says why for a bad one.
+    void openRunFiles(const QStringList& paths);
 
 public slots:
     void runCurrent();  // Ctrl+R: queue the current configuration
     // Ctrl+Shift+R: queue "Seed PyTorch loop" and "Fastest" on the same setup, each repeated (in rounds)
     // as the execution panel's Compare repeats say
     void compare();
-    void stop();  // Esc: stop the current run (it is marked cancelled)
+    // Esc (outside text fields and spin boxes): stop the current run (it is marked cancelled). Asks
+    // first unless the run began under kStopWithoutAskingMs ago.
+    void stop();
     void clearQueue();
     void openData();       // Ctrl+O
     void openRuns();       // RunRecord JSON files (ours or peers')
     void exportChart();    // Ctrl+E: the chart on the current tab
-    void exportRunData();  // the selected runs' per-epoch data as CSV or JSON
+    void exportRunData();  // the selected runs' per-epoch data as CSV, or their RunRecords as JSON
+    void showAbout();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -61,7 +72,7 @@ private:
     void buildCharts();
     void buildActions();
     void buildMenus();
-    void openRunFiles(const QStringList& paths);
+    void restoreRuns();  // reads the run folder back in the background
     void rememberRecent(const QString& path);
     void refreshRecentMenu();
     void connectTraining();
@@ -91,6 +102,14 @@ private:
     QLabel* backendLabel_ = nullptr;
     QLabel* runLabel_ = nullptr;
     QMenu* recentMenu_ = nullptr;
+    RunFolderLoader* runLoader_ = nullptr;
+    QElapsedTimer runClock_;         // since clockedRun_ started
+    std::optional<int> clockedRun_;  // the controller's current run when the clock last started
 };
+
+// Restored at start-up, the newest this many runs are shown in the charts (the rest only in the table).
+constexpr int kChartedAtStart = 12;
+// A run younger than this stops without a question: a misclick costs little then.
+constexpr qint64 kStopWithoutAskingMs = 5000;
 
 }  // namespace wb::gui

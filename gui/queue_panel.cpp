@@ -78,9 +78,11 @@ void QueuePanel::rebuild() {
     for (const QListWidgetItem* item : list_->selectedItems()) selected.push_back(item->data(RunIdRole).toInt());
     const QSignalBlocker quiet(list_);
     list_->clear();
-    if (const auto current = controller_->currentRun()) addItem(*current, true, 0);
+    if (const auto current = controller_->currentRun())
+        addItem(*current, true, 0, QString::fromStdString(controller_->currentName()));
     int position = 0;
-    for (const RunRequest& request : controller_->pending()) addItem(request.id, false, ++position);
+    for (const RunRequest& request : controller_->pending())
+        addItem(request.id, false, ++position, QString::fromStdString(request.config.name));
     for (int row = 0; row < list_->count(); ++row) {
         QListWidgetItem* item = list_->item(row);
         item->setSelected(std::find(selected.begin(), selected.end(), item->data(RunIdRole).toInt()) != selected.end());
@@ -93,8 +95,8 @@ void QueuePanel::rebuild() {
     updateActions();
 }
 
-void QueuePanel::addItem(int id, bool running, int position) {
-    auto* item = new QListWidgetItem(describe(id, running, position), list_);
+void QueuePanel::addItem(int id, bool running, int position, const QString& name) {
+    auto* item = new QListWidgetItem(describe(id, running, position, name), list_);
     item->setData(RunIdRole, id);
     item->setData(RunningRole, running);
     if (const RunEntry* run = store_->find(id)) item->setData(Qt::DecorationRole, run->color);
@@ -105,10 +107,10 @@ void QueuePanel::addItem(int id, bool running, int position) {
 }
 
 // "▶ Fastest (epoch 3/10)" or "2. My run · custom".
-QString QueuePanel::describe(int id, bool running, int position) const {
+QString QueuePanel::describe(int id, bool running, int position, const QString& name) const {
     const RunEntry* run = store_->find(id);
     QString text = running ? QString(QChar(0x25B6)) + " " : QString("%1. ").arg(position);
-    if (!run) return text + QString("run %1").arg(id);
+    if (!run) return text + (name.isEmpty() ? QString("run %1").arg(id) : name);
     text += run->name;
     if (!run->name.startsWith(run->preset())) text += " · " + run->preset();  // default names begin with it
     if (running && !run->record.epochs.empty())
@@ -119,7 +121,8 @@ QString QueuePanel::describe(int id, bool running, int position) const {
 void QueuePanel::onEpoch(int id) {
     if (list_->count() == 0 || controller_->currentRun() != id) return;
     QListWidgetItem* top = list_->item(0);
-    if (top->data(RunIdRole).toInt() == id) top->setText(describe(id, true, 0));
+    if (top->data(RunIdRole).toInt() == id)
+        top->setText(describe(id, true, 0, QString::fromStdString(controller_->currentName())));
 }
 
 void QueuePanel::updateActions() {

@@ -34,8 +34,9 @@ public slots:
 
 private:
     void rebuild();
-    void addItem(int id, bool running, int position);
-    QString describe(int id, bool running, int position) const;
+    // `name`: what the request calls itself, for one that is no run of the store (an ablation).
+    void addItem(int id, bool running, int position, const QString& name);
+    QString describe(int id, bool running, int position, const QString& name) const;
     void onEpoch(int id);  // only the running row's text changes
     void updateActions();
 

@@ -6,7 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "epoch_journal.h"
+#include "errors.h"
 #include "execution_settings.h"
+#include "json_file.h"
 
 namespace wb::gui {
 
@@ -53,6 +56,41 @@ QString RunEntry::backend() const {
     return chosen.empty() ? QString("unknown") : QString::fromStdString(chosen);
 }
 
+QString RunEntry::dataset() const {
+    // Ours: the RunConfig's "data" part. A peer: the record's dataset description.
+    if (config.is_object() && config.contains("data") && config.at("data").is_object()) {
+        const auto& data = config.at("data");
+        const std::string kind = stringOr(data, "kind", stringOr(data, "source", ""));
+        const std::string file = stringOr(data, "path", "");
+        if (kind == "builtin" || kind == "built-in" || kind == "generated") return "built-in";
+        if (!file.empty()) return QFileInfo(QString::fromStdString(file)).fileName();
+    }
+    if (!record.dataset.source.empty()) {
+        const QString source = QString::fromStdString(record.dataset.source);
+        return source.startsWith("builtin") || source.startsWith("built-in") ? QString("built-in")
+                                                                             : QFileInfo(source).fileName();
+    }
+    return QString::fromUtf8("—");
+}
+
+std::vector<RunRecord> readRunFile(const QString& path) {
+    const std::string file = path.toStdString();
+    const nlohmann::json j = loadJsonFile(file, "run record");
+    std::vector<RunRecord> records;
+    if (j.is_array()) {
+        if (j.empty()) throw DataError(file, "no run records in the array");
+        for (const auto& item : j) records.push_back(RunRecord::fromJson(item));
+        return records;
+    }
+    RunRecord record = RunRecord::fromJson(j);
+    // A run still "running" (in progress, or killed): its epochs so far are in the journal.
+    if (record.status == RunStatus::Running)
+        if (auto journal = EpochJournal::read(file); journal.size() > record.epochs.size())
+            record.epochs = std::move(journal);
+    records.push_back(std::move(record));
+    return records;
+}
+
 RunStore::RunStore(QObject* parent) : QObject(parent) {}
 
 int RunStore::addPending(const RunConfig& config) {
@@ -72,14 +110,28 @@ int RunStore::addPending(const RunConfig& config) {
 
 int RunStore::addFromFile(const QString& path) {
     // Loaded before anything changes, so a bad file leaves the store as it was.
-    RunRecord record = RunRecord::load(path.toStdString());
+    return addRecord(RunRecord::load(path.toStdString()), path);
+}
+
+std::vector<int> RunStore::addAllFromFile(const QString& path) {
+    std::vector<RunRecord> records = readRunFile(path);  // before anything changes
+    std::vector<int> ids;
+    const bool one = records.size() == 1;
+    for (RunRecord& record : records) ids.push_back(addRecord(std::move(record), one ? path : QString()));
+    return ids;
+}
+
+int RunStore::addRecord(RunRecord record, const QString& path, bool visible) {
     RunEntry entry;
     entry.id = nextId_++;
     entry.name = record.name.empty() ? QFileInfo(path).completeBaseName() : QString::fromStdString(record.name);
+    if (entry.name.isEmpty()) entry.name = QString("Run %1").arg(entry.id);
     entry.config = record.config;
+    entry.interrupted = record.status == RunStatus::Running;
     entry.record = std::move(record);
     entry.color = nextColor();
     entry.path = path;
+    entry.visible = visible;
     runs_.push_back(std::move(entry));
     emit runAdded(runs_.back().id);
     return runs_.back().id;
@@ -111,6 +163,7 @@ void RunStore::finish(int id, const RunRecord& record) {
     if (!run) return;
     run->record = record;
     run->queued = false;
+    run->interrupted = false;
     run->record.name = run->name.toStdString();  // the user may have renamed it while it trained
     if (record.config.is_object() && !record.config.empty()) run->config = record.config;
     emit runChanged(id);

@@ -16,17 +16,27 @@
 namespace wb::gui {
 
 struct RunEntry {
-    int id = 0;               // unique in the session, never reused
-    QString name;             // editable; starts as the config's name or the file's
-    nlohmann::json config;    // the RunConfig as JSON (peer files have their own keys)
-    RunRecord record;         // status and epochs so far
-    QColor color;             // one distinct colour per run, in every chart
-    bool visible = true;      // shown in the charts
-    QString path;             // the RunRecord file on disk, empty when not saved
-    bool queued = false;      // waiting in the training queue (the record says "running" already)
+    int id = 0;             // unique in the session, never reused
+    QString name;           // editable; starts as the config's name or the file's
+    nlohmann::json config;  // the RunConfig as JSON (peer files have their own keys)
+    RunRecord record;       // status and epochs so far
+    QColor color;           // one distinct colour per run, in every chart
+    bool visible = true;    // shown in the charts
+    QString path;           // the RunRecord file on disk, empty when not saved
+    bool queued = false;    // waiting in the training queue (the record says "running" already)
+    // Opened from a file that still says "running" with nothing in this session training it: the
+    // session that trained it ended (was killed) before the run did. Shown as "interrupted".
+    bool interrupted = false;
     QString preset() const;   // the preset the execution settings match, or "custom" / "peer"
     QString backend() const;  // "cpu", "cuda", "pytorch", ...
+    // The data set it trained on: the file name of a CSV/.npy source, "built-in" for the generator,
+    // what a peer's record names, or "—" when nothing says.
+    QString dataset() const;
 };
+
+// The RunRecords in a file: one RunRecord JSON (its epoch journal merged when it still says
+// "running"), or a JSON array of them (what Export data → JSON writes). Throws wb::DataError.
+std::vector<RunRecord> readRunFile(const QString& path);
 
 class RunStore : public QObject {
     Q_OBJECT
@@ -40,6 +50,11 @@ public:
     void markStarted(int id);  // the worker has begun it: no longer queued
     // A finished run from a RunRecord file (ours or a peer's). Throws wb::DataError for a bad file.
     int addFromFile(const QString& path);
+    // Every run in a file readRunFile reads (one record or an array); all or none. Throws wb::DataError.
+    std::vector<int> addAllFromFile(const QString& path);
+    // A run read already (from `path`, empty when the file holds several runs), shown in the charts
+    // or not. A record that says "running" is marked interrupted: nothing in this session trains it.
+    int addRecord(RunRecord record, const QString& path, bool visible = true);
     void appendEpoch(int id, const EpochMetrics& metrics);
     void appendEpochs(int id, const QList<EpochMetrics>& metrics);  // one epochAppended for the lot
     // The final record of a run that ended (completed, cancelled, diverged, failed).

@@ -13,12 +13,13 @@ namespace wb::gui {
 
 namespace {
 constexpr std::array<const char*, RunsTableModel::ColumnCount> kHeaders = {
-    "Show",       "Name",       "Preset",     "Backend / device", "Status",   "Progress", "Median epoch",
-    "Total time", "Train loss", "Train acc.", "Val loss",         "Val acc.", "Speedup",  "Message"};
+    "Show",       "Name",       "Data set",   "Preset",   "Backend / device", "Status",  "Progress", "Median epoch",
+    "Total time", "Train loss", "Train acc.", "Val loss", "Val acc.",         "Speedup", "Message"};
 
 constexpr std::array<const char*, RunsTableModel::ColumnCount> kHeaderTips = {
     "Colour in the charts; untick to hide the run there",
     "Double-click to rename",
+    "The data the run trained on: built-in (the generator) or the file's name",
     "The execution preset the run's switches match (custom when none, peer for PyTorch/JAX/Keras files)",
     "Where it ran",
     "Hover a status for its message",
@@ -85,6 +86,16 @@ QVariant textOr(const std::optional<double>& value, QString (*format)(double)) {
 QString formatLoss(double loss) {
     return QString::number(loss, 'f', 4);
 }
+
+QString statusText(const RunEntry& run) {
+    if (run.queued) return "queued";
+    if (run.interrupted) return "interrupted";
+    return QString::fromStdString(toString(run.record.status));
+}
+
+const QString kInterruptedTip =
+    "Its file still says running: the session that trained it ended before the run did. The epochs it "
+    "recorded are shown.";
 }  // namespace
 
 RunsTableModel::RunsTableModel(RunStore* store, QObject* parent) : QAbstractTableModel(parent), store_(store) {
@@ -117,7 +128,6 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     const RunEntry* run = index.isValid() ? store_->find(runId(index.row())) : nullptr;
     if (!run) return {};
     const int column = index.column();
-    const bool isBaseline = store_->effectiveBaseline() == run->id;
     switch (role) {
         case Qt::DisplayRole: return display(*run, column);
         case Qt::EditRole: return column == Name ? QVariant(run->name) : display(*run, column);
@@ -129,11 +139,13 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
         case Qt::TextAlignmentRole:
             return isNumeric(column) ? QVariant(static_cast<int>(Qt::AlignRight | Qt::AlignVCenter)) : QVariant();
         case Qt::ForegroundRole: {
-            const bool bad = run->record.status == RunStatus::Failed || run->record.status == RunStatus::Diverged;
+            const bool bad = run->record.status == RunStatus::Failed || run->record.status == RunStatus::Diverged ||
+                             run->interrupted;
             return column == Status && bad ? QVariant(QBrush(QColor(0xc6, 0x28, 0x28))) : QVariant();
         }
         case Qt::FontRole: {
-            if (!isBaseline || (column != Speedup && column != Name)) return {};
+            // Asked of every cell a view sizes or paints: the baseline (a median) only where it matters.
+            if ((column != Speedup && column != Name) || store_->effectiveBaseline() != run->id) return {};
             QFont bold;
             bold.setBold(true);
             return bold;
@@ -145,13 +157,15 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant RunsTableModel::display(const RunEntry& run, int column) const {
-    const RunSummary summary = run.record.summary();
+    // The summary (a median over the epochs) only for the columns that show part of it.
+    const RunSummary summary = column >= MedianEpochMs && column <= ValAccuracy ? run.record.summary() : RunSummary{};
     const auto& last = summary.final;
     switch (column) {
         case Name: return run.name;
+        case Dataset: return run.dataset();
         case Preset: return run.preset();
         case Backend: return backendAndDevice(run);
-        case Status: return run.queued ? QString("queued") : QString::fromStdString(toString(run.record.status));
+        case Status: return statusText(run);
         case Progress: return QString("%1/%2").arg(run.record.epochs.size()).arg(plannedEpochs(run));
         case MedianEpochMs: return textOr(summary.medianEpochMs, formatMs);
         case TotalTime: return run.record.epochs.empty() ? QVariant() : formatDuration(summary.totalMs);
@@ -170,7 +184,7 @@ QVariant RunsTableModel::display(const RunEntry& run, int column) const {
 }
 
 QVariant RunsTableModel::sortValue(const RunEntry& run, int column) const {
-    const RunSummary summary = run.record.summary();
+    const RunSummary summary = column >= MedianEpochMs && column <= ValAccuracy ? run.record.summary() : RunSummary{};
     const auto& last = summary.final;
     auto number = [](const std::optional<double>& v) { return v ? QVariant(*v) : QVariant(); };
     switch (column) {
@@ -190,8 +204,14 @@ QVariant RunsTableModel::sortValue(const RunEntry& run, int column) const {
 QVariant RunsTableModel::toolTip(const RunEntry& run, int column) const {
     switch (column) {
         case Status:
+            if (run.interrupted) return kInterruptedTip;
+            [[fallthrough]];
         case Message:
             return run.record.message.empty() ? QVariant() : QVariant(QString::fromStdString(run.record.message));
+        case Dataset: {
+            const QString source = QString::fromStdString(run.record.dataset.source);
+            return source.isEmpty() ? QVariant() : QVariant(source);
+        }
         case Name: return run.path.isEmpty() ? QVariant() : QVariant(run.path);
         case Speedup:
             if (store_->effectiveBaseline() != run.id) return {};

@@ -17,6 +17,7 @@ public:
     enum Column {
         Shown,  // colour swatch and the checkbox that shows the run in the charts
         Name,
+        Dataset,  // "built-in" or the data file's name (what a peer's record says, or "—")
         Preset,
         Backend,
         Status,

@@ -1,13 +1,19 @@
 #include "runs_table_view.h"
 
 #include <QApplication>
+#include <QCheckBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QToolButton>
@@ -16,12 +22,37 @@
 
 #include "compare_configs_dialog.h"
 #include "pytorch_export.h"
+#include "run_folder.h"
 #include "run_store.h"
 #include "runs_table_model.h"
 
 namespace wb::gui {
 
 namespace {
+// Keeps a row when one of the columns a person would search by contains the filter text.
+class RunsFilterProxy : public QSortFilterProxyModel {
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+    void setText(const QString& text) {
+        text_ = text.trimmed();
+        invalidateFilter();
+    }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex& parent) const override {
+        if (text_.isEmpty()) return true;
+        for (const int column : {RunsTableModel::Name, RunsTableModel::Dataset, RunsTableModel::Backend,
+                                 RunsTableModel::Preset, RunsTableModel::Status}) {
+            const QString value = sourceModel()->index(row, column, parent).data().toString();
+            if (value.contains(text_, Qt::CaseInsensitive)) return true;
+        }
+        return false;
+    }
+
+private:
+    QString text_;
+};
 const QString kExportFolderSetting = "frameworks/exportFolder";
 }  // namespace
 
@@ -29,8 +60,13 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
     : QWidget(parent),
       store_(store),
       model_(new RunsTableModel(store, this)),
-      proxy_(new QSortFilterProxyModel(this)),
+      proxy_(new RunsFilterProxy(this)),
+      filter_(new QLineEdit(this)),
       table_(new QTableView(this)) {
+    filter_->setObjectName("runsFilter");
+    filter_->setPlaceholderText("Filter runs by name, data set, backend, preset or status");
+    filter_->setClearButtonEnabled(true);
+    connect(filter_, &QLineEdit::textChanged, this, &RunsTableView::setFilterText);
     proxy_->setSourceModel(model_);
     proxy_->setSortRole(RunsTableModel::SortRole);
     table_->setModel(proxy_);
@@ -43,7 +79,7 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
     table_->setSortingEnabled(true);
     table_->setContextMenuPolicy(Qt::ActionsContextMenu);
 
-    delete_ = makeAction("Delete", "Remove the selected runs from the session (their files stay on disk)",
+    delete_ = makeAction("Delete…", "Remove the selected runs from the session (asks; their files may go too)",
                          &RunsTableView::deleteSelected);
     delete_->setShortcut(QKeySequence::Delete);
     delete_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -56,9 +92,15 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
                           "runs for it (a run of another backend too: its switches become PyTorch constructs)",
                           &RunsTableView::exportSelectedAsPytorch);
     pytorch_->setObjectName("exportPytorchAction");
+    showAll_ = new QAction("Show all", this);
+    showAll_->setToolTip("Show every run in the charts");
+    connect(showAll_, &QAction::triggered, this, [this] { setAllVisible(true); });
+    hideAll_ = new QAction("Hide all", this);
+    hideAll_->setToolTip("Hide every run from the charts (tick a run's box to show it again)");
+    connect(hideAll_, &QAction::triggered, this, [this] { setAllVisible(false); });
 
     auto* buttons = new QHBoxLayout;
-    for (QAction* action : {delete_, baseline_, compare_, pytorch_}) {
+    for (QAction* action : {delete_, baseline_, compare_, pytorch_, showAll_, hideAll_}) {
         auto* button = new QToolButton;
         button->setDefaultAction(action);
         buttons->addWidget(button);
@@ -66,14 +108,20 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
     buttons->addStretch();
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(filter_);
     layout->addWidget(table_);
     layout->addLayout(buttons);
 
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsTableView::updateActions);
     sizeColumns();
-    connect(model_, &QAbstractItemModel::rowsInserted, this, &RunsTableView::fitNameColumn);
+    // Fitted once per turn of the event loop, not once per run: a thousand runs restored at start-up
+    // would otherwise size the column a thousand times over a growing table.
+    fitNameTimer_.setSingleShot(true);
+    fitNameTimer_.setInterval(0);
+    connect(&fitNameTimer_, &QTimer::timeout, this, &RunsTableView::fitNameColumn);
+    connect(model_, &QAbstractItemModel::rowsInserted, &fitNameTimer_, qOverload<>(&QTimer::start));
     connect(model_, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& from, const QModelIndex& to) {
-        if (from.column() <= RunsTableModel::Name && to.column() >= RunsTableModel::Name) fitNameColumn();
+        if (from.column() <= RunsTableModel::Name && to.column() >= RunsTableModel::Name) fitNameTimer_.start();
     });
     connect(model_, &QAbstractItemModel::rowsRemoved, this, &RunsTableView::updateActions);
     updateActions();
@@ -92,6 +140,8 @@ void RunsTableView::sizeColumns() {
     header->setTextElideMode(Qt::ElideNone);
     table_->setTextElideMode(Qt::ElideRight);  // only a name longer than its column is cut
     header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    // Columns fit the rows in view and a few hundred more, not every one of thousands of runs.
+    header->setResizeContentsPrecision(kSizingRows);
     fitNameColumn();
 }
 
@@ -131,8 +181,56 @@ void RunsTableView::selectRuns(const std::vector<int>& ids) {
     table_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
 
+void RunsTableView::setFilterText(const QString& text) {
+    if (filter_->text() != text) filter_->setText(text);  // comes back here through textChanged
+    static_cast<RunsFilterProxy*>(proxy_)->setText(text);
+}
+
+int RunsTableView::shownRowCount() const {
+    return proxy_->rowCount();
+}
+
+void RunsTableView::setAllVisible(bool visible) {
+    std::vector<int> ids;  // collected first: the store emits for each
+    for (const RunEntry& run : store_->runs()) ids.push_back(run.id);
+    for (const int id : ids) store_->setVisible(id, visible);
+}
+
 void RunsTableView::deleteSelected() {
-    for (int id : selectedRunIds()) store_->remove(id);
+    const auto ids = selectedRunIds();
+    if (ids.empty()) return;
+    const bool anyFile = std::any_of(ids.begin(), ids.end(), [this](int id) {
+        const RunEntry* run = store_->find(id);
+        return run && !run->path.isEmpty();
+    });
+    const RunEntry* first = store_->find(ids.front());
+    QMessageBox box(QMessageBox::Question, "Delete runs",
+                    ids.size() == 1 && first ? QString("Remove '%1' from the session?").arg(first->name)
+                                             : QString("Remove %1 runs from the session?").arg(ids.size()),
+                    QMessageBox::Cancel, this);
+    box.setObjectName("deleteRunsBox");
+    QPushButton* remove = box.addButton("Remove", QMessageBox::DestructiveRole);
+    box.setDefaultButton(QMessageBox::Cancel);
+    auto* files = new QCheckBox("Also delete their files (the run record and its epoch journal)");
+    files->setEnabled(anyFile);
+    box.setCheckBox(files);
+    box.exec();
+    if (box.clickedButton() != remove) return;
+    removeRuns(ids, files->isChecked());
+}
+
+void RunsTableView::removeRuns(const std::vector<int>& ids, bool removeFiles) {
+    QStringList kept;
+    for (const int id : ids) {
+        const RunEntry* run = store_->find(id);
+        if (!run) continue;
+        const QString path = run->path;
+        const bool training = run->record.status == RunStatus::Running && !run->interrupted;
+        store_->remove(id);
+        if (removeFiles && !training && !path.isEmpty() && !removeRunFiles(path)) kept << path;
+    }
+    if (!kept.isEmpty())
+        QMessageBox::warning(this, "Delete runs", "These files could not be deleted:\n" + kept.join('\n'));
 }
 
 void RunsTableView::setSelectedAsBaseline() {

@@ -1,16 +1,19 @@
-// The runs table with its actions: delete the selected runs, make one the speed baseline, compare
-// the configurations of two (a dialog listing only the settings that differ), and export one as the
-// PyTorch loop that trains its configuration.
+// The runs table with its actions: filter the rows by text, show or hide every run in the charts,
+// delete the selected runs (asking first, and offering to delete their files), make one the speed
+// baseline, compare the configurations of two (a dialog listing only the settings that differ), and
+// export one as the PyTorch loop that trains its configuration.
 #pragma once
 
 #include <QAction>
 #include <QString>
 #include <QTableView>
+#include <QTimer>
 #include <QWidget>
 #include <vector>
 
 #include "compare_configs_dialog.h"  // configDifferences, for the users of this header
 
+class QLineEdit;
 class QSortFilterProxyModel;
 
 namespace wb::gui {
@@ -32,9 +35,22 @@ public:
     QAction* baselineAction() const { return baseline_; }
     QAction* compareAction() const { return compare_; }
     QAction* pytorchAction() const { return pytorch_; }
+    QAction* showAllAction() const { return showAll_; }
+    QAction* hideAllAction() const { return hideAll_; }
+    // The filter above the table: a row stays when its name, data set, backend, preset or status
+    // contains the text (case-insensitive).
+    QLineEdit* filterEdit() const { return filter_; }
+    void setFilterText(const QString& text);
+    int shownRowCount() const;  // the rows the filter leaves
 
 public slots:
+    // Asks first; the question offers to delete the runs' files (record and epoch journal) too.
     void deleteSelected();
+    // Removes `ids` from the session and, with `removeFiles`, their files (a run still training
+    // keeps its files: it is stopped, and its trainer may write them once more). Names the files that
+    // could not be deleted in a message box.
+    void removeRuns(const std::vector<int>& ids, bool removeFiles);
+    void setAllVisible(bool visible);  // every run, in every chart (through RunStore::setVisible)
     void setSelectedAsBaseline();
     void compareSelected();  // opens the diff dialog (not modal) for exactly two selected runs
     // Asks where (starting in the folder used last), then exportRunAsPytorch for the one selected run.
@@ -54,11 +70,16 @@ private:
     RunStore* store_;
     RunsTableModel* model_;
     QSortFilterProxyModel* proxy_;
+    QLineEdit* filter_;
     QTableView* table_;
     QAction* delete_ = nullptr;
     QAction* baseline_ = nullptr;
     QAction* compare_ = nullptr;
     QAction* pytorch_ = nullptr;
+    QAction* showAll_ = nullptr;
+    QAction* hideAll_ = nullptr;
+    QTimer fitNameTimer_;
+    static constexpr int kSizingRows = 200;  // rows a column's width is fitted to (QHeaderView precision)
 };
 
 }  // namespace wb::gui

@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "ablation_metatypes.h"
-#include "handoff_fence.h"
 #include "metatypes.h"
+#include "thread_handoff.h"
 #include "training_worker.h"
 
 namespace wb::gui {
@@ -17,33 +17,14 @@ TrainingController::TrainingController(QObject* parent)
     worker_->moveToThread(&thread_);
     // The worker lives on another thread, so these connections are queued: the GUI thread only
     // ever receives copies of plain values, and handles them when its event loop gets to them.
-    // Each first passes the fence the worker posted through (handoff_fence.h).
-    connect(worker_, &TrainingWorker::runStarted, this, [this](int id) {
-        handoffFence().receive();
-        emit runStarted(id);
-    });
-    connect(worker_, &TrainingWorker::epochsFinished, this, [this](int id, const QList<EpochMetrics>& metrics) {
-        handoffFence().receive();
-        emit epochsFinished(id, metrics);
-        for (const EpochMetrics& m : metrics) emit epochFinished(id, m);
-    });
-    connect(worker_, &TrainingWorker::runFinished, this, [this](int id, const RunRecord& record) {
-        handoffFence().receive();
-        onRunFinished(id, record);
-    });
-    connect(worker_, &TrainingWorker::ablationProgress, this,
-            [this](int id, int run, int planned, const QString& step, int repeat) {
-                handoffFence().receive();
-                emit ablationProgress(id, run, planned, step, repeat);
-            });
-    connect(worker_, &TrainingWorker::ablationStepFinished, this, [this](int id, const AblationResult& partial) {
-        handoffFence().receive();
-        emit ablationStepFinished(id, partial);
-    });
-    connect(worker_, &TrainingWorker::ablationFinished, this, [this](int id, const AblationResult& result) {
-        handoffFence().receive();
-        onAblationFinished(id, result);
-    });
+    connectAcrossThreads(this, &TrainingController::runRequested, worker_, &TrainingWorker::run);
+    connectAcrossThreads(worker_, &TrainingWorker::runStarted, this, &TrainingController::runStarted);
+    connectAcrossThreads(worker_, &TrainingWorker::epochsFinished, this, &TrainingController::onEpochsFinished);
+    connectAcrossThreads(worker_, &TrainingWorker::runFinished, this, &TrainingController::onRunFinished);
+    connectAcrossThreads(worker_, &TrainingWorker::ablationProgress, this, &TrainingController::ablationProgress);
+    connectAcrossThreads(worker_, &TrainingWorker::ablationStepFinished, this,
+                         &TrainingController::ablationStepFinished);
+    connectAcrossThreads(worker_, &TrainingWorker::ablationFinished, this, &TrainingController::onAblationFinished);
     thread_.start();
 }
 
@@ -82,35 +63,36 @@ bool TrainingController::removeQueued(int id) {
     return true;
 }
 
-void TrainingController::startNext() {
-    if (current_ || queue_.empty()) return;
+bool TrainingController::startNext() {
+    if (current_ || queue_.empty()) return false;
     RunRequest request = std::move(queue_.front());
     queue_.pop_front();
     current_ = request.id;
+    currentName_ = request.config.name;
     // A fresh flag per run: a stop meant for the previous run can never cancel this one.
     cancel_ = std::make_shared<CancelFlag>(false);
-    handoffFence().post([&] {
-        QMetaObject::invokeMethod(
-            worker_,
-            [worker = worker_, request = std::move(request), cancel = cancel_] {
-                handoffFence().receive();  // before the first read of a capture
-                worker->run(request, cancel);
-            },
-            Qt::QueuedConnection);
-    });
+    emit runRequested(request, cancel_);  // to the worker's thread
     emit queueChanged();
+    return true;
+}
+
+void TrainingController::onEpochsFinished(int id, const QList<EpochMetrics>& metrics) {
+    emit epochsFinished(id, metrics);
+    for (const EpochMetrics& m : metrics) emit epochFinished(id, m);
 }
 
 void TrainingController::onRunFinished(int id, const RunRecord& record) {
     current_.reset();
+    currentName_.clear();
     emit runFinished(id, record);
-    startNext();
+    if (!startNext()) emit queueChanged();  // nothing runs now: views drop the finished entry
 }
 
 void TrainingController::onAblationFinished(int id, const AblationResult& result) {
     current_.reset();
+    currentName_.clear();
     emit ablationFinished(id, result);
-    startNext();
+    if (!startNext()) emit queueChanged();
 }
 
 }  // namespace wb::gui

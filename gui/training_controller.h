@@ -48,6 +48,8 @@ public:
     bool busy() const { return current_.has_value(); }
     int queued() const { return static_cast<int>(queue_.size()); }
     std::optional<int> currentRun() const { return current_; }
+    // The name the current request's config gives it (an ablation: "Ablation from ..."); empty when idle.
+    const std::string& currentName() const { return currentName_; }
 
 signals:
     void runStarted(int id);
@@ -63,9 +65,14 @@ signals:
     void ablationStepFinished(int id, const wb::AblationResult& partial);
     void ablationFinished(int id, const wb::AblationResult& result);
     void runDropped(int id);  // removed from the queue before it started (removeQueued, clearQueue)
+    // To the worker (queued to its thread): train `request`, stopping when `cancel` is set. Internal.
+    void runRequested(const wb::gui::RunRequest& request, const std::shared_ptr<wb::CancelFlag>& cancel);
+    // queueChanged: what runs or waits changed (a run queued, started, dropped, or one that ended
+    // with nothing after it, be it a run or an ablation).
 
 private:
-    void startNext();
+    bool startNext();  // false when nothing started (busy, or nothing waits)
+    void onEpochsFinished(int id, const QList<wb::EpochMetrics>& metrics);
     void onRunFinished(int id, const wb::RunRecord& record);  // from the worker: start the next run
     void onAblationFinished(int id, const wb::AblationResult& result);
 
@@ -74,6 +81,7 @@ private:
     std::shared_ptr<std::atomic<bool>> cancel_;
     std::deque<RunRequest> queue_;
     std::optional<int> current_;
+    std::string currentName_;
 };
 
 }  // namespace wb::gui

@@ -17,9 +17,9 @@ void TrainingWorker::run(const RunRequest& request, const std::shared_ptr<Cancel
         ablate(request, *cancel);
         return;
     }
-    handoffFence().post([&] { emit runStarted(request.id); });
+    emit runStarted(request.id);
     const RunRecord record = train(request, *cancel);
-    handoffFence().post([&] { emit runFinished(request.id, record); });
+    emit runFinished(request.id, record);
 }
 
 // Collects finished epochs and emits them in batches: the first epoch at once (the charts start
@@ -34,7 +34,7 @@ public:
     }
     void flush() {
         if (pending_.isEmpty()) return;
-        handoffFence().post([&] { emit worker_.epochsFinished(id_, pending_); });
+        emit worker_.epochsFinished(id_, pending_);
         pending_.clear();
         sinceEmit_.start();
     }
@@ -80,11 +80,10 @@ void TrainingWorker::ablate(const RunRequest& request, const CancelFlag& cancel)
         int runs = 0;
         callbacks.onRunStarted = [&](int, const std::string& step, int repeat, int planned) {
             ++runs;
-            handoffFence().post(
-                [&] { emit ablationProgress(request.id, runs, planned, QString::fromStdString(step), repeat); });
+            emit ablationProgress(request.id, runs, planned, QString::fromStdString(step), repeat);
         };
         callbacks.onStepFinished = [&](const AblationResult& partial, const AblationStep&) {
-            handoffFence().post([&] { emit ablationStepFinished(request.id, partial); });
+            emit ablationStepFinished(request.id, partial);
         };
         result = runAblation(*request.ablation, request.config, *request.dataset, data, cancel, callbacks);
     } catch (const std::bad_alloc&) {
@@ -94,7 +93,7 @@ void TrainingWorker::ablate(const RunRequest& request, const CancelFlag& cancel)
         result.status = AblationStatus::Failed;
         result.message = e.what();
     }
-    handoffFence().post([&] { emit ablationFinished(request.id, result); });
+    emit ablationFinished(request.id, result);
 }
 
 RunRecord failedRecord(const RunRequest& request, const std::string& message) {

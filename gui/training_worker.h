@@ -7,7 +7,6 @@
 
 #include "backend.h"
 #include "epoch_metrics.h"
-#include "handoff_fence.h"
 #include "run_record.h"
 #include "training_controller.h"
 
@@ -23,7 +22,6 @@ public:
     using QObject::QObject;
 
     // Trains `request` to its end, to a cancel or to a failure; called on the worker thread.
-    // Its signals are emitted through handoffFence() (see handoff_fence.h).
     // Never throws: anything that goes wrong becomes a record with status "failed" and the message.
     void run(const RunRequest& request, const std::shared_ptr<CancelFlag>& cancel);
 

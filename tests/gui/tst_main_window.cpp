@@ -6,13 +6,18 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTemporaryDir>
+#include <QToolBar>
 #include <QtTest>
 #include <map>
 
+#include "about_dialog.h"
 #include "data_panel.h"
 #include "execution_panel.h"
 #include "main_window.h"
@@ -20,6 +25,7 @@
 #include "metric_chart.h"
 #include "model_panel.h"
 #include "queue_panel.h"
+#include "run_folder.h"
 #include "run_store.h"
 #include "training_controller.h"
 
@@ -43,6 +49,13 @@ private slots:
     void runRefuses_data();
     void runRefuses();
     void lastConfigurationPersists();
+    void viewMenuReopensClosedDocks_data();
+    void viewMenuReopensClosedDocks();
+    void aboutNamesTheVersions();
+    void hasAMinimumSize();
+
+private:
+    QTemporaryDir runFolder_;
 };
 
 void TestMainWindow::initTestCase() {
@@ -52,6 +65,8 @@ void TestMainWindow::initTestCase() {
     QCoreApplication::setApplicationName("tst_main_window");
     QSettings().clear();  // every run starts from the defaults, whatever an earlier run left
     registerMetaTypes();
+    QVERIFY(runFolder_.isValid());
+    setRunFolder(runFolder_.path());  // an empty folder: no run of an earlier test run is restored
 }
 
 void TestMainWindow::shortcutsAreUniqueAndPresent_data() {
@@ -228,6 +243,47 @@ void TestMainWindow::lastConfigurationPersists() {
     QCOMPARE(data->dataSpec().seed, std::uint64_t{7});
     QCOMPARE(second.currentConfig().train.epochs, 17);
     QCOMPARE(second.currentConfig().train.batchSize, 512);
+}
+
+void TestMainWindow::viewMenuReopensClosedDocks_data() {
+    QTest::addColumn<QString>("dock");
+    QTest::newRow("configuration") << "configurationDock";
+    QTest::newRow("runs") << "runsDock";
+    QTest::newRow("queue") << "queueDock";
+}
+
+// A closed dock comes back through View (its toggle action); the toolbar too.
+void TestMainWindow::viewMenuReopensClosedDocks() {
+    QFETCH(QString, dock);
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* widget = window.findChild<QDockWidget*>(dock);
+    QVERIFY(widget);
+    auto* view = window.menuBar()->findChild<QMenu*>("viewMenu");
+    QVERIFY(view);
+    QVERIFY(view->actions().contains(widget->toggleViewAction()));
+    widget->close();
+    QVERIFY(!widget->isVisible());
+    widget->toggleViewAction()->trigger();
+    QVERIFY(widget->isVisible());
+    auto* bar = window.findChild<QToolBar*>("mainToolBar");
+    QVERIFY(view->actions().contains(bar->toggleViewAction()));
+}
+
+void TestMainWindow::aboutNamesTheVersions() {
+    AboutDialog about;
+    for (const QString& part :
+         {QString(WB_VERSION), QString(qVersion()), QString("QCustomPlot"), QString("CUDA"), compilerDescription()})
+        QVERIFY2(about.text().contains(part), qPrintable(part));
+    // The CUDA line is filled in from a worker thread.
+    QTRY_VERIFY_WITH_TIMEOUT(!about.text().contains("checking"), kRunTimeoutMs);
+}
+
+void TestMainWindow::hasAMinimumSize() {
+    MainWindow window;
+    QVERIFY(window.minimumWidth() >= 1000);
+    QVERIFY(window.minimumHeight() >= 600);
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -5,6 +5,7 @@
 #include <QtTest>
 #include <memory>
 
+#include "ablation.h"
 #include "builtin_data.h"
 #include "metatypes.h"
 #include "queue_binding.h"
@@ -48,6 +49,7 @@ private slots:
     void showsRunningAndWaitingRuns();
     void removeOneThenClear();
     void finishedRunLeavesThePanel();
+    void finishedAblationLeavesNoGhostEntry();
 };
 
 void TestQueuePanel::showsRunningAndWaitingRuns() {
@@ -143,6 +145,36 @@ void TestQueuePanel::finishedRunLeavesThePanel() {
     const auto data = std::make_shared<const Dataset>(generateSeedLike(2000, 1));
     queueRun(store, controller, "short", 2, data);
     QCOMPARE(panel.list()->count(), 1);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kRunTimeoutMs);
+    QCOMPARE(panel.list()->count(), 0);
+    QVERIFY(panel.summary()->text().startsWith("Nothing running"));
+    QVERIFY(!panel.stopAction()->isEnabled());
+}
+
+// An ablation is queued as the Ablation tab does it: a request with an id of its own (negative, no
+// run of the store). While it trains the panel names it; once it ends nothing stays behind.
+void TestQueuePanel::finishedAblationLeavesNoGhostEntry() {
+    RunStore store;
+    TrainingController controller;
+    linkQueueToStore(controller, store);
+    QueuePanel panel(&controller, &store);
+    QSignalSpy finished(&controller, &TrainingController::ablationFinished);
+    const auto data = std::make_shared<const Dataset>(generateSeedLike(400, 1));
+    RunRequest request;
+    request.id = -1;
+    request.config.name = "Ablation from Seed PyTorch loop";
+    request.config.train.epochs = 2;
+    request.config.train.batchSize = 64;
+    request.config.backend = "cpu";
+    request.dataset = data;
+    AblationPlan plan;
+    plan.fixes = {"loss"};
+    plan.repeats = 1;
+    request.ablation = std::make_shared<const AblationPlan>(plan);
+    controller.enqueue(request);
+    QCOMPARE(panel.list()->count(), 1);
+    QVERIFY(panel.list()->item(0)->text().contains("Ablation from Seed PyTorch loop"));
+    QVERIFY(!panel.list()->item(0)->text().contains("run -1"));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kRunTimeoutMs);
     QCOMPARE(panel.list()->count(), 0);
     QVERIFY(panel.summary()->text().startsWith("Nothing running"));

@@ -5,6 +5,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include "metric_chart.h"
 #include "model_panel.h"
 #include "python_interpreter.h"
+#include "run_folder.h"
 #include "run_store.h"
 #include "training_controller.h"
 
@@ -42,6 +44,8 @@ private slots:
         QCoreApplication::setApplicationName("tst_torch_training");
         QSettings().clear();
         registerMetaTypes();
+        QVERIFY(runFolder_.isValid());
+        setRunFolder(runFolder_.path());  // empty: no run of an earlier test run is restored
         const FrameworkFacts f = probeFramework("torch", testPython().toStdString());
         if (!f.available) QSKIP(qPrintable("PyTorch is not usable here: " + QString::fromStdString(f.reason)));
         registerFrameworkBackends();
@@ -95,6 +99,9 @@ private slots:
             QCOMPARE(chart->pointCount(cpu.id), 3);
         }
     }
+
+private:
+    QTemporaryDir runFolder_;
 };
 
 QTEST_MAIN(TestTorchTraining)
