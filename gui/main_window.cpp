@@ -31,6 +31,7 @@
 #include "execution_panel.h"
 #include "export_dialog.h"
 #include "field_guard.h"
+#include "memory_budget.h"
 #include "metric_chart.h"
 #include "model_panel.h"
 #include "queue_binding.h"
@@ -342,6 +343,9 @@ bool MainWindow::queueRun(RunConfig config) {
     }
     try {
         config.validate();
+        // Refused here, where the user pressed Run, before the worker prepares a copy of the rows.
+        checkMemory(estimateRunMemory(config, shapeOf(config, *dataset), MemoryStage::BeforePrepare), availableMemory(),
+                    "this run");
     } catch (const Error& e) {
         refuse("Cannot run this configuration", e.what());
         return false;

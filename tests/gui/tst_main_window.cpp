@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -191,12 +192,15 @@ void TestMainWindow::runRefuses_data() {
     QTest::newRow("a file that cannot be loaded") << "missing file"
                                                   << "cannot be loaded";
     QTest::newRow("learning rate 100") << "lr 100" << QString::fromUtf8("learning rate 100 is outside 1e-12 … 10");
+    QTest::newRow("more memory than the machine has") << "1 MB available"
+                                                      << "needs";
 }
 
 // Nothing is queued (nor trained on the data loaded before), and the status bar says why.
 void TestMainWindow::runRefuses() {
     QFETCH(QString, what);
     QFETCH(QString, reason);
+    const auto unsetMemory = qScopeGuard([] { qunsetenv("MLPWB_AVAILABLE_MEMORY"); });
     MainWindow window;
     auto* data = window.findChild<DataPanel*>();
     QTRY_VERIFY_WITH_TIMEOUT(data->dataset() != nullptr, kRunTimeoutMs);
@@ -205,6 +209,8 @@ void TestMainWindow::runRefuses() {
         spec.kind = DataSpec::Kind::Csv;
         spec.path = "/nonexistent/folder/data.csv";
         data->setDataSpec(spec);
+    } else if (what == "1 MB available") {
+        qputenv("MLPWB_AVAILABLE_MEMORY", "1000000");  // the built-in 100,000 rows need ~50 MB
     } else {
         auto* lr = window.findChild<QAbstractSpinBox*>("lr");
         QVERIFY(lr);
