@@ -14,11 +14,12 @@
 namespace wb::gui {
 
 namespace {
-// Tableau 10 (matplotlib's tab10): ten hues that stay apart from each other and readable on white.
-constexpr std::array<QRgb, 10> kPalette = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd,
-                                           0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
+// Tableau 10 (matplotlib's tab10) and two darker hues of tab20b (indigo, ochre): twelve colours that
+// stay apart from each other and readable on white, so twelve runs never share one.
+constexpr std::array<QRgb, 12> kPalette = {0x1f77b4, 0xff7f0e, 0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b,
+                                           0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf, 0x393b79, 0x8c6d31};
 // Each later pass over the palette shifts the lightness, alternately darker and lighter, so the
-// 11th run does not wear the 1st run's colour. Capped so no colour fades into the white background.
+// 13th run does not wear the 1st run's colour. Capped so no colour fades into the white background.
 constexpr std::array<float, 5> kLightnessShift = {0.0f, -0.15f, 0.12f, -0.25f, 0.2f};
 constexpr float kMinLightness = 0.18f;
 constexpr float kMaxLightness = 0.72f;
