@@ -1,4 +1,4 @@
-// The loss of a batch on the CPU: lossAndGrad (math_ops.h) with the same formulas, computed over
+// The loss of a batch on the CPU: lossAndGrad (math_ops.h) with step_math.h's formulas, its exp and log over
 // Eigen arrays so that exp and log run vectorised instead of as one libm call per sample (which was
 // ~15 % of a training step of the seed workload). It agrees with lossAndGrad to float rounding:
 // Eigen's vectorised exp, log and log1p are within a few ulp of libm's.
