@@ -24,7 +24,7 @@ Eigen::Index idx(std::size_t i) {
 BatchLoss::BatchLoss(std::size_t capacity) : prob_(capacity), loss_(capacity) {}
 
 double BatchLoss::operator()(LossKind kind, const float* logits, const float* labels, std::size_t n, float* dlogits,
-                             std::size_t& correct) {
+                             std::size_t& correct, std::size_t batchRows) {
     if (n > prob_.size()) throw ConfigError("batch of " + std::to_string(n) + " rows exceeds the loss' capacity");
     const auto len = static_cast<Eigen::Index>(n);
     const ConstArray z(logits, len);
@@ -45,7 +45,7 @@ double BatchLoss::operator()(LossKind kind, const float* logits, const float* la
         }
     }
     if (dlogits) {
-        const float invN = 1.0f / static_cast<float>(n);
+        const float invN = 1.0f / static_cast<float>(batchRows ? batchRows : n);
         for (std::size_t i = 0; i < n; ++i) dlogits[i] = stepmath::lossGrad(kind, labels[i], p[i], invN);
     }
     std::size_t right = 0;

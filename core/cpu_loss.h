@@ -18,9 +18,10 @@ public:
 
     // As lossAndGrad: returns the sum (not the mean) of the per-sample losses of logits (n), labels (n);
     // writes d(mean loss)/dz into dlogits (n) unless it is null; `correct` receives the number of
-    // samples with (p >= 0.5) == (y >= 0.5).
+    // samples with (p >= 0.5) == (y >= 0.5). The mean is over `batchRows` rows (0: n), so a chunk
+    // of a batch gets its rows' share of the batch's mean.
     double operator()(LossKind kind, const float* logits, const float* labels, std::size_t n, float* dlogits,
-                      std::size_t& correct);
+                      std::size_t& correct, std::size_t batchRows = 0);
 
 private:
     AlignedVector<float> prob_;  // (B) sigmoid(z)

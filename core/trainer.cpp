@@ -84,7 +84,7 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
     // fails during it; a ConfigError (switches the backend cannot honour) still propagates.
     try {
         backend_.setup({&data_, config_.model, config_.optimizer, config_.execution, config_.train.batchSize, initial,
-                        &cancel, &config_});
+                        &cancel, &config_, config_.threads});
     } catch (const DeviceError& e) {
         markFailed(record, std::string("setup failed: ") + e.what());
     } catch (const FrameworkError& e) {  // the interpreter would not start, a module is missing, ...

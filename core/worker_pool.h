@@ -1,0 +1,52 @@
+// A persistent pool of threads for the CPU backend: the caller plus threads - 1 workers that live
+// as long as the pool (one pool per backend, so the GUI thread is never one of them). run() hands
+// out tasks 0..count-1 by a fixed rule (task i to thread i mod threads); callers make every result
+// depend on the task index only, never on the thread, so results are the same for any thread count.
+//
+// Between runs a worker spins briefly (the next step's run usually follows within microseconds),
+// then sleeps on a condition variable.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace wb {
+
+class WorkerPool {
+public:
+    // threads >= 1 (the caller counts as one); 0 means the machine's hardware threads.
+    explicit WorkerPool(int threads);
+    ~WorkerPool();
+    WorkerPool(const WorkerPool&) = delete;
+    WorkerPool& operator=(const WorkerPool&) = delete;
+
+    int threads() const { return static_cast<int>(workers_.size()) + 1; }
+
+    // Runs task(i) for every i in [0, count) and returns when all have finished. One task, or a
+    // pool of one thread, runs on the caller alone. Not reentrant: one run at a time.
+    void run(std::size_t count, const std::function<void(std::size_t)>& task);
+
+    // The machine's hardware threads (at least 1).
+    static int hardwareThreads();
+
+private:
+    void workerLoop(std::size_t index);
+    void runShare(std::size_t index);  // the tasks of thread `index`
+
+    std::vector<std::thread> workers_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    const std::function<void(std::size_t)>* task_ = nullptr;  // the current run's, valid during run()
+    std::size_t count_ = 0;
+    std::atomic<std::uint64_t> generation_{0};  // bumped by every run(); workers wait for a new one
+    std::atomic<std::size_t> finished_{0};      // workers done with the current run
+    bool stop_ = false;                         // guarded by mutex_
+};
+
+}  // namespace wb
