@@ -142,7 +142,7 @@ private:
         // Forward, loss and backward chunk by chunk on the pool; the loss' sum and the gradients are
         // then reduced in chunk order, so any thread count gives the same bits.
         const LossKind kind = problem_.execution.loss;
-        mlp_->forwardBackward(
+        mlp_->forwardLoss(
             x, n, [&](std::size_t c, std::size_t first, std::size_t rows, const float* logits, float* dlogits) {
                 chunkSums_[c] = chunkLoss_[c](kind, logits, y + first, rows, dlogits, chunkCorrect_[c], n);
             });
@@ -151,7 +151,10 @@ private:
             loss += chunkSums_[c];
             correct += chunkCorrect_[c];
         }
-        phases.backward += msSince(mark);  // forward and backward are one pass over each chunk
+        phases.forward += msSince(mark);
+
+        mlp_->backwardFromLoss(x, n);
+        phases.backward += msSince(mark);
 
         applyOptimizer(zeroings > 0);
         phases.optimizer += msSince(mark);
@@ -211,7 +214,7 @@ private:
     std::unique_ptr<WorkerPool> pool_;  // before mlp_, which holds a pointer to it
     std::unique_ptr<CpuMlp> mlp_;
     std::unique_ptr<BatchLoss> loss_;        // evaluate()'s
-    std::vector<BatchLoss> chunkLoss_;       // (K) forwardBackward's, one per chunk
+    std::vector<BatchLoss> chunkLoss_;       // (K) forwardLoss's, one per chunk
     std::vector<double> chunkSums_;          // (K) each chunk's summed loss
     std::vector<std::size_t> chunkCorrect_;  // (K) each chunk's correct predictions
     std::unique_ptr<Optimizer> optimizer_;

@@ -31,6 +31,7 @@ CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batc
     : layers_(initial.layers),
       values_(initial.values.begin(), initial.values.end()),
       grads_(initial.count(), 0.0f),
+      reduceScratch_(initial.count(), 0.0f),
       activation_(activation),
       keepPre_(activation == Activation::Relu || activation == Activation::Gelu),
       capacity_(batchCapacity),
@@ -90,7 +91,7 @@ const float* CpuMlp::forward(const float* x, std::size_t n) {
     return logits_.data();
 }
 
-void CpuMlp::forwardBackward(const float* x, std::size_t n, const ChunkLoss& loss) {
+void CpuMlp::forwardLoss(const float* x, std::size_t n, const ChunkLoss& loss) {
     checkCapacity(n);
     prepareWeights();
     const std::size_t out = width(layers_.back().out);
@@ -98,8 +99,12 @@ void CpuMlp::forwardBackward(const float* x, std::size_t n, const ChunkLoss& los
         forwardChunk(x, c, n);
         const std::size_t first = c * kChunkRows, rows = std::min(kChunkRows, n - first);
         loss(c, first, rows, logits_.data() + first * out, dlogits_.data() + first * out);
-        backwardChunk(x, dlogits_.data(), c, n);
     });
+}
+
+void CpuMlp::backwardFromLoss(const float* x, std::size_t n) {
+    checkCapacity(n);
+    runChunks(n, [&](std::size_t c) { backwardChunk(x, dlogits_.data(), c, n); });
     activeChunks_ = chunkCount(n);
 }
 
@@ -111,12 +116,17 @@ void CpuMlp::backward(const float* x, const float* dlogits, std::size_t n, bool 
 }
 
 void CpuMlp::reduceGradients(std::size_t first, std::size_t count, bool accumulate) {
+    // Chunk by chunk over the range (vectorised loops), which sums each element in chunk order:
+    // ((c0 + c1) + c2) + ...; with `accumulate` the sum goes to scratch first, then onto grads.
     float* g = grads_.data();
-    for (std::size_t i = first; i < first + count; ++i) {
-        float sum = chunks_[0].grads[i];
-        for (std::size_t c = 1; c < activeChunks_; ++c) sum += chunks_[c].grads[i];  // in chunk order
-        g[i] = accumulate ? g[i] + sum : sum;
+    float* sum = accumulate ? reduceScratch_.data() : g;  // (paramCount)
+    std::copy_n(chunks_[0].grads.data() + first, count, sum + first);
+    for (std::size_t c = 1; c < activeChunks_; ++c) {
+        const float* part = chunks_[c].grads.data();
+        for (std::size_t i = first; i < first + count; ++i) sum[i] += part[i];
     }
+    if (accumulate)
+        for (std::size_t i = first; i < first + count; ++i) g[i] += sum[i];
 }
 
 // The chunk's rows [chunk C, chunk C + C) of (n) through every layer, a tile at a time.

@@ -4,7 +4,7 @@
 // p[l] = paddedWidth(w[l]) (a multiple of kLanes), T = kTileRows, C = kChunkRows, K = ceil(B / C).
 //
 // Threads: a batch is cut into chunks of C rows, a number that depends on the batch only, never on
-// the thread count. Each chunk runs forward, its loss and backward on one thread of the pool, into
+// the thread count. Each chunk runs forward, its loss and backward on a thread of the pool, into
 // its own gradient buffer; reduceGradients() then adds the chunks' gradients in chunk order. So the
 // result is the same to the last bit for every thread count.
 #pragma once
@@ -43,9 +43,12 @@ public:
     void backward(const float* x, const float* dlogits, std::size_t n, bool accumulate);
     void zeroGrads();
 
-    // One training step's forward, loss and backward over x (n, w[0]) in one pass of the pool: each
-    // chunk's gradient goes to its own buffer. Then reduceGradients() over every parameter range.
-    void forwardBackward(const float* x, std::size_t n, const ChunkLoss& loss);
+    // A training step in two passes of the pool, so the phases can be timed apart: forwardLoss()
+    // runs forward and `loss` per chunk over x (n, w[0]); backwardFromLoss() runs each chunk's
+    // backward from the dlogits `loss` wrote, into the chunk's own gradient buffer. Then
+    // reduceGradients() over every parameter range.
+    void forwardLoss(const float* x, std::size_t n, const ChunkLoss& loss);
+    void backwardFromLoss(const float* x, std::size_t n);
     // grads[first, first + count) = the sum of the chunks' gradients in chunk order (added to the
     // present value when `accumulate`). Disjoint ranges may run on different threads.
     void reduceGradients(std::size_t first, std::size_t count, bool accumulate);
@@ -82,8 +85,9 @@ private:
     std::size_t padded(std::size_t l) const { return padded_[l]; }  // p[l+1], layer l's padded output
 
     std::vector<LayerSlice> layers_;
-    AlignedVector<float> values_;  // (paramCount) weights and biases, MlpParams' layout
-    AlignedVector<float> grads_;   // (paramCount)
+    AlignedVector<float> values_;         // (paramCount) weights and biases, MlpParams' layout
+    AlignedVector<float> grads_;          // (paramCount)
+    AlignedVector<float> reduceScratch_;  // (paramCount) the chunks' sum before it is added to grads_
     Activation activation_;
     // Whether the backward pass needs z itself (relu, gelu); tanh, sigmoid and identity compute
     // f'(z) from f(z) alone, so their z is written straight into post_ and activated in place.
@@ -93,7 +97,7 @@ private:
     std::vector<AlignedVector<float>> pre_;   // per hidden layer (B, p[l+1]) pre-activation z, if keepPre_
     std::vector<AlignedVector<float>> post_;  // per hidden layer (B, p[l+1]) activation f(z)
     AlignedVector<float> logits_;             // (B, w[L]) the output layer's z, unpadded
-    AlignedVector<float> dlogits_;            // (B, w[L]) d(mean loss)/dz of forwardBackward's chunks
+    AlignedVector<float> dlogits_;            // (B, w[L]) d(mean loss)/dz written by forwardLoss's `loss`
     std::vector<AlignedVector<float>> wT_;    // per layer (w[l], p[l+1]) weights transposed, zero padded
     std::vector<AlignedVector<float>> bias_;  // per layer (p[l+1]) biases, zero padded
     std::vector<AlignedVector<float>> wPad_;  // per layer (w[l+1], p[l]) weights, zero padded (l >= 1)

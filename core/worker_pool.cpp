@@ -28,7 +28,7 @@ int WorkerPool::hardwareThreads() {
 
 WorkerPool::WorkerPool(int threads) {
     const int n = threads > 0 ? threads : hardwareThreads();
-    for (int i = 1; i < n; ++i) workers_.emplace_back([this, i] { workerLoop(static_cast<std::size_t>(i)); });
+    for (int i = 1; i < n; ++i) workers_.emplace_back([this] { workerLoop(); });
 }
 
 WorkerPool::~WorkerPool() {
@@ -41,9 +41,24 @@ WorkerPool::~WorkerPool() {
     for (std::thread& t : workers_) t.join();
 }
 
-void WorkerPool::runShare(std::size_t index) {
-    const auto stride = static_cast<std::size_t>(threads());
-    for (std::size_t i = index; i < count_; i += stride) (*task_)(i);
+void WorkerPool::work(Job& job) {
+    for (;;) {
+        const std::size_t i = job.next.fetch_add(1, std::memory_order_relaxed);
+        if (i >= job.count) return;
+        (*job.task)(i);
+        job.done.fetch_add(1, std::memory_order_release);
+    }
+}
+
+// Waits with pause instructions, then yields the core (a loaded machine: let the others run).
+template <class Done>
+void waitUntil(Done done) {
+    for (int spins = 0; !done(); ++spins) {
+        if (spins < kSpins)
+            pause();
+        else
+            std::this_thread::yield();
+    }
 }
 
 void WorkerPool::run(std::size_t count, const std::function<void(std::size_t)>& task) {
@@ -51,26 +66,21 @@ void WorkerPool::run(std::size_t count, const std::function<void(std::size_t)>& 
         for (std::size_t i = 0; i < count; ++i) task(i);
         return;
     }
-    task_ = &task;
-    count_ = count;
-    finished_.store(0, std::memory_order_relaxed);
+    Job job{&task, count};
+    job_.store(&job);
     {
         // Under the lock, so a worker between its check and its wait cannot miss the new run.
         std::lock_guard<std::mutex> lock(mutex_);
         generation_.fetch_add(1, std::memory_order_release);
     }
     wake_.notify_all();
-    runShare(0);
-    for (int spins = 0; finished_.load(std::memory_order_acquire) != workers_.size(); ++spins) {
-        if (spins < kSpins)
-            pause();
-        else
-            std::this_thread::yield();  // a loaded machine: let the workers have the core
-    }
-    task_ = nullptr;
+    work(job);
+    waitUntil([&] { return job.done.load(std::memory_order_acquire) == count; });
+    job_.store(nullptr);
+    waitUntil([&] { return inside_.load() == 0; });
 }
 
-void WorkerPool::workerLoop(std::size_t index) {
+void WorkerPool::workerLoop() {
     std::uint64_t seen = 0;
     for (;;) {
         for (int i = 0; i < kSpins && generation_.load(std::memory_order_acquire) == seen; ++i) pause();
@@ -80,8 +90,9 @@ void WorkerPool::workerLoop(std::size_t index) {
             if (stop_) return;
         }
         seen = generation_.load(std::memory_order_acquire);
-        runShare(index);
-        finished_.fetch_add(1, std::memory_order_release);
+        inside_.fetch_add(1);
+        if (Job* job = job_.load()) work(*job);
+        inside_.fetch_sub(1);
     }
 }
 

@@ -1,7 +1,8 @@
 // A persistent pool of threads for the CPU backend: the caller plus threads - 1 workers that live
 // as long as the pool (one pool per backend, so the GUI thread is never one of them). run() hands
-// out tasks 0..count-1 by a fixed rule (task i to thread i mod threads); callers make every result
-// depend on the task index only, never on the thread, so results are the same for any thread count.
+// out tasks 0..count-1 to whichever thread asks first, the caller included, so a worker the OS has
+// descheduled delays nobody; callers make every result depend on the task index only, never on the
+// thread, so results are the same for any thread count.
 //
 // Between runs a worker spins briefly (the next step's run usually follows within microseconds),
 // then sleeps on a condition variable.
@@ -36,17 +37,27 @@ public:
     static int hardwareThreads();
 
 private:
-    void workerLoop(std::size_t index);
-    void runShare(std::size_t index);  // the tasks of thread `index`
+    // One run(): lives on the caller's stack until no worker is inside it.
+    struct Job {
+        const std::function<void(std::size_t)>* task;
+        std::size_t count;
+        std::atomic<std::size_t> next{0};  // the next task to hand out
+        std::atomic<std::size_t> done{0};  // tasks finished
+    };
+
+    void workerLoop();
+    static void work(Job& job);  // claims and runs tasks until none is left
 
     std::vector<std::thread> workers_;
     std::mutex mutex_;
     std::condition_variable wake_;
-    const std::function<void(std::size_t)>* task_ = nullptr;  // the current run's, valid during run()
-    std::size_t count_ = 0;
-    std::atomic<std::uint64_t> generation_{0};  // bumped by every run(); workers wait for a new one
-    std::atomic<std::size_t> finished_{0};      // workers done with the current run
-    bool stop_ = false;                         // guarded by mutex_
+    std::atomic<std::uint64_t> generation_{0};  // bumped by every run(); sleeping workers wait for a new one
+    // The current job, or null. A worker announces itself in inside_ before it reads job_, and the
+    // caller clears job_ before it waits for inside_ to drop to 0 (both sequentially consistent),
+    // so no worker can still hold a job whose run() has returned.
+    std::atomic<Job*> job_{nullptr};
+    std::atomic<int> inside_{0};
+    bool stop_ = false;  // guarded by mutex_
 };
 
 }  // namespace wb
