@@ -86,7 +86,9 @@ void WorkerPool::workerLoop() {
         for (int i = 0; i < kSpins && generation_.load(std::memory_order_acquire) == seen; ++i) pause();
         {
             std::unique_lock<std::mutex> lock(mutex_);
-            wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
+            // stop_ in the predicate: runs that finished without this worker may have moved the
+            // generation on more than once, so `seen` can already be the destructor's.
+            wake_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_acquire) != seen; });
             if (stop_) return;
         }
         seen = generation_.load(std::memory_order_acquire);
