@@ -140,6 +140,8 @@ CLI::Option_group* TrainOptions::bindProblem(CLI::App& app) {
     x->add_option("--backend", backend,
                   "cpu|cuda|torch|keras|jax (the frameworks run in your Python, in a subprocess)");
     x->add_option("--device", device, "CUDA device index");
+    x->add_option("--threads", threads, "CPU backend threads (default 0: the machine's hardware threads)")
+        ->check(CLI::Range(0, 1024));
 
     auto* f = app.add_option_group("Framework backends (--backend torch|keras|jax)");
     f->add_option("--python", python, "the interpreter (default: $MLPWB_PYTHON, else python3 on PATH)");
@@ -189,6 +191,7 @@ RunConfig TrainOptions::toRunConfig(const CLI::App& app) const {
 
     c.backend = backend;
     c.device = device;
+    c.threads = threads;
     c.framework = {python, frameworkDevice, torch};
     // The registry's probes and `mlpwb info` ask the interpreter the user named.
     if (!python.empty()) setPreferredPython(python);

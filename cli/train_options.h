@@ -42,6 +42,7 @@ struct TrainOptions {
     // Execution
     std::string backend = "cpu", preset;
     int device = 0;
+    int threads = 0;                               // CPU backend; 0 = hardware threads
     std::string python, frameworkDevice = "auto";  // framework backends
     TorchOptions torch;
     std::string dataPath, launch, loss, zeroGrad, optimizerKernel, precision, gemm;

@@ -35,6 +35,8 @@ struct TrainingProblem {
     // The whole run, for a backend that generates its loop from it (a framework backend); outlives
     // the run. Null for callers that only train (tests, the parity check).
     const RunConfig* config = nullptr;
+    // Threads of the CPU backend (RunConfig::threads); 0 = the machine's hardware threads.
+    int threads = 0;
 };
 
 struct EvalResult {

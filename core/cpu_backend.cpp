@@ -11,11 +11,19 @@
 #include "cpu_mlp.h"
 #include "errors.h"
 #include "math_ops.h"
+#include "worker_pool.h"
 
 namespace wb {
 
 namespace {
 using Clock = std::chrono::steady_clock;
+
+// Parameters per optimizer task: below this a model's update runs on one thread.
+constexpr std::size_t kParamBlock = 8192;
+
+int threadsFor(int requested) {
+    return requested > 0 ? requested : WorkerPool::hardwareThreads();
+}
 
 double msSince(Clock::time_point& mark) {
     const auto now = Clock::now();
@@ -34,8 +42,14 @@ public:
         problem_ = problem;
         const auto batch = static_cast<std::size_t>(problem.batchSize);
         const std::size_t cols = problem.data->cols;
-        mlp_ = std::make_unique<CpuMlp>(problem.initialParams, problem.model.activation, batch);
+        if (!pool_ || pool_->threads() != threadsFor(problem.threads))
+            pool_ = std::make_unique<WorkerPool>(threadsFor(problem.threads));
+        mlp_ = std::make_unique<CpuMlp>(problem.initialParams, problem.model.activation, batch, pool_.get());
         loss_ = std::make_unique<BatchLoss>(batch);
+        chunkLoss_.clear();
+        for (std::size_t c = 0; c < CpuMlp::chunkCount(batch); ++c) chunkLoss_.emplace_back(kChunkRows);
+        chunkSums_.assign(chunkLoss_.size(), 0.0);
+        chunkCorrect_.assign(chunkLoss_.size(), 0);
         optimizer_ = makeOptimizer(problem.optimizer, problem.initialParams.count());
         trainX_.assign(problem.data->trainX.begin(), problem.data->trainX.end());
         batchX_.assign(batch * cols, 0.0f);  // (B, cols) gathered rows
@@ -110,7 +124,7 @@ public:
     }
 
     std::vector<std::pair<std::string, std::string>> environment() const override {
-        return {{"threads", std::to_string(Eigen::nbThreads())},
+        return {{"threads", std::to_string(pool_ ? pool_->threads() : 1)},
                 {"simd", Eigen::SimdInstructionSetsInUse()},
                 {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
                               std::to_string(EIGEN_MINOR_VERSION)}};
@@ -125,32 +139,55 @@ private:
         for (int i = 0; i < zeroings; ++i) mlp_->zeroGrads();  // model.zero_grad(); optimizer.zero_grad()
         phases.other += msSince(mark);
 
-        const float* logits = mlp_->forward(x, n);
-        std::size_t right = 0;
-        const double loss = (*loss_)(problem_.execution.loss, logits, y, n, dlogits_.data(), right);
-        correct += right;
+        // Forward, loss and backward chunk by chunk on the pool; the loss' sum and the gradients are
+        // then reduced in chunk order, so any thread count gives the same bits.
+        const LossKind kind = problem_.execution.loss;
+        mlp_->forwardLoss(
+            x, n, [&](std::size_t c, std::size_t first, std::size_t rows, const float* logits, float* dlogits) {
+                chunkSums_[c] = chunkLoss_[c](kind, logits, y + first, rows, dlogits, chunkCorrect_[c], n);
+            });
+        double loss = 0.0;
+        for (std::size_t c = 0; c < CpuMlp::chunkCount(n); ++c) {
+            loss += chunkSums_[c];
+            correct += chunkCorrect_[c];
+        }
         phases.forward += msSince(mark);
 
-        mlp_->backward(x, dlogits_.data(), n, /*accumulate=*/zeroings > 0);
+        mlp_->backwardFromLoss(x, n);
         phases.backward += msSince(mark);
 
-        applyOptimizer();
+        applyOptimizer(zeroings > 0);
         phases.optimizer += msSince(mark);
         return loss;
     }
 
-    void applyOptimizer() {
+    // Sums the chunks' gradients and updates the parameters, a block of parameters per task.
+    void applyOptimizer(bool accumulate) {
         float* p = mlp_->values();
         const float* g = mlp_->grads().data();
+        const std::size_t count = mlp_->count();
+        const bool perTensor = problem_.execution.optimizerKernel == OptimizerKernel::PerTensor;
         optimizer_->beginStep();
-        if (problem_.execution.optimizerKernel == OptimizerKernel::MultiTensor) {
-            optimizer_->update(p, g, 0, mlp_->count());  // one pass over every parameter
-            return;
-        }
-        for (const LayerSlice& l : mlp_->layers()) {  // one pass per tensor, as a for-each over .parameters()
-            optimizer_->update(p, g, l.weightOffset, static_cast<std::size_t>(l.in) * l.out);
-            optimizer_->update(p, g, l.biasOffset, static_cast<std::size_t>(l.out));
-        }
+        const std::size_t blocks = (count + kParamBlock - 1) / kParamBlock;
+        pool_->run(blocks, [&](std::size_t b) {
+            const std::size_t first = b * kParamBlock, last = std::min(count, first + kParamBlock);
+            mlp_->reduceGradients(first, last - first, accumulate);
+            if (!perTensor) {
+                optimizer_->update(p, g, first, last - first);  // one pass over every parameter
+                return;
+            }
+            for (const LayerSlice& l : mlp_->layers()) {  // one pass per tensor, as a for-each over .parameters()
+                updateWithin(p, g, l.weightOffset, static_cast<std::size_t>(l.in) * l.out, first, last);
+                updateWithin(p, g, l.biasOffset, static_cast<std::size_t>(l.out), first, last);
+            }
+        });
+    }
+
+    // The optimizer over tensor [offset, offset + n) where it meets the block [first, last).
+    void updateWithin(float* p, const float* g, std::size_t offset, std::size_t n, std::size_t first,
+                      std::size_t last) {
+        const std::size_t lo = std::max(offset, first), hi = std::min(offset + n, last);
+        if (lo < hi) optimizer_->update(p, g, lo, hi - lo);
     }
 
     // The DataLoader pattern: fetch each sample on its own and collate into the batch buffer.
@@ -174,8 +211,12 @@ private:
     }
 
     TrainingProblem problem_;
+    std::unique_ptr<WorkerPool> pool_;  // before mlp_, which holds a pointer to it
     std::unique_ptr<CpuMlp> mlp_;
-    std::unique_ptr<BatchLoss> loss_;
+    std::unique_ptr<BatchLoss> loss_;        // evaluate()'s
+    std::vector<BatchLoss> chunkLoss_;       // (K) forwardLoss's, one per chunk
+    std::vector<double> chunkSums_;          // (K) each chunk's summed loss
+    std::vector<std::size_t> chunkCorrect_;  // (K) each chunk's correct predictions
     std::unique_ptr<Optimizer> optimizer_;
     AlignedVector<float> trainX_;  // (rows, cols) aligned copy of the training rows
     AlignedVector<float> batchX_, batchY_, dlogits_;
@@ -209,7 +250,7 @@ std::unique_ptr<Backend> makeCpuBackend() {
 }
 
 BackendInfo probeCpuBackend() {
-    return {"cpu", true, cpuModelName(), "", {{"threads", std::to_string(Eigen::nbThreads())}}};
+    return {"cpu", true, cpuModelName(), "", {{"threads", std::to_string(WorkerPool::hardwareThreads())}}};
 }
 
 }  // namespace wb

@@ -27,14 +27,17 @@ std::size_t width(int w) {
 }
 }  // namespace
 
-CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batchCapacity)
+CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batchCapacity, WorkerPool* pool)
     : layers_(initial.layers),
       values_(initial.values.begin(), initial.values.end()),
       grads_(initial.count(), 0.0f),
+      reduceScratch_(initial.count(), 0.0f),
       activation_(activation),
       keepPre_(activation == Activation::Relu || activation == Activation::Gelu),
-      capacity_(batchCapacity) {
+      capacity_(batchCapacity),
+      pool_(pool) {
     std::size_t maxPadded = kLanes;
+    chunks_.resize(chunkCount(batchCapacity));
     for (std::size_t l = 0; l < layers_.size(); ++l) {
         const LayerSlice& s = layers_[l];
         const std::size_t p = paddedWidth(width(s.out));
@@ -46,14 +49,20 @@ CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batc
         wT_.emplace_back(width(s.in) * p, 0.0f);
         bias_.emplace_back(p, 0.0f);
         wPad_.emplace_back(l > 0 ? width(s.out) * padded_[l - 1] : 0, 0.0f);
-        gradW_.emplace_back(width(s.out) * paddedWidth(width(s.in)), 0.0f);
-        gradB_.emplace_back(p, 0.0f);
+        for (Chunk& c : chunks_) {
+            c.gradW.emplace_back(width(s.out) * paddedWidth(width(s.in)), 0.0f);
+            c.gradB.emplace_back(p, 0.0f);
+        }
     }
     logits_.resize(batchCapacity * width(layers_.back().out));
-    zTile_.resize(kTileRows * padded_.back());
-    xTile_.resize(kTileRows * paddedWidth(width(layers_[0].in)), 0.0f);
-    delta_.resize(kTileRows * maxPadded);
-    deltaPrev_.resize(delta_.size());
+    dlogits_.resize(logits_.size());
+    for (Chunk& c : chunks_) {
+        c.zTile.resize(kTileRows * padded_.back());
+        c.xTile.resize(kTileRows * paddedWidth(width(layers_[0].in)), 0.0f);
+        c.delta.resize(kTileRows * maxPadded);
+        c.deltaPrev.resize(c.delta.size());
+        c.grads.resize(initial.count());
+    }
 }
 
 MlpParams CpuMlp::params() const {
@@ -63,17 +72,74 @@ MlpParams CpuMlp::params() const {
     return p;
 }
 
-const float* CpuMlp::forward(const float* x, std::size_t n) {
+void CpuMlp::checkCapacity(std::size_t n) const {
     if (n > capacity_) throw ConfigError("batch of " + std::to_string(n) + " rows exceeds the buffers' capacity");
+}
+
+void CpuMlp::runChunks(std::size_t n, const std::function<void(std::size_t)>& body) {
+    const std::size_t count = chunkCount(n);
+    if (pool_)
+        pool_->run(count, body);
+    else
+        for (std::size_t c = 0; c < count; ++c) body(c);
+}
+
+const float* CpuMlp::forward(const float* x, std::size_t n) {
+    checkCapacity(n);
     prepareWeights();
+    runChunks(n, [&](std::size_t c) { forwardChunk(x, c, n); });
+    return logits_.data();
+}
+
+void CpuMlp::forwardLoss(const float* x, std::size_t n, const ChunkLoss& loss) {
+    checkCapacity(n);
+    prepareWeights();
+    const std::size_t out = width(layers_.back().out);
+    runChunks(n, [&](std::size_t c) {
+        forwardChunk(x, c, n);
+        const std::size_t first = c * kChunkRows, rows = std::min(kChunkRows, n - first);
+        loss(c, first, rows, logits_.data() + first * out, dlogits_.data() + first * out);
+    });
+}
+
+void CpuMlp::backwardFromLoss(const float* x, std::size_t n) {
+    checkCapacity(n);
+    runChunks(n, [&](std::size_t c) { backwardChunk(x, dlogits_.data(), c, n); });
+    activeChunks_ = chunkCount(n);
+}
+
+void CpuMlp::backward(const float* x, const float* dlogits, std::size_t n, bool accumulate) {
+    checkCapacity(n);
+    runChunks(n, [&](std::size_t c) { backwardChunk(x, dlogits, c, n); });
+    activeChunks_ = chunkCount(n);
+    reduceGradients(0, grads_.size(), accumulate);
+}
+
+void CpuMlp::reduceGradients(std::size_t first, std::size_t count, bool accumulate) {
+    // Chunk by chunk over the range (vectorised loops), which sums each element in chunk order:
+    // ((c0 + c1) + c2) + ...; with `accumulate` the sum goes to scratch first, then onto grads.
+    float* g = grads_.data();
+    float* sum = accumulate ? reduceScratch_.data() : g;  // (paramCount)
+    std::copy_n(chunks_[0].grads.data() + first, count, sum + first);
+    for (std::size_t c = 1; c < activeChunks_; ++c) {
+        const float* part = chunks_[c].grads.data();
+        for (std::size_t i = first; i < first + count; ++i) sum[i] += part[i];
+    }
+    if (accumulate)
+        for (std::size_t i = first; i < first + count; ++i) g[i] += sum[i];
+}
+
+// The chunk's rows [chunk C, chunk C + C) of (n) through every layer, a tile at a time.
+void CpuMlp::forwardChunk(const float* x, std::size_t chunk, std::size_t n) {
+    Chunk& c = chunks_[chunk];
+    const std::size_t begin = chunk * kChunkRows, end = std::min(n, begin + kChunkRows);
     const std::size_t rowBytes = width(layers_[0].in) * sizeof(float);
-    for (std::size_t first = 0; first < n; first += kTileRows) {
+    for (std::size_t first = begin; first < end; first += kTileRows) {
         // The batch usually comes from memory, not cache: ask for a later tile while this one computes.
         const std::size_t ahead = first + kPrefetchTiles * kTileRows;
-        if (ahead < n) prefetch(x + ahead * width(layers_[0].in), std::min(kTileRows, n - ahead) * rowBytes);
-        forwardTile(x, first, std::min(kTileRows, n - first));
+        if (ahead < end) prefetch(x + ahead * width(layers_[0].in), std::min(kTileRows, end - ahead) * rowBytes);
+        forwardTile(c, x, first, std::min(kTileRows, end - first));
     }
-    return logits_.data();
 }
 
 // The weights in the layouts the kernels read, once per step: transposed (in, p) for the forward
@@ -94,7 +160,7 @@ void CpuMlp::prepareWeights() {
 }
 
 // Rows [first, first + rows) through every layer.
-void CpuMlp::forwardTile(const float* x, std::size_t first, std::size_t rows) {
+void CpuMlp::forwardTile(Chunk& c, const float* x, std::size_t first, std::size_t rows) {
     const float* in = x + first * width(layers_[0].in);  // (rows, w[0])
     std::size_t ldIn = width(layers_[0].in);
     const std::size_t last = layers_.size() - 1;
@@ -109,66 +175,69 @@ void CpuMlp::forwardTile(const float* x, std::size_t first, std::size_t rows) {
         ldIn = p;
     }
     const std::size_t out = width(layers_[last].out), p = padded(last);
-    multiplyRows(in, ldIn, rows, width(layers_[last].in), wT_[last].data(), p, p, bias_[last].data(), zTile_.data(), p);
-    copyRows(zTile_.data(), p, rows, out, logits_.data() + first * out, out);  // the logits, unpadded
+    multiplyRows(in, ldIn, rows, width(layers_[last].in), wT_[last].data(), p, p, bias_[last].data(), c.zTile.data(),
+                 p);
+    copyRows(c.zTile.data(), p, rows, out, logits_.data() + first * out, out);  // the logits, unpadded
 }
 
-void CpuMlp::backward(const float* x, const float* dlogits, std::size_t n, bool accumulate) {
+// The chunk's rows back through every layer into its own gradient buffer.
+void CpuMlp::backwardChunk(const float* x, const float* dlogits, std::size_t chunk, std::size_t n) {
+    Chunk& c = chunks_[chunk];
     for (std::size_t l = 0; l < layers_.size(); ++l) {
-        std::fill(gradW_[l].begin(), gradW_[l].end(), 0.0f);
-        std::fill(gradB_[l].begin(), gradB_[l].end(), 0.0f);
+        std::fill(c.gradW[l].begin(), c.gradW[l].end(), 0.0f);
+        std::fill(c.gradB[l].begin(), c.gradB[l].end(), 0.0f);
     }
     // The tiles in reverse: the last ones forward() touched are the likeliest still in cache.
-    const std::size_t tiles = (n + kTileRows - 1) / kTileRows;
+    const std::size_t begin = chunk * kChunkRows, end = std::min(n, begin + kChunkRows);
+    const std::size_t tiles = (end - begin + kTileRows - 1) / kTileRows;
     const std::size_t rowBytes = width(layers_[0].in) * sizeof(float);
     for (std::size_t t = tiles; t-- > 0;) {
-        const std::size_t first = t * kTileRows;
+        const std::size_t first = begin + t * kTileRows;
         if (t >= kPrefetchTiles)
             prefetch(x + (first - kPrefetchTiles * kTileRows) * width(layers_[0].in), kTileRows * rowBytes);
-        backwardTile(x, dlogits, first, std::min(kTileRows, n - first));
+        backwardTile(c, x, dlogits, first, std::min(kTileRows, end - first));
     }
-    storeGradients(accumulate);
+    storeChunkGradients(c);
 }
 
 // Rows [first, first + rows) back through every layer, adding to the gradient accumulators.
-void CpuMlp::backwardTile(const float* x, const float* dlogits, std::size_t first, std::size_t rows) {
+void CpuMlp::backwardTile(Chunk& c, const float* x, const float* dlogits, std::size_t first, std::size_t rows) {
     const std::size_t last = layers_.size() - 1;
     const std::size_t outL = width(layers_[last].out), pL = padded(last);
-    std::fill_n(delta_.data(), rows * pL, 0.0f);  // (rows, pL)
-    copyRows(dlogits + first * outL, outL, rows, outL, delta_.data(), pL);
+    std::fill_n(c.delta.data(), rows * pL, 0.0f);  // (rows, pL)
+    copyRows(dlogits + first * outL, outL, rows, outL, c.delta.data(), pL);
     const std::size_t in0 = width(layers_[0].in), p0 = paddedWidth(in0);
-    copyRows(x + first * in0, in0, rows, in0, xTile_.data(), p0);  // padded: see the weight gradient below
+    copyRows(x + first * in0, in0, rows, in0, c.xTile.data(), p0);  // padded: see the weight gradient below
     for (std::size_t l = last + 1; l-- > 0;) {
         const LayerSlice& s = layers_[l];
         const std::size_t p = padded(l);
         const std::size_t ldIn = l == 0 ? p0 : padded(l - 1);
-        const float* in = l == 0 ? xTile_.data() : post_[l - 1].data() + first * ldIn;  // (rows, ldIn)
+        const float* in = l == 0 ? c.xTile.data() : post_[l - 1].data() + first * ldIn;  // (rows, ldIn)
         // gradW (w[l+1], ldIn) += deltaᵀ · in: vectorised over the layer's inputs, which are wider
         // than its outputs in a funnel-shaped MLP (61 → 20 → 10 → 1), so fewer lanes are padding.
-        accumulateTransposedProduct(delta_.data(), p, rows, width(s.out), in, ldIn, ldIn, gradW_[l].data(), ldIn);
-        accumulateColumnSums(delta_.data(), p, rows, p, gradB_[l].data());
+        accumulateTransposedProduct(c.delta.data(), p, rows, width(s.out), in, ldIn, ldIn, c.gradW[l].data(), ldIn);
+        accumulateColumnSums(c.delta.data(), p, rows, p, c.gradB[l].data());
         if (l == 0) break;  // no gradient needed for the input
         // deltaPrev (rows, p[l]) = delta · W, then times f'(z) of the previous layer.
-        multiplyRows(delta_.data(), p, rows, width(s.out), wPad_[l].data(), ldIn, ldIn, nullptr, deltaPrev_.data(),
+        multiplyRows(c.delta.data(), p, rows, width(s.out), wPad_[l].data(), ldIn, ldIn, nullptr, c.deltaPrev.data(),
                      ldIn);
         const float* a = post_[l - 1].data() + first * ldIn;
         const float* z = keepPre_ ? pre_[l - 1].data() + first * ldIn : a;  // unread without keepPre_
-        activationBackward(activation_, z, a, deltaPrev_.data(), rows * ldIn);
-        std::swap(delta_, deltaPrev_);
+        activationBackward(activation_, z, a, c.deltaPrev.data(), rows * ldIn);
+        std::swap(c.delta, c.deltaPrev);
     }
 }
 
-// The accumulators into grads_, in MlpParams' layout: weights (out, in), biases (out).
-void CpuMlp::storeGradients(bool accumulate) {
+// A chunk's accumulators into its gradient, in MlpParams' layout: weights (out, in), biases (out).
+void CpuMlp::storeChunkGradients(Chunk& c) {
     for (std::size_t l = 0; l < layers_.size(); ++l) {
         const LayerSlice& s = layers_[l];
         const std::size_t in = width(s.in), out = width(s.out), pIn = paddedWidth(in);
-        float* gw = grads_.data() + s.weightOffset;  // (out, in)
-        float* gb = grads_.data() + s.biasOffset;    // (out)
+        float* gw = c.grads.data() + s.weightOffset;  // (out, in)
+        float* gb = c.grads.data() + s.biasOffset;    // (out)
         for (std::size_t j = 0; j < out; ++j) {
-            const float* row = gradW_[l].data() + j * pIn;  // (pIn)
-            for (std::size_t k = 0; k < in; ++k) gw[j * in + k] = (accumulate ? gw[j * in + k] : 0.0f) + row[k];
-            gb[j] = (accumulate ? gb[j] : 0.0f) + gradB_[l][j];
+            std::copy_n(c.gradW[l].data() + j * pIn, in, gw + j * in);
+            gb[j] = c.gradB[l][j];
         }
     }
 }

@@ -6,6 +6,7 @@
 
 #include "enum_names.h"
 #include "errors.h"
+#include "step_math.h"
 
 namespace wb {
 
@@ -15,118 +16,73 @@ const EnumNames<OptimizerKind> kOptimizerNames = {{OptimizerKind::Adam, "adam"},
                                                   {OptimizerKind::Sgd, "sgd"},
                                                   {OptimizerKind::RmsProp, "rmsprop"}};
 
+// Every update is step_math.h's element formula in a loop over [offset, offset + n); the scalars
+// that do not change inside a step (stepmath::OptimizerScalars) are hoisted, so the compiler
+// unswitches the formula's branches on them and vectorises the loop.
+
 // torch.optim.Adam / AdamW (single-tensor path). Scalars are computed in double as PyTorch does in
 // Python, then applied in float as its float kernels do.
 class Adam final : public Optimizer {
 public:
-    Adam(const OptimizerSpec& s, std::size_t n, bool decoupled)
-        : s_(s), decoupled_(decoupled), m_(n, 0.0f), v_(n, 0.0f) {}
+    Adam(const OptimizerSpec& s, std::size_t n) : s_(stepmath::optimizerScalars(s)), m_(n, 0.0f), v_(n, 0.0f) {}
 
-    void beginStep() override {
-        ++step_;
-        const double bc1 = 1.0 - std::pow(s_.beta1, static_cast<double>(step_));
-        const double bc2 = 1.0 - std::pow(s_.beta2, static_cast<double>(step_));
-        stepSize_ = static_cast<float>(s_.lr / bc1);
-        bc2Sqrt_ = static_cast<float>(std::sqrt(bc2));
-    }
+    void beginStep() override { t_ = stepmath::stepScalars(s_, ++step_); }
 
     void update(float* p, const float* g, std::size_t offset, std::size_t n) override {
-        if (decoupled_) {  // AdamW: decay the weight itself, before the update
-            const float decay = static_cast<float>(1.0 - s_.lr * s_.weightDecay);
-            for (std::size_t i = offset; i < offset + n; ++i) p[i] *= decay;
-        }
-        // Without branches in the loop body, so the compiler vectorises it.
-        if (!decoupled_ && s_.weightDecay != 0.0)
-            adamUpdate<true>(p, g, offset, n);
-        else
-            adamUpdate<false>(p, g, offset, n);
-    }
-
-private:
-    // Adam's moment and parameter update; kL2: Adam's weight decay, added to the gradient.
-    template <bool kL2>
-    void adamUpdate(float* p, const float* g, std::size_t offset, std::size_t n) {
-        const auto b1 = static_cast<float>(s_.beta1), b2 = static_cast<float>(s_.beta2);
-        const auto eps = static_cast<float>(s_.eps), wd = static_cast<float>(s_.weightDecay);
-        const float stepSize = stepSize_, bc2Sqrt = bc2Sqrt_;  // locals: no aliasing with p
+        const stepmath::OptimizerScalars s = s_;  // locals: no aliasing with p
+        const stepmath::StepScalars t = t_;
         float* m = m_.data();
         float* v = v_.data();
-        for (std::size_t i = offset; i < offset + n; ++i) {
-            float grad = g[i];
-            if constexpr (kL2) grad += wd * p[i];
-            m[i] = m[i] * b1 + grad * (1.0f - b1);
-            v[i] = v[i] * b2 + grad * grad * (1.0f - b2);
-            const float denom = std::sqrt(v[i]) / bc2Sqrt + eps;
-            p[i] -= stepSize * (m[i] / denom);
-        }
+        for (std::size_t i = offset; i < offset + n; ++i) stepmath::adamElement(s, t, p[i], g[i], m[i], v[i]);
     }
 
 private:
-    OptimizerSpec s_;
-    bool decoupled_;
+    stepmath::OptimizerScalars s_;
     std::vector<float> m_, v_;  // (paramCount) first and second moments
-    float stepSize_ = 0, bc2Sqrt_ = 1;
+    stepmath::StepScalars t_;
 };
 
 // torch.optim.SGD with momentum, dampening, Nesterov and weight decay.
 class Sgd final : public Optimizer {
 public:
-    Sgd(const OptimizerSpec& s, std::size_t n) : s_(s), buf_(s.momentum != 0.0 ? n : 0, 0.0f) {}
-    void beginStep() override { ++step_; }
+    Sgd(const OptimizerSpec& s, std::size_t n)
+        : s_(stepmath::optimizerScalars(s)), buf_(s.momentum != 0.0 ? n : 0, 0.0f) {}
+    void beginStep() override { t_ = stepmath::stepScalars(s_, ++step_); }
 
     void update(float* p, const float* g, std::size_t offset, std::size_t n) override {
-        const auto lr = static_cast<float>(s_.lr), wd = static_cast<float>(s_.weightDecay);
-        const auto mu = static_cast<float>(s_.momentum), damp = static_cast<float>(s_.dampening);
-        for (std::size_t i = offset; i < offset + n; ++i) {
-            float d = g[i];
-            if (wd != 0.0f) d += wd * p[i];
-            if (mu != 0.0f) {
-                float& b = buf_[i];
-                b = (step_ == 1) ? d : b * mu + d * (1.0f - damp);  // the buffer starts as a copy
-                d = s_.nesterov ? d + mu * b : b;
-            }
-            p[i] -= lr * d;
-        }
+        const stepmath::OptimizerScalars s = s_;
+        const stepmath::StepScalars t = t_;
+        float unused = 0.0f;  // the momentum buffer's slot without momentum: neither read nor written
+        for (std::size_t i = offset; i < offset + n; ++i)
+            stepmath::sgdElement(s, t, p[i], g[i], buf_.empty() ? unused : buf_[i]);
     }
 
 private:
-    OptimizerSpec s_;
+    stepmath::OptimizerScalars s_;
     std::vector<float> buf_;  // (paramCount) momentum buffer, empty without momentum
+    stepmath::StepScalars t_;
 };
 
 // torch.optim.RMSprop, plain or centred, with optional momentum.
 class RmsProp final : public Optimizer {
 public:
     RmsProp(const OptimizerSpec& s, std::size_t n)
-        : s_(s), sq_(n, 0.0f), avg_(s.centered ? n : 0, 0.0f), buf_(s.momentum > 0 ? n : 0, 0.0f) {}
+        : s_(stepmath::optimizerScalars(s)),
+          sq_(n, 0.0f),
+          avg_(s.centered ? n : 0, 0.0f),
+          buf_(s.momentum > 0 ? n : 0, 0.0f) {}
     void beginStep() override { ++step_; }
 
     void update(float* p, const float* g, std::size_t offset, std::size_t n) override {
-        const auto lr = static_cast<float>(s_.lr), wd = static_cast<float>(s_.weightDecay);
-        const auto a = static_cast<float>(s_.alpha), eps = static_cast<float>(s_.eps);
-        const auto mu = static_cast<float>(s_.momentum);
-        for (std::size_t i = offset; i < offset + n; ++i) {
-            float grad = g[i];
-            if (wd != 0.0f) grad += wd * p[i];
-            sq_[i] = sq_[i] * a + grad * grad * (1.0f - a);
-            float denom;
-            if (s_.centered) {
-                avg_[i] = avg_[i] * a + grad * (1.0f - a);
-                denom = std::sqrt(sq_[i] - avg_[i] * avg_[i]) + eps;
-            } else {
-                denom = std::sqrt(sq_[i]) + eps;
-            }
-            if (mu > 0.0f) {
-                buf_[i] = buf_[i] * mu + grad / denom;
-                p[i] -= lr * buf_[i];
-            } else {
-                p[i] -= lr * (grad / denom);
-            }
-        }
+        const stepmath::OptimizerScalars s = s_;
+        float unusedAvg = 0.0f, unusedBuf = 0.0f;  // slots of the state a configuration does not keep
+        for (std::size_t i = offset; i < offset + n; ++i)
+            stepmath::rmspropElement(s, p[i], g[i], sq_[i], avg_.empty() ? unusedAvg : avg_[i],
+                                     buf_.empty() ? unusedBuf : buf_[i]);
     }
 
 private:
-    OptimizerSpec s_;
+    stepmath::OptimizerScalars s_;
     std::vector<float> sq_, avg_, buf_;  // (paramCount) square average, gradient average, momentum
 };
 
@@ -162,8 +118,8 @@ void OptimizerSpec::validate() const {
 std::unique_ptr<Optimizer> makeOptimizer(const OptimizerSpec& spec, std::size_t paramCount) {
     spec.validate();
     switch (spec.kind) {
-        case OptimizerKind::Adam: return std::make_unique<Adam>(spec, paramCount, false);
-        case OptimizerKind::AdamW: return std::make_unique<Adam>(spec, paramCount, true);
+        case OptimizerKind::Adam:
+        case OptimizerKind::AdamW: return std::make_unique<Adam>(spec, paramCount);
         case OptimizerKind::Sgd: return std::make_unique<Sgd>(spec, paramCount);
         case OptimizerKind::RmsProp: return std::make_unique<RmsProp>(spec, paramCount);
     }

@@ -27,6 +27,8 @@ void RunConfig::validate() const {
     if (backend != "cpu" && backend != "cuda" && !isFrameworkBackend(backend))
         throw ConfigError("unknown backend '" + backend + "' (valid: cpu, cuda, torch, keras, jax)");
     framework.validate();
+    if (threads < 0 || threads > 1024)
+        throw ConfigError("threads must be in [0, 1024], got " + std::to_string(threads));
 }
 
 void to_json(nlohmann::json& j, const TrainSpec& s) {
@@ -63,7 +65,7 @@ void to_json(nlohmann::json& j, const RunConfig& c) {
          {"optimizer", c.optimizer}, {"train", c.train},
          {"execution", c.execution}, {"backend", c.backend},
          {"device", c.device},       {"init_weights", c.initWeights},
-         {"framework", c.framework}};
+         {"framework", c.framework}, {"threads", c.threads}};
 }
 
 void from_json(const nlohmann::json& j, RunConfig& c) {
@@ -83,6 +85,7 @@ void from_json(const nlohmann::json& j, RunConfig& c) {
     c.backend = fieldOr(j, "backend", c.backend);
     c.device = fieldOr(j, "device", c.device);
     c.initWeights = fieldOr(j, "init_weights", std::string{});
+    c.threads = fieldOr(j, "threads", c.threads);
     if (j.contains("framework") && j.at("framework").is_object()) section("framework", c.framework);
 }
 

@@ -39,7 +39,9 @@ struct RunConfig {
     int device = 0;               // CUDA device index
     FrameworkOptions framework;   // the interpreter and knobs of a framework backend
     std::string initWeights;      // safetensors to start from; empty = initialise from seed
-    void validate() const;        // throws ConfigError
+    // Threads of the CPU backend: 0 = the machine's hardware threads. Results do not depend on it.
+    int threads = 0;
+    void validate() const;  // throws ConfigError
 };
 
 void to_json(nlohmann::json& j, const TrainSpec& s);

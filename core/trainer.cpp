@@ -100,8 +100,8 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
     // A device that fails while allocating (out of memory, a lost GPU) fails the run like one that
     // fails during it; a ConfigError (switches the backend cannot honour) still propagates.
     try {
-        backend_.setup(
-            {&data_, config_.model, config_.optimizer, config_.execution, batch, initial, &cancel, &config_});
+        backend_.setup({&data_, config_.model, config_.optimizer, config_.execution, batch, initial, &cancel, &config_,
+                        config_.threads});
     } catch (const DeviceError& e) {
         markFailed(record, std::string("setup failed: ") + e.what());
     } catch (const FrameworkError& e) {  // the interpreter would not start, a module is missing, ...

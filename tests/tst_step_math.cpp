@@ -1,5 +1,5 @@
-// The shared host/device element maths (kernels/step_math.h) against core's own functions, which
-// are the CPU reference: every activation and its derivative, both losses and their gradients,
+// The vectorised CPU loops (math_ops.cpp, cpu_loss.cpp, optimizer.cpp) against the scalar source they
+// share, core/step_math.h: every activation and its derivative, both losses and their gradients,
 // and every optimizer's update over several steps, including extreme inputs.
 #include <QtTest>
 
@@ -71,10 +71,11 @@ private slots:
         for (std::size_t i = 0; i < kInputs.size(); ++i) {
             const float z = kInputs[i];
             const float got = stepmath::activate(activation, z);
-            QVERIFY2(close(got, y[i], 2e-6, 1e-7), qPrintable(mismatch("f", z, got, y[i])));
+            // Absolute 1e-6: near z = -3 gelu cancels in 1 + erf, and the erfs differ by a few ulp.
+            QVERIFY2(close(got, y[i], 2e-6, 1e-6), qPrintable(mismatch("f", z, got, y[i])));
             // The derivative from core's own y, so only the derivative formula is compared.
             const float d = stepmath::activationBackward(activation, z, y[i], dy[i]);
-            QVERIFY2(close(d, dz[i], 2e-6, 1e-7), qPrintable(mismatch("f'", z, d, dz[i])));
+            QVERIFY2(close(d, dz[i], 2e-6, 1e-6), qPrintable(mismatch("f'", z, d, dz[i])));
             QVERIFY(std::isfinite(got) && std::isfinite(d));
         }
     }

@@ -142,6 +142,8 @@ def parse_peer_args(doc, default_name, argv=None):
     """Parses and checks a peer's command line. Returns (args, reason): reason is why the peer
     must skip (no torch, no GPU), or None."""
     args = peer_core.parse_args(doc, default_name, argv)
+    if args.activation != "tanh":  # the hand-written model (Mlp above) is tanh only
+        return args, f"this peer's model is tanh only, not {args.activation} (use an exported-loop peer)"
     return args, unavailable_reason(args.device)
 
 

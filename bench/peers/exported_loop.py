@@ -28,7 +28,8 @@ def export_command(framework, switches, args):
     """The `mlpwb export` command line for `switches` ({"data_path": "device_resident", ...})."""
     cmd = [mlpwb_path(), "export", "--framework", framework, "--name", args.name,
            "--batch-size", str(args.batch_size), "--seed", str(args.seed), "--lr", repr(args.lr),
-           "--layers", ",".join(str(w) for w in args.hidden), "--framework-device", args.device]
+           "--layers", ",".join(str(w) for w in args.hidden), "--activation", args.activation,
+           "--framework-device", args.device]
     for switch, value in switches.items():
         cmd += ["--" + switch.replace("_", "-"), value]
     return cmd

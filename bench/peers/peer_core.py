@@ -302,6 +302,8 @@ def build_arg_parser(description, default_name):
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
     parser.add_argument("--hidden", type=parse_hidden, default=DEFAULT_HIDDEN,
                         help="hidden widths, comma-separated (default 20,10)")
+    parser.add_argument("--activation", choices=("tanh", "relu", "sigmoid", "gelu", "identity"), default="tanh",
+                        help="hidden activation (the exported-loop peers; the hand-written ones are tanh only)")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--threads", type=int, default=None,
                         help="threads of the framework's CPU ops; default: leave the framework's choice")
@@ -353,7 +355,7 @@ def peer_config(args, loop, backend, init):
     """The RunRecord "config" of a peer; `loop` describes what the measured loop does and `init`
     names the initial weights' distribution when they do not come from a file."""
     return {
-        "model": {"hidden": list(args.hidden), "activation": "tanh",
+        "model": {"hidden": list(args.hidden), "activation": getattr(args, "activation", "tanh"),
                   "init": "file" if args.init_weights else init,
                   "init_weights": args.init_weights, "init_seed": None if args.init_weights else args.seed},
         "optimizer": {"kind": "adam", "lr": args.lr, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8,

@@ -1,13 +1,15 @@
-// The per-element maths of a training step, written once for the host and the device: activations
-// and their derivatives, the per-sample losses and their gradients, and one element of each
-// optimizer's update. Every formula and its order of operations copies core/math_ops.cpp and
-// core/optimizer.cpp, so a kernel built on these computes what the CPU reference computes, to
-// float rounding (the device's tanhf/expf/erff differ from glibc's by an ulp or two, and nvcc may
-// contract a*b+c into one FMA).
+// The one definition of the per-element maths of a training step, for the host and the device:
+// activations and their derivatives, the per-sample losses and their gradients, and one element of
+// each optimizer's update. core's CPU loops call these functions (math_ops.cpp, cpu_loss.cpp,
+// optimizer.cpp) and the CUDA kernels (kernels/) include this same header, so a formula is written
+// once. The transcendental functions are the one part with a second form: the CPU's vectorised
+// loops compute tanh, exp, log, log1p and erf with Eigen's packet maths and pass the values to the
+// `...From` formulas below; the scalar forms here call libm (or CUDA's device maths), which differ
+// from Eigen's by a few ulp. tst_step_math checks the vectorised loops against this scalar source.
 //
-// CUDA-free: no CUDA header is included; under nvcc the functions become __host__ __device__.
-// Maths is called through the global C functions (::tanhf, ::expf, ...), which CUDA declares for
-// the device and <math.h> declares for the host.
+// CUDA-free: no CUDA header is included; under nvcc the functions become __host__ __device__, for
+// the host compiler WB_HD is empty. Maths is called through the global C functions (::tanhf,
+// ::expf, ...), which CUDA declares for the device and <math.h> declares for the host.
 #pragma once
 
 #include <math.h>
@@ -31,36 +33,64 @@ WB_HD inline float maxOf(float a, float b) {
     return (a < b) ? b : a;
 }
 
-WB_HD inline float sigmoid(float z) {
-    return 1.0f / (1.0f + ::expf(-z));
-}
-
 // ---- Activations --------------------------------------------------------------------------------
 
 constexpr float kInvSqrt2 = 0.70710678118654752f;
 constexpr float kInvSqrt2Pi = 0.39894228040143268f;
 
+// Each formula takes its transcendental part as an argument, so the CPU's vectorised loops can
+// supply it from Eigen's packet maths and still share the formula.
+
+// sigmoid given e = exp(-z).
+WB_HD inline float sigmoidFrom(float e) {
+    return 1.0f / (1.0f + e);
+}
+WB_HD inline float relu(float z) {
+    return z > 0.0f ? z : 0.0f;
+}
+// Exact GELU (PyTorch's default), x Phi(x), given erfTerm = erf(z / sqrt 2).
+WB_HD inline float geluFrom(float z, float erfTerm) {
+    return 0.5f * z * (1.0f + erfTerm);
+}
+
+// dz = dy f'(z) for each activation, from what it needs: tanh and sigmoid their output y, relu z.
+WB_HD inline float tanhBackward(float y, float dy) {
+    return dy * (1.0f - y * y);
+}
+WB_HD inline float sigmoidBackward(float y, float dy) {
+    return dy * (y * (1.0f - y));
+}
+WB_HD inline float reluBackward(float z, float dy) {
+    return z > 0.0f ? dy : 0.0f;
+}
+// GELU's derivative Phi(z) + z phi(z), given erfTerm = erf(z / sqrt 2) and expTerm = exp(-z^2 / 2).
+WB_HD inline float geluBackwardFrom(float z, float erfTerm, float expTerm, float dy) {
+    return dy * (0.5f * (1.0f + erfTerm) + z * kInvSqrt2Pi * expTerm);
+}
+
+WB_HD inline float sigmoid(float z) {
+    return sigmoidFrom(::expf(-z));
+}
+
 // y = f(z).
 WB_HD inline float activate(Activation a, float z) {
     switch (a) {
         case Activation::Tanh: return ::tanhf(z);
-        case Activation::Relu: return z > 0.0f ? z : 0.0f;
+        case Activation::Relu: return relu(z);
         case Activation::Sigmoid: return sigmoid(z);
-        case Activation::Gelu: return 0.5f * z * (1.0f + ::erff(z * kInvSqrt2));  // exact GELU, x Phi(x)
+        case Activation::Gelu: return geluFrom(z, ::erff(z * kInvSqrt2));
         case Activation::Identity: return z;
     }
     return z;
 }
 
-// dz = dy * f'(z), given z and y = f(z) (tanh and sigmoid use y, relu and gelu use z), exactly as
-// core's activationBackward.
+// dz = dy * f'(z), given z and y = f(z) (tanh and sigmoid use y, relu and gelu use z).
 WB_HD inline float activationBackward(Activation a, float z, float y, float dy) {
     switch (a) {
-        case Activation::Tanh: return dy * (1.0f - y * y);
-        case Activation::Relu: return z > 0.0f ? dy : 0.0f;
-        case Activation::Sigmoid: return dy * (y * (1.0f - y));
-        case Activation::Gelu:
-            return dy * (0.5f * (1.0f + ::erff(z * kInvSqrt2)) + z * kInvSqrt2Pi * ::expf(-0.5f * z * z));
+        case Activation::Tanh: return tanhBackward(y, dy);
+        case Activation::Relu: return reluBackward(z, dy);
+        case Activation::Sigmoid: return sigmoidBackward(y, dy);
+        case Activation::Gelu: return geluBackwardFrom(z, ::erff(z * kInvSqrt2), ::expf(-0.5f * z * z), dy);
         case Activation::Identity: return dy;
     }
     return dy;
@@ -68,21 +98,32 @@ WB_HD inline float activationBackward(Activation a, float z, float y, float dy) 
 
 // ---- Losses (one logit z, one label y in {0, 1}) -------------------------------------------------
 
+// BCEWithLogits: max(z,0) - z y + log(1 + exp(-|z|)), finite for any finite z; given
+// softplusTerm = log1p(exp(-|z|)).
+WB_HD inline float bceWithLogitsFrom(float z, float y, float softplusTerm) {
+    return maxOf(z, 0.0f) - z * y + softplusTerm;
+}
+// Sigmoid + BCELoss given logP = log(p) and log1mP = log(1 - p): BCELoss clamps each log at -100.
+WB_HD inline float sigmoidBceFrom(float y, float logP, float log1mP) {
+    return -(y * maxOf(logP, -100.0f) + (1.0f - y) * maxOf(log1mP, -100.0f));
+}
+
 // The per-sample loss; `p` = sigmoid(z), which the caller needs anyway.
 WB_HD inline float sampleLoss(LossKind kind, float z, float y, float p) {
-    if (kind == LossKind::BceWithLogits)  // max(z,0) - z y + log(1 + exp(-|z|)), finite for any finite z
-        return maxOf(z, 0.0f) - z * y + ::log1pf(::expf(-::fabsf(z)));
-    const float logP = maxOf(::logf(p), -100.0f);  // BCELoss clamps each log at -100
-    const float log1mP = maxOf(::logf(1.0f - p), -100.0f);
-    return -(y * logP + (1.0f - y) * log1mP);
+    if (kind == LossKind::BceWithLogits) return bceWithLogitsFrom(z, y, ::log1pf(::expf(-::fabsf(z))));
+    return sigmoidBceFrom(y, ::logf(p), ::logf(1.0f - p));
+}
+
+// BCELoss's backward, then the sigmoid's: PyTorch's two separate steps.
+WB_HD inline float sigmoidBceGrad(float y, float p, float invN) {
+    const float dp = (p - y) / maxOf((1.0f - p) * p, 1e-12f) * invN;
+    return dp * (p * (1.0f - p));
 }
 
 // d(mean loss)/dz for this sample, with invN = 1 / (rows of the batch).
 WB_HD inline float lossGrad(LossKind kind, float y, float p, float invN) {
     if (kind == LossKind::BceWithLogits) return (p - y) * invN;
-    // BCELoss's backward, then the sigmoid's: PyTorch's two separate steps.
-    const float dp = (p - y) / maxOf((1.0f - p) * p, 1e-12f) * invN;
-    return dp * (p * (1.0f - p));
+    return sigmoidBceGrad(y, p, invN);
 }
 
 // Whether the prediction (p >= 0.5) matches the label.

@@ -1,0 +1,95 @@
+// The CPU's vectorised activations and derivatives (math_ops.h: activate, activationBackward) against
+// a double-precision reference over the whole float range: every exponent of both signs, zeros,
+// subnormals, the largest floats, ±inf and NaN. Values within 1e-6 (absolute, or relative where
+// the value exceeds 1); a NaN reference wants a NaN, an infinite one the same infinity.
+#include <QtTest>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "math_ops.h"
+#include "reference_activation.h"
+
+using namespace wb;
+
+Q_DECLARE_METATYPE(wb::Activation)
+
+namespace {
+float fromBits(std::uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+// Bit patterns at a stride coprime to 2^32 (every exponent, both signs, NaNs among them) and the
+// special values.
+std::vector<float> wholeRange() {
+    std::vector<float> v;
+    for (std::uint64_t bits = 0; bits < (1ull << 32); bits += 40'009)
+        v.push_back(fromBits(static_cast<std::uint32_t>(bits)));
+    const float inf = std::numeric_limits<float>::infinity();
+    for (float s : {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::max(),
+                    std::numeric_limits<float>::lowest(), std::numeric_limits<float>::denorm_min(),
+                    std::numeric_limits<float>::min(), -3.0f, -1.0f, 1e-4f, 0.5f, 4.0f, 9.0f, -9.0f})
+        v.push_back(s);
+    return v;
+}
+
+bool matches(double got, double expected) {
+    if (std::isnan(expected)) return std::isnan(got);
+    if (std::isinf(expected)) return got == expected;
+    // The float rounding of the reference itself is within this bound.
+    return std::abs(got - expected) <= 1e-6 * std::max(1.0, std::abs(expected));
+}
+
+QString mismatch(const char* what, float z, double got, double expected) {
+    return QString("%1 at %2: got %3, expected %4")
+        .arg(what)
+        .arg(z, 0, 'g', 9)
+        .arg(got, 0, 'g', 9)
+        .arg(expected, 0, 'g', 9);
+}
+}  // namespace
+
+class TestActivationAccuracy : public QObject {
+    Q_OBJECT
+
+private slots:
+    void wholeFloatRange_data() {
+        QTest::addColumn<Activation>("activation");
+        QTest::newRow("tanh") << Activation::Tanh;
+        QTest::newRow("sigmoid") << Activation::Sigmoid;
+        QTest::newRow("gelu") << Activation::Gelu;
+        QTest::newRow("relu") << Activation::Relu;
+        QTest::newRow("identity") << Activation::Identity;
+    }
+
+    void wholeFloatRange() {
+        QFETCH(Activation, activation);
+        const std::vector<float> z = wholeRange();
+        std::vector<float> y = z;
+        activate(activation, y.data(), y.size());
+        std::vector<float> dz(z.size(), 1.0f);  // upstream gradient 1: dz is f'(z) itself
+        activationBackward(activation, z.data(), y.data(), dz.data(), dz.size());
+        int failures = 0;
+        for (std::size_t i = 0; i < z.size() && failures < 5; ++i) {
+            const double ref = referenceActivation(activation, z[i]);
+            const double dref = referenceDerivative(activation, z[i]);
+            if (!matches(y[i], ref)) {
+                qWarning().noquote() << mismatch("f", z[i], y[i], ref);
+                ++failures;
+            }
+            if (!matches(dz[i], dref)) {
+                qWarning().noquote() << mismatch("f'", z[i], dz[i], dref);
+                ++failures;
+            }
+        }
+        QCOMPARE(failures, 0);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestActivationAccuracy)
+#include "tst_activation_accuracy.moc"
