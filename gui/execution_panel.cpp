@@ -11,6 +11,8 @@
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <thread>
 #include <utility>
 
 #include "errors.h"
@@ -370,11 +372,28 @@ QWidget* ExecutionPanel::buildSwitchesGroup() {
     auto* repeatsLabel = new QLabel("Repeats");
     repeatsLabel->setToolTip("Spread, not noise: each configuration trained more than once gives its speed's range");
     switchesForm_->addRow(repeatsLabel, repeats);
+    threads_ = new QSpinBox;
+    threads_->setObjectName("threads");
+    threads_->setRange(0, kMaxThreads);
+    // 0 is the default: every hardware thread of the machine the run trains on.
+    threads_->setSpecialValueText(QString("all (%1)").arg(std::max(1u, std::thread::hardware_concurrency())));
+    threads_->setToolTip(
+        "Threads of the CPU backend. A batch is cut into the same row chunks whatever the "
+        "count, so every count gives the same numbers to the last bit; only the time differs");
+    switchesForm_->addRow("CPU threads", threads_);
     warningLabel_ = warningLabel();
     column->addWidget(warningLabel_);  // below the form: a form misjudges a wrapped label that comes and goes
     showSettings(ExecutionSettings{});
     connect(presetCombo_, &QComboBox::currentIndexChanged, this, &ExecutionPanel::onPresetChosen);
     return group;
+}
+
+int ExecutionPanel::threads() const {
+    return threads_->value();
+}
+
+void ExecutionPanel::setThreads(int threads) {
+    threads_->setValue(threads);
 }
 
 ExecutionSettings ExecutionPanel::settings() const {

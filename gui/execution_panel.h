@@ -71,6 +71,10 @@ public:
     int runRepeats() const;
     int compareRepeats() const;
     void setRepeats(int run, int compare);
+    // Threads of the CPU backend (RunConfig::threads): 0 = the machine's hardware threads.
+    static constexpr int kMaxThreads = 1024;
+    int threads() const;
+    void setThreads(int threads);
 
     // Whether a run can be queued with these settings, and if not, why (in a sentence).
     bool valid() const;
@@ -112,6 +116,7 @@ private:
     QLabel* warningLabel_ = nullptr;
     QSpinBox* runRepeats_ = nullptr;
     QSpinBox* compareRepeats_ = nullptr;
+    QSpinBox* threads_ = nullptr;
     bool updating_ = false;  // set while a preset or setter fills the switches
 };
 

@@ -317,6 +317,7 @@ RunConfig MainWindow::currentConfig() const {
     c.execution = executionPanel_->settings();
     c.backend = executionPanel_->backend().toStdString();
     c.framework = executionPanel_->frameworkOptions();
+    c.threads = executionPanel_->threads();
     c.name = defaultRunName(c);  // the preset, the backend and what else differs: legends tell runs apart
     return c;
 }
@@ -506,6 +507,7 @@ void MainWindow::restoreSettings() {
         executionPanel_->setSettings(c.execution);
         executionPanel_->setFrameworkOptions(c.framework);  // device and knobs; the interpreter is its own setting
         executionPanel_->setBackend(QString::fromStdString(c.backend));
+        executionPanel_->setThreads(c.threads);
         dataPanel_->setPrepareSpec(c.prepare);
         dataPanel_->setDataSpec(c.data);  // the built-in rows and seed, the CSV options, the last file
     } catch (const std::exception&) {

@@ -240,7 +240,9 @@ void TestMainWindow::lastConfigurationPersists() {
         train.epochs = 17;
         train.batchSize = 512;
         model->setTrainSpec(train);
-        first.close();  // saves the settings
+        first.findChild<ExecutionPanel*>()->setThreads(3);
+        QCOMPARE(first.currentConfig().threads, 3);  // what Run queues
+        first.close();                               // saves the settings
     }
     MainWindow second;
     auto* data = second.findChild<DataPanel*>();
@@ -249,6 +251,7 @@ void TestMainWindow::lastConfigurationPersists() {
     QCOMPARE(data->dataSpec().seed, std::uint64_t{7});
     QCOMPARE(second.currentConfig().train.epochs, 17);
     QCOMPARE(second.currentConfig().train.batchSize, 512);
+    QCOMPARE(second.currentConfig().threads, 3);
 }
 
 void TestMainWindow::viewMenuReopensClosedDocks_data() {
