@@ -17,6 +17,7 @@
 #include <QToolBar>
 #include <QtTest>
 #include <map>
+#include <memory>
 
 #include "about_dialog.h"
 #include "data_panel.h"
@@ -42,6 +43,7 @@ class TestMainWindow : public QObject {
 
 private slots:
     void initTestCase();
+    void init();
     void shortcutsAreUniqueAndPresent_data();
     void shortcutsAreUniqueAndPresent();
     void compareQueuesAndOverlaysBothPresets();
@@ -56,7 +58,7 @@ private slots:
     void hasAMinimumSize();
 
 private:
-    QTemporaryDir runFolder_;
+    std::unique_ptr<QTemporaryDir> runFolder_;
 };
 
 void TestMainWindow::initTestCase() {
@@ -66,8 +68,14 @@ void TestMainWindow::initTestCase() {
     QCoreApplication::setApplicationName("tst_main_window");
     QSettings().clear();  // every run starts from the defaults, whatever an earlier run left
     registerMetaTypes();
-    QVERIFY(runFolder_.isValid());
-    setRunFolder(runFolder_.path());  // an empty folder: no run of an earlier test run is restored
+}
+
+// Each test's window starts from an empty run folder: the runs an earlier test (or test run) made
+// are not restored into it.
+void TestMainWindow::init() {
+    runFolder_ = std::make_unique<QTemporaryDir>();
+    QVERIFY(runFolder_->isValid());
+    setRunFolder(runFolder_->path());
 }
 
 void TestMainWindow::shortcutsAreUniqueAndPresent_data() {
