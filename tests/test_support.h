@@ -22,3 +22,15 @@ std::optional<wb::DataError> dataErrorOf(F&& load) {
     }
     return std::nullopt;
 }
+
+// Sets an environment variable (inherited by the programs a test starts) for one scope.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const QByteArray& value) : name_(name) { qputenv(name, value); }
+    ~ScopedEnv() { qunsetenv(name_); }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+    const char* name_;
+};

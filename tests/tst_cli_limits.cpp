@@ -13,21 +13,10 @@
 #include <string>
 
 #include "cli_runner.h"
+#include "test_support.h"
 
 namespace {
 constexpr int kTimeoutMs = 60000;
-
-// Sets an environment variable, inherited by the mlpwb a test starts, for one scope.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const QByteArray& value) : name_(name) { qputenv(name, value); }
-    ~ScopedEnv() { qunsetenv(name_); }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-    const char* name_;
-};
 }  // namespace
 
 class TestCliLimits : public QObject {

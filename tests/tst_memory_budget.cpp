@@ -17,18 +17,6 @@ using namespace wb;
 
 namespace {
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
-
-// Sets an environment variable for one scope.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const QByteArray& value) : name_(name) { qputenv(name, value); }
-    ~ScopedEnv() { qunsetenv(name_); }
-    ScopedEnv(const ScopedEnv&) = delete;
-    ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-    const char* name_;
-};
 }  // namespace
 
 class TestMemoryBudget : public QObject {

@@ -8,7 +8,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
-#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -18,6 +17,7 @@
 #include <QtTest>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "about_dialog.h"
 #include "data_panel.h"
@@ -29,6 +29,7 @@
 #include "queue_panel.h"
 #include "run_folder.h"
 #include "run_store.h"
+#include "test_support.h"
 #include "training_controller.h"
 
 using namespace wb;
@@ -208,7 +209,7 @@ void TestMainWindow::runRefuses_data() {
 void TestMainWindow::runRefuses() {
     QFETCH(QString, what);
     QFETCH(QString, reason);
-    const auto unsetMemory = qScopeGuard([] { qunsetenv("MLPWB_AVAILABLE_MEMORY"); });
+    std::optional<ScopedEnv> memory;  // set for one case
     MainWindow window;
     auto* data = window.findChild<DataPanel*>();
     QTRY_VERIFY_WITH_TIMEOUT(data->dataset() != nullptr, kRunTimeoutMs);
@@ -218,7 +219,7 @@ void TestMainWindow::runRefuses() {
         spec.path = "/nonexistent/folder/data.csv";
         data->setDataSpec(spec);
     } else if (what == "1 MB available") {
-        qputenv("MLPWB_AVAILABLE_MEMORY", "1000000");  // the built-in 100,000 rows need ~50 MB
+        memory.emplace("MLPWB_AVAILABLE_MEMORY", "1000000");  // the built-in 100,000 rows need ~50 MB
     } else {
         auto* lr = window.findChild<QAbstractSpinBox*>("lr");
         QVERIFY(lr);
