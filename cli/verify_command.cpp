@@ -1,8 +1,15 @@
 // `mlpwb verify`: every valid combination of the execution switches, a few steps on CUDA against the
 // CPU reference from the same weights and batch order (kernels/parity_check.h). One line per
 // combination, then "N passed, N failed"; exit 0 only when nothing failed. Without a device every
-// combination is skipped with the reason, and the exit code is 0.
+// combination is skipped with the reason, and the exit code is 0. --isolate checks them in child
+// processes (this binary again, with the hidden --child-from), so a sticky CUDA error fails only the
+// combination that raised it (wb::verifyIsolated).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <climits>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,7 +35,52 @@ struct VerifyOptions {
     int batchSize = 64;
     int epochs = 3;  // 3: a graph captured in the warm-up epoch is replayed in two later ones
     bool fileOrder = false;
+    std::size_t limit = 0;  // keep the first `limit` selected combinations (0: all)
+    bool isolate = false;
+    long childFrom = -1;  // >= 0: a child of --isolate, checking combinations from this index on
 };
+
+// A shell word: '...' with every ' as '\''.
+std::string quoted(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// The command line of a child: this binary, verify with the same options, --child-from `first`.
+std::string childCommand(const VerifyOptions& opt, std::size_t first) {
+    char self[PATH_MAX] = {};
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) throw ConfigError("--isolate: cannot find this program (/proc/self/exe)");
+    std::string cmd = quoted(std::string(self, static_cast<std::size_t>(n))) + " verify --child-from " +
+                      std::to_string(first) + " --device " + std::to_string(opt.device) + " --backend " +
+                      quoted(opt.backend) + " --rows " + std::to_string(opt.rows) + " --batch-size " +
+                      std::to_string(opt.batchSize) + " --epochs " + std::to_string(opt.epochs);
+    if (opt.fileOrder) cmd += " --file-order";
+    if (opt.limit > 0) cmd += " --limit " + std::to_string(opt.limit);
+    for (const auto& part : opt.only) cmd += " --only " + quoted(part);
+    return cmd + " 2>&1";
+}
+
+// Runs one child and feeds its lines to onLine; its exit code, or -1 when it did not exit normally.
+int runChild(const VerifyOptions& opt, std::size_t first, const std::function<void(const std::string&)>& onLine) {
+    std::fflush(stdout);
+    FILE* pipe = popen(childCommand(opt, first).c_str(), "r");
+    if (!pipe) throw ConfigError("--isolate: cannot start a child process");
+    std::string line;
+    char buf[4096];
+    while (std::fgets(buf, sizeof buf, pipe)) {
+        line += buf;
+        if (!line.empty() && line.back() == '\n') {
+            line.pop_back();
+            onLine(line);
+            line.clear();
+        }
+    }
+    if (!line.empty()) onLine(line);
+    const int status = pclose(pipe);
+    return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 std::vector<ExecutionSettings> selectedCombinations(const VerifyOptions& opt) {
     std::vector<ExecutionSettings> out;
@@ -37,6 +89,7 @@ std::vector<ExecutionSettings> selectedCombinations(const VerifyOptions& opt) {
         bool keep = true;
         for (const auto& part : opt.only) keep = keep && line.find(part) != std::string::npos;
         if (keep) out.push_back(s);
+        if (opt.limit > 0 && out.size() == opt.limit) break;
     }
     return out;
 }
@@ -66,6 +119,35 @@ int runVerify(const VerifyOptions& opt) {
         opt.backend.c_str(), opt.device, combos.size(), problem.data.trainRows(), problem.batchSize,
         problem.orders.size(), problem.shuffled ? ", shuffled" : ", file order");
     const auto makeCandidate = [&] { return BackendRegistry::instance().create(opt.backend, opt.device); };
+    if (opt.childFrom >= 0) {  // a child of --isolate: BEGIN, the outcome; ends after a DeviceError
+        for (std::size_t i = static_cast<std::size_t>(opt.childFrom); i < combos.size(); ++i) {
+            std::printf("BEGIN %zu\n", i);
+            std::fflush(stdout);
+            bool poisoned = false;
+            verifyCombinations(
+                {combos[i]}, makeCandidate,
+                [&](const ParityOutcome& o) {
+                    std::printf("%s\n", formatOutcome(o).c_str());
+                    std::fflush(stdout);
+                    poisoned = o.deviceError;
+                },
+                problem);
+            if (poisoned) return kRunFailed;
+        }
+        return kOk;
+    }
+    if (opt.isolate) {
+        const VerifySummary s = verifyIsolated(
+            combos, [&](std::size_t first, const auto& onLine) { return runChild(opt, first, onLine); },
+            [](const std::string& line) {
+                std::printf("%s\n", line.c_str());
+                std::fflush(stdout);
+            });
+        std::printf("%d passed, %d failed", s.passed, s.failed);
+        if (s.skipped > 0) std::printf(", %d skipped", s.skipped);
+        std::printf(" (isolated: one child process until a device error)\n");
+        return s.failed == 0 ? kOk : kRunFailed;
+    }
     const VerifySummary s = verifyCombinations(
         combos, makeCandidate,
         [](const ParityOutcome& o) {
@@ -91,6 +173,11 @@ Command addVerifyCommand(CLI::App& app) {
     cmd->add_option("--batch-size", opt->batchSize, "batch size (default 64)")->check(CLI::Range(1, 1000000));
     cmd->add_option("--epochs", opt->epochs, "epochs (default 3)")->check(CLI::Range(1, 100));
     cmd->add_flag("--file-order", opt->fileOrder, "every epoch in file order instead of shuffled");
+    cmd->add_option("--limit", opt->limit, "check only the first N selected combinations");
+    cmd->add_flag("--isolate", opt->isolate,
+                  "check in child processes: a device error fails its combination, not the ones after it");
+    cmd->add_option("--child-from", opt->childFrom)->group("");  // --isolate's children
+
     return [opt] { return runVerify(*opt); };
 }
 
