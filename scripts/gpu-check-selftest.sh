@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Checks scripts/gpu-check.sh on any machine, without a GPU: fake nvidia-smi, mlpwb, compute-sanitizer
-# and python stand in for the real ones, and four scenarios check the step order, the time caps, the
+# and python stand in for the real ones, and five scenarios check the step order, the time caps, the
 # streamed logs, summary.json and the exit codes:
 #   1. a device, every step passes (full mode)    -> "passed", exit 0, the steps in the issue's order
 #   2. the fused verify hangs past its cap (quick) -> timed_out, the later steps still run, "failed", exit 1
+#   2b. the same with TOTAL_SECONDS=35            -> the hang gets what is left, the later steps are skipped
 #   3. nvidia-smi lists a GPU, mlpwb says CUDA is unavailable -> "failed", exit 1, said loudly
 #   4. no GPU at all                               -> "no_device", "passed": false, exit 3
-#   2b. the same with TOTAL_SECONDS=35        -> the hang gets what is left, the later steps are skipped
-#   scripts/gpu-check-selftest.sh        (about 40 s; exit 0 when all four hold)
+#   scripts/gpu-check-selftest.sh        (about 40 s; exit 0 when all hold)
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d)
