@@ -4,15 +4,22 @@
 // combination is skipped with the reason, and the exit code is 0. --isolate checks them in child
 // processes (this binary again, with the hidden --child-from), so a sticky CUDA error fails only the
 // combination that raised it (wb::verifyIsolated).
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <climits>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend.h"
@@ -37,7 +44,8 @@ struct VerifyOptions {
     bool fileOrder = false;
     std::size_t limit = 0;  // keep the first `limit` selected combinations (0: all)
     bool isolate = false;
-    long childFrom = -1;  // >= 0: a child of --isolate, checking combinations from this index on
+    long childFrom = -1;           // >= 0: a child of --isolate, checking combinations from this index on
+    int combinationTimeout = 300;  // --isolate: seconds a child may spend on one combination (0: no limit)
 };
 
 // A shell word: '...' with every ' as '\''.
@@ -45,6 +53,17 @@ std::string quoted(const std::string& s) {
     std::string out = "'";
     for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return out + "'";
+}
+
+// The fault a test injects into a child of --isolate at combination `index` (WB_VERIFY_CHILD_FAULT,
+// "INDEX:abort", "INDEX:hang" or "INDEX:device"), or "" (always, outside tst_cli).
+std::string injectedFault(std::size_t index) {
+    const char* env = std::getenv("WB_VERIFY_CHILD_FAULT");
+    if (!env) return "";
+    const std::string spec(env);
+    const auto colon = spec.find(':');
+    if (colon == std::string::npos || spec.substr(0, colon) != std::to_string(index)) return "";
+    return spec.substr(colon + 1);
 }
 
 // The command line of a child: this binary, verify with the same options, --child-from `first`.
@@ -59,27 +78,72 @@ std::string childCommand(const VerifyOptions& opt, std::size_t first) {
     if (opt.fileOrder) cmd += " --file-order";
     if (opt.limit > 0) cmd += " --limit " + std::to_string(opt.limit);
     for (const auto& part : opt.only) cmd += " --only " + quoted(part);
-    return cmd + " 2>&1";
+    return cmd;
 }
 
 // Runs one child and feeds its lines to onLine; its exit code, or -1 when it did not exit normally.
+// With opt.combinationTimeout > 0, a child that spends longer on one combination (from its BEGIN line)
+// is killed with its process group, after the line "no answer for N s: killed" (a hung kernel).
 int runChild(const VerifyOptions& opt, std::size_t first, const std::function<void(const std::string&)>& onLine) {
     std::fflush(stdout);
-    FILE* pipe = popen(childCommand(opt, first).c_str(), "r");
-    if (!pipe) throw ConfigError("--isolate: cannot start a child process");
+    int fds[2];
+    if (pipe(fds) != 0) throw ConfigError("--isolate: cannot make a pipe");
+    const std::string cmd = "exec " + childCommand(opt, first);
+    const pid_t pid = fork();
+    if (pid < 0) throw ConfigError("--isolate: cannot start a child process");
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    close(fds[1]);
+    using Clock = std::chrono::steady_clock;
+    const auto limit = std::chrono::seconds(opt.combinationTimeout);
+    auto deadline = Clock::now() + limit;
     std::string line;
     char buf[4096];
-    while (std::fgets(buf, sizeof buf, pipe)) {
-        line += buf;
-        if (!line.empty() && line.back() == '\n') {
-            line.pop_back();
+    bool killed = false;
+    for (;;) {
+        int waitMs = -1;
+        if (opt.combinationTimeout > 0) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+            if (left <= 0) {
+                onLine("no answer for " + std::to_string(opt.combinationTimeout) + " s: killed");
+                kill(-pid, SIGKILL);
+                kill(pid, SIGKILL);
+                killed = true;
+                break;
+            }
+            waitMs = static_cast<int>(std::min<long long>(left, 1000));
+        }
+        pollfd pfd{fds[0], POLLIN, 0};
+        const int ready = poll(&pfd, 1, waitMs);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) continue;
+        const ssize_t n = read(fds[0], buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        for (ssize_t i = 0; i < n; ++i) {
+            if (buf[i] != '\n') {
+                line += buf[i];
+                continue;
+            }
+            if (line.rfind("BEGIN ", 0) == 0) deadline = Clock::now() + limit;
             onLine(line);
             line.clear();
         }
     }
+    close(fds[0]);
     if (!line.empty()) onLine(line);
-    const int status = pclose(pipe);
-    return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (killed) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 std::vector<ExecutionSettings> selectedCombinations(const VerifyOptions& opt) {
@@ -123,6 +187,17 @@ int runVerify(const VerifyOptions& opt) {
         for (std::size_t i = static_cast<std::size_t>(opt.childFrom); i < combos.size(); ++i) {
             std::printf("BEGIN %zu\n", i);
             std::fflush(stdout);
+            if (injectedFault(i) == "abort") std::abort();  // tests only (tst_cli): a crash, a hang, a device error
+            if (injectedFault(i) == "hang")
+                for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+            if (injectedFault(i) == "device") {
+                ParityOutcome o;
+                o.settings = combos[i];
+                o.status = ParityOutcome::Status::Failed;
+                o.message = "injected device error";
+                std::printf("%s\n", formatOutcome(o).c_str());
+                return kRunFailed;
+            }
             bool poisoned = false;
             verifyCombinations(
                 {combos[i]}, makeCandidate,
@@ -176,6 +251,9 @@ Command addVerifyCommand(CLI::App& app) {
     cmd->add_option("--limit", opt->limit, "check only the first N selected combinations");
     cmd->add_flag("--isolate", opt->isolate,
                   "check in child processes: a device error fails its combination, not the ones after it");
+    cmd->add_option("--combination-timeout", opt->combinationTimeout,
+                    "--isolate: kill a child that spends longer on one combination (seconds, default 300; 0: no limit)")
+        ->check(CLI::Range(0, 86400));
     cmd->add_option("--child-from", opt->childFrom)->group("");  // --isolate's children
 
     return [opt] { return runVerify(*opt); };

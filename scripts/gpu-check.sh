@@ -221,7 +221,7 @@ need_device() {  # need_device NAME: true when the step can run, else records it
 # 3. the fused combinations first (the preset the speed goal is about) -----------------------------------
 # Without a device verify skips every combination and exits 0: run anyway, it checks the path.
 run verify-fused "$([ "$quick" -eq 1 ] && echo 120 || echo 180)" verify_figures \
-  "$mlpwb" verify --isolate --device "$device" --only launch=fused
+  "$mlpwb" verify --isolate --combination-timeout 120 --device "$device" --only launch=fused
 
 # 4. the decisive speed table ----------------------------------------------------------------------------
 decisive="Fastest,Static graph (Keras-like),torch_compile,jax_scan,torch_resident"
@@ -239,9 +239,9 @@ fi
 # 5. every combination -------------------------------------------------------------------------------------
 if [ "$quick" -eq 0 ]; then
   if need_device verify; then
-    run verify 480 verify_figures "$mlpwb" verify --isolate --device "$device"
+    run verify 480 verify_figures "$mlpwb" verify --isolate --combination-timeout 120 --device "$device"
     # Batch 1024 in file order on the custom GEMM: split-K workspace, graph steps on views.
-    run verify-large 150 verify_figures "$mlpwb" verify --isolate --device "$device" --rows 3000 \
+    run verify-large 150 verify_figures "$mlpwb" verify --isolate --combination-timeout 120 --device "$device" --rows 3000 \
       --batch-size 1024 --epochs 3 --file-order --only gemm=custom
   fi
 fi
