@@ -171,6 +171,29 @@ EOF
 say "mode $([ "$quick" -eq 1 ] && echo quick || echo full), root $root, build $build_dir, device $device, GPU: ${nvidia_gpu:-none listed by nvidia-smi}, CUDA architectures ${archs:-the project default}"
 command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi >"$outdir/nvidia-smi.txt" 2>&1
 
+finish() {  # the summary, the table, the archive, the exit code
+  state=finished
+  write_summary
+  say "summary: $outdir/summary.json: $state ($((SECONDS - start)) s in all)"
+  {
+    echo ""
+    echo "gpu-check $(git -C "$root" rev-parse --short HEAD 2>/dev/null), $([ "$quick" -eq 1 ] && echo quick || echo full) mode, GPU: ${nvidia_gpu:-none}: **$state**"
+    echo ""
+    echo "| step | status | seconds | key figures |"
+    echo "| --- | --- | ---: | --- |"
+    printf '%s\n' "${table_rows[@]}"
+  } | tee "$outdir/table.md"
+  # One archive of everything above beside OUTDIR (logs, summary, RunRecords; a few MB).
+  if tar -czf "$outdir.tgz" -C "$(dirname "$outdir")" "$(basename "$outdir")"; then
+    say "archive: $outdir.tgz ($(du -k "$outdir.tgz" | cut -f1) KiB)"
+  fi
+  case $state in
+    passed) exit 0 ;;
+    no_device) exit 3 ;;
+    *) exit 1 ;;
+  esac
+}
+
 # 1. configure + build --------------------------------------------------------------------------------
 deps=${GPU_DEPS:-$root/.gpu-deps}
 deps_flags=()
@@ -201,9 +224,8 @@ fi
 budget_start=$SECONDS
 if [ ! -x "$mlpwb" ]; then
   say "no $mlpwb: nothing else can run"
-  state=finished; [ "$failed" -eq 0 ] && failed=1
-  write_summary
-  exit 1
+  failed=1
+  finish
 fi
 
 # 2. info: is there a device? ----------------------------------------------------------------------------
@@ -303,23 +325,4 @@ if [ "$quick" -eq 0 ]; then
   fi
 fi
 
-state=finished
-write_summary
-say "summary: $outdir/summary.json: $state ($((SECONDS - start)) s in all)"
-{
-  echo ""
-  echo "gpu-check $(git -C "$root" rev-parse --short HEAD 2>/dev/null), $([ "$quick" -eq 1 ] && echo quick || echo full) mode, GPU: ${nvidia_gpu:-none}: **$state**"
-  echo ""
-  echo "| step | status | seconds | key figures |"
-  echo "| --- | --- | ---: | --- |"
-  printf '%s\n' "${table_rows[@]}"
-} | tee "$outdir/table.md"
-# One archive of everything above beside OUTDIR (logs, summary, RunRecords; a few MB).
-if tar -czf "$outdir.tgz" -C "$(dirname "$outdir")" "$(basename "$outdir")"; then
-  say "archive: $outdir.tgz ($(du -k "$outdir.tgz" | cut -f1) KiB)"
-fi
-case $state in
-  passed) exit 0 ;;
-  no_device) exit 3 ;;
-  *) exit 1 ;;
-esac
+finish
