@@ -3,14 +3,17 @@
 
   python3 bench/gpu_bench.py --mlpwb build-gpu/cli/mlpwb [--device 0] [--out-dir DIR]
                              [--summary FILE.json] [--budget-seconds 240]
+                             [--programs 'Fastest,torch_compile,...' | --exclude ...] [--no-scale]
+                             [--no-larger-than-gpu] [--timeout 120] [--compile-timeout 260]
 
 The seed workload: the built-in 100,000 x 61 data set (exported once as .npy, so every program
 trains on the same rows), 61->20->10->1 tanh, Adam 1e-3, batch 2048, no shuffling. Programs:
   * mlpwb --backend cuda with each preset (Seed PyTorch loop, Seed answer's fixes, Static graph,
     Fastest), run twice, interleaved;
-  * the peers in bench/peers/ that exist here (torch_dataloader, torch_resident, torch_compile,
-    torch_cuda_graph, jax_scan), all with --device cuda; a peer that prints "SKIP: ..." is listed
-    as skipped with its reason;
+  * the peers in bench/peers/ that exist here (torch_compile, jax_scan, torch_resident,
+    torch_cuda_graph, torch_dataloader: the slow DataLoader loop last), all with --device cuda; a peer
+    that prints "SKIP: ..." is listed as skipped with its reason; --programs picks some, in its order
+    (scripts/gpu-check.sh runs the decisive ones first), --exclude leaves some out;
   * scale: the Fastest and Static graph presets on 10^4 ... 10^7 built-in rows (per-sample time);
   * larger than the GPU: with all but 1.5 GiB of the device held by bench/hold_gpu_memory.py, the
     Fastest preset on 10^7 rows (2.5 GB) through data_path=pinned_async, and device_resident, which
@@ -36,7 +39,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PEERS = ("torch_dataloader", "torch_resident", "torch_compile", "torch_cuda_graph", "jax_scan")
+# The DataLoader loop last: it is the slowest and decides nothing (the speed goal is against the others).
+PEERS = ("torch_compile", "jax_scan", "torch_resident", "torch_cuda_graph", "torch_dataloader")
 PRESETS = ("Seed PyTorch loop", "Seed answer's fixes", "Static graph (Keras-like)", "Fastest")
 SLOW = ("Seed PyTorch loop", "torch_dataloader")  # per-sample gathering: fewer epochs
 
@@ -106,6 +110,16 @@ def cuda_reason(mlpwb, device):
     return None
 
 
+def selection(args):
+    """(the programs of --programs in order, or None for all; the set of --exclude), names checked."""
+    wanted = [p.strip() for p in args.programs.split(",") if p.strip()] if args.programs else None
+    excluded = {p.strip() for p in args.exclude.split(",") if p.strip()}
+    for name in (wanted or []) + sorted(excluded):
+        if name not in PRESETS + PEERS:
+            raise SystemExit(f"unknown program '{name}' (known: {', '.join(PRESETS + PEERS)})")
+    return wanted, excluded
+
+
 def median_of(results, name):
     times = [r["median_epoch_ms"] for r in results if r["program"] == name and r["status"] == "ok"]
     return statistics.median(times) if times else None
@@ -125,9 +139,20 @@ def main():
     parser.add_argument("--big-rows", type=int, default=10**7, help="rows of the larger-than-the-GPU run")
     parser.add_argument("--leave-mib", type=int, default=1536,
                         help="device memory left free for the larger-than-the-GPU run")
+    parser.add_argument("--programs", default=None,
+                        help="comma-separated programs to run, in this order: preset names (Fastest, "
+                             "'Static graph (Keras-like)', ...) and peer names (torch_compile, jax_scan, ...); "
+                             "default all")
+    parser.add_argument("--exclude", default="", help="comma-separated programs to leave out")
+    parser.add_argument("--no-scale", action="store_true", help="skip the 10^4..10^7 rows scale runs")
+    parser.add_argument("--no-larger-than-gpu", action="store_true", help="skip the larger-than-the-GPU run")
+    parser.add_argument("--timeout", type=float, default=120, help="seconds per program (default 120)")
+    parser.add_argument("--compile-timeout", type=float, default=260,
+                        help="seconds for torch_compile, whose warm-up epoch compiles (default 260: ~200 s warm-up)")
     parser.add_argument("--python", default=sys.executable,
                         help="the interpreter of the peers (torch, jax); default this one")
     args = parser.parse_args()
+    selection(args)  # an unknown program name fails here, with or without a device
 
     budget = Budget(args.budget_seconds)
     os.makedirs(args.out_dir, exist_ok=True)
@@ -159,6 +184,7 @@ def run_all(args, budget, summary_path, mlpwb, prefix):
     gpu = re.search(r"^cuda\s+available:\s*(.*)$", run([mlpwb, "info"], 60)[1], re.MULTILINE)
     summary["gpu"] = gpu.group(1) if gpu else None
     programs = {}
+    wanted, excluded = selection(args)
     for preset in PRESETS:
         epochs = args.epochs_slow if preset in SLOW else args.epochs
         programs[f"mlpwb cuda: {preset}"] = lambda out, p=preset, e=epochs: [
@@ -173,15 +199,25 @@ def run_all(args, budget, summary_path, mlpwb, prefix):
         programs[peer] = lambda out, s=script, e=epochs: [
             args.python, s, *data, "--device", "cuda", "--epochs", str(e), "--out", out]
 
+    def key(name):  # "mlpwb cuda: Fastest" -> "Fastest"
+        return name[len("mlpwb cuda: "):] if name.startswith("mlpwb cuda: ") else name
+    if wanted is not None:
+        programs = {n: programs[n] for w in wanted for n in programs if key(n) == w}
+    programs = {n: c for n, c in programs.items() if key(n) not in excluded}
+
     def one_round(repeat):  # every program once, interleaved, so a slow spell of the machine hits everyone
         for i, (name, command) in enumerate(programs.items()):
             out = os.path.join(args.out_dir, f"run{i}_{repeat}.json")
-            summary["results"].append(attempt(name, command(out), out, budget, 120))
+            timeout = args.compile_timeout if name == "torch_compile" else args.timeout
+            summary["results"].append(attempt(name, command(out), out, budget, timeout))
+            finish_partial(summary, summary_path)  # a kill keeps what was done
 
     one_round(0)
     exported = ExportedData(mlpwb, os.path.dirname(prefix))
-    scale(summary, mlpwb, args, budget, exported)
-    larger_than_gpu(summary, mlpwb, args, budget, exported)
+    if not args.no_scale:
+        scale(summary, mlpwb, args, budget, exported)
+    if not args.no_larger_than_gpu:
+        larger_than_gpu(summary, mlpwb, args, budget, exported)
     for repeat in range(1, args.repeats):  # the repeats last: with too little time, the scale runs matter more
         one_round(repeat)
     compare(summary)
@@ -294,6 +330,13 @@ def compare(summary):
     if seed and loader:
         summary["ratios"]["seed_loop_over_torch_dataloader"] = seed / loader
     summary["fused_median_epoch_ms"] = fused
+
+
+def finish_partial(summary, path):
+    """The summary as it stands, written atomically (no table)."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(summary, f, indent=1)
+    shutil.move(path + ".tmp", path)
 
 
 def finish(summary, path):

@@ -1,11 +1,25 @@
 // `mlpwb verify`: every valid combination of the execution switches, a few steps on CUDA against the
 // CPU reference from the same weights and batch order (kernels/parity_check.h). One line per
 // combination, then "N passed, N failed"; exit 0 only when nothing failed. Without a device every
-// combination is skipped with the reason, and the exit code is 0.
+// combination is skipped with the reason, and the exit code is 0. --isolate checks them in child
+// processes (this binary again, with the hidden --child-from), so a sticky CUDA error fails only the
+// combination that raised it (wb::verifyIsolated).
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backend.h"
@@ -28,7 +42,109 @@ struct VerifyOptions {
     int batchSize = 64;
     int epochs = 3;  // 3: a graph captured in the warm-up epoch is replayed in two later ones
     bool fileOrder = false;
+    std::size_t limit = 0;  // keep the first `limit` selected combinations (0: all)
+    bool isolate = false;
+    long childFrom = -1;           // >= 0: a child of --isolate, checking combinations from this index on
+    int combinationTimeout = 300;  // --isolate: seconds a child may spend on one combination (0: no limit)
 };
+
+// A shell word: '...' with every ' as '\''.
+std::string quoted(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// The fault a test injects into a child of --isolate at combination `index` (WB_VERIFY_CHILD_FAULT,
+// "INDEX:abort", "INDEX:hang" or "INDEX:device"), or "" (always, outside tst_cli).
+std::string injectedFault(std::size_t index) {
+    const char* env = std::getenv("WB_VERIFY_CHILD_FAULT");
+    if (!env) return "";
+    const std::string spec(env);
+    const auto colon = spec.find(':');
+    if (colon == std::string::npos || spec.substr(0, colon) != std::to_string(index)) return "";
+    return spec.substr(colon + 1);
+}
+
+// The command line of a child: this binary, verify with the same options, --child-from `first`.
+std::string childCommand(const VerifyOptions& opt, std::size_t first) {
+    char self[PATH_MAX] = {};
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) throw ConfigError("--isolate: cannot find this program (/proc/self/exe)");
+    std::string cmd = quoted(std::string(self, static_cast<std::size_t>(n))) + " verify --child-from " +
+                      std::to_string(first) + " --device " + std::to_string(opt.device) + " --backend " +
+                      quoted(opt.backend) + " --rows " + std::to_string(opt.rows) + " --batch-size " +
+                      std::to_string(opt.batchSize) + " --epochs " + std::to_string(opt.epochs);
+    if (opt.fileOrder) cmd += " --file-order";
+    if (opt.limit > 0) cmd += " --limit " + std::to_string(opt.limit);
+    for (const auto& part : opt.only) cmd += " --only " + quoted(part);
+    return cmd;
+}
+
+// Runs one child and feeds its lines to onLine; its exit code, or -1 when it did not exit normally.
+// With opt.combinationTimeout > 0, a child that spends longer on one combination (from its BEGIN line)
+// is killed with its process group, after the line "no answer for N s: killed" (a hung kernel).
+int runChild(const VerifyOptions& opt, std::size_t first, const std::function<void(const std::string&)>& onLine) {
+    std::fflush(stdout);
+    int fds[2];
+    if (pipe(fds) != 0) throw ConfigError("--isolate: cannot make a pipe");
+    const std::string cmd = "exec " + childCommand(opt, first);
+    const pid_t pid = fork();
+    if (pid < 0) throw ConfigError("--isolate: cannot start a child process");
+    if (pid == 0) {
+        setpgid(0, 0);
+        dup2(fds[1], STDOUT_FILENO);
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[0]);
+        close(fds[1]);
+        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    close(fds[1]);
+    using Clock = std::chrono::steady_clock;
+    const auto limit = std::chrono::seconds(opt.combinationTimeout);
+    auto deadline = Clock::now() + limit;
+    std::string line;
+    char buf[4096];
+    bool killed = false;
+    for (;;) {
+        int waitMs = -1;
+        if (opt.combinationTimeout > 0) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+            if (left <= 0) {
+                onLine("no answer for " + std::to_string(opt.combinationTimeout) + " s: killed");
+                kill(-pid, SIGKILL);
+                kill(pid, SIGKILL);
+                killed = true;
+                break;
+            }
+            waitMs = static_cast<int>(std::min<long long>(left, 1000));
+        }
+        pollfd pfd{fds[0], POLLIN, 0};
+        const int ready = poll(&pfd, 1, waitMs);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) continue;
+        const ssize_t n = read(fds[0], buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        for (ssize_t i = 0; i < n; ++i) {
+            if (buf[i] != '\n') {
+                line += buf[i];
+                continue;
+            }
+            if (line.rfind("BEGIN ", 0) == 0) deadline = Clock::now() + limit;
+            onLine(line);
+            line.clear();
+        }
+    }
+    close(fds[0]);
+    if (!line.empty()) onLine(line);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (killed) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 std::vector<ExecutionSettings> selectedCombinations(const VerifyOptions& opt) {
     std::vector<ExecutionSettings> out;
@@ -37,6 +153,7 @@ std::vector<ExecutionSettings> selectedCombinations(const VerifyOptions& opt) {
         bool keep = true;
         for (const auto& part : opt.only) keep = keep && line.find(part) != std::string::npos;
         if (keep) out.push_back(s);
+        if (opt.limit > 0 && out.size() == opt.limit) break;
     }
     return out;
 }
@@ -66,6 +183,46 @@ int runVerify(const VerifyOptions& opt) {
         opt.backend.c_str(), opt.device, combos.size(), problem.data.trainRows(), problem.batchSize,
         problem.orders.size(), problem.shuffled ? ", shuffled" : ", file order");
     const auto makeCandidate = [&] { return BackendRegistry::instance().create(opt.backend, opt.device); };
+    if (opt.childFrom >= 0) {  // a child of --isolate: BEGIN, the outcome; ends after a DeviceError
+        for (std::size_t i = static_cast<std::size_t>(opt.childFrom); i < combos.size(); ++i) {
+            std::printf("BEGIN %zu\n", i);
+            std::fflush(stdout);
+            if (injectedFault(i) == "abort") std::abort();  // tests only (tst_cli): a crash, a hang, a device error
+            if (injectedFault(i) == "hang")
+                for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+            if (injectedFault(i) == "device") {
+                ParityOutcome o;
+                o.settings = combos[i];
+                o.status = ParityOutcome::Status::Failed;
+                o.message = "injected device error";
+                std::printf("%s\n", formatOutcome(o).c_str());
+                return kRunFailed;
+            }
+            bool poisoned = false;
+            verifyCombinations(
+                {combos[i]}, makeCandidate,
+                [&](const ParityOutcome& o) {
+                    std::printf("%s\n", formatOutcome(o).c_str());
+                    std::fflush(stdout);
+                    poisoned = o.deviceError;
+                },
+                problem);
+            if (poisoned) return kRunFailed;
+        }
+        return kOk;
+    }
+    if (opt.isolate) {
+        const VerifySummary s = verifyIsolated(
+            combos, [&](std::size_t first, const auto& onLine) { return runChild(opt, first, onLine); },
+            [](const std::string& line) {
+                std::printf("%s\n", line.c_str());
+                std::fflush(stdout);
+            });
+        std::printf("%d passed, %d failed", s.passed, s.failed);
+        if (s.skipped > 0) std::printf(", %d skipped", s.skipped);
+        std::printf(" (isolated: one child process until a device error)\n");
+        return s.failed == 0 ? kOk : kRunFailed;
+    }
     const VerifySummary s = verifyCombinations(
         combos, makeCandidate,
         [](const ParityOutcome& o) {
@@ -91,6 +248,14 @@ Command addVerifyCommand(CLI::App& app) {
     cmd->add_option("--batch-size", opt->batchSize, "batch size (default 64)")->check(CLI::Range(1, 1000000));
     cmd->add_option("--epochs", opt->epochs, "epochs (default 3)")->check(CLI::Range(1, 100));
     cmd->add_flag("--file-order", opt->fileOrder, "every epoch in file order instead of shuffled");
+    cmd->add_option("--limit", opt->limit, "check only the first N selected combinations");
+    cmd->add_flag("--isolate", opt->isolate,
+                  "check in child processes: a device error fails its combination, not the ones after it");
+    cmd->add_option("--combination-timeout", opt->combinationTimeout,
+                    "--isolate: kill a child that spends longer on one combination (seconds, default 300; 0: no limit)")
+        ->check(CLI::Range(0, 86400));
+    cmd->add_option("--child-from", opt->childFrom)->group("");  // --isolate's children
+
     return [opt] { return runVerify(*opt); };
 }
 

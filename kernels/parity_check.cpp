@@ -138,6 +138,9 @@ ParityOutcome checkCombination(Backend& reference, Backend& candidate, const Par
         o.comparison = compareTraces(ref, got, toleranceFor(settings.precision));
         o.message = o.comparison.message;
         if (o.comparison.passed) o.status = ParityOutcome::Status::Passed;
+    } catch (const DeviceError& e) {
+        o.message = e.what();
+        o.deviceError = true;
     } catch (const std::exception& e) {
         o.message = e.what();
     }
@@ -156,6 +159,10 @@ VerifySummary verifyCombinations(const std::vector<ExecutionSettings>& combos,
         try {
             const auto candidate = makeCandidate();
             o = checkCombination(*reference, *candidate, problem, settings);
+        } catch (const DeviceError& e) {
+            o.status = ParityOutcome::Status::Failed;
+            o.message = e.what();
+            o.deviceError = true;
         } catch (const std::exception& e) {
             o.status = ParityOutcome::Status::Failed;
             o.message = e.what();
@@ -164,6 +171,52 @@ VerifySummary verifyCombinations(const std::vector<ExecutionSettings>& combos,
         if (o.status == ParityOutcome::Status::Failed) ++summary.failed;
         if (o.status == ParityOutcome::Status::Skipped) ++summary.skipped;
         if (report) report(o);
+    }
+    return summary;
+}
+
+VerifySummary verifyIsolated(const std::vector<ExecutionSettings>& combos, const VerifyChildRunner& runChild,
+                             const std::function<void(const std::string& line)>& report) {
+    VerifySummary summary;
+    const auto emit = [&](const std::string& line) {
+        if (line.rfind("PASS", 0) == 0) ++summary.passed;
+        if (line.rfind("FAIL", 0) == 0) ++summary.failed;
+        if (line.rfind("SKIP", 0) == 0) ++summary.skipped;
+        if (report) report(line);
+    };
+    const auto failLine = [&](std::size_t i, const std::string& why) {
+        ParityOutcome o;
+        o.settings = combos[i];
+        o.status = ParityOutcome::Status::Failed;
+        o.message = why;
+        return formatOutcome(o);
+    };
+    std::size_t next = 0;
+    while (next < combos.size()) {
+        constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+        std::size_t current = kNone;
+        bool answered = false;
+        std::string last;  // the child's last line that is neither BEGIN nor an outcome
+        const int code = runChild(next, [&](const std::string& line) {
+            if (line.rfind("BEGIN ", 0) == 0) {
+                current = static_cast<std::size_t>(std::stoull(line.substr(6)));
+                answered = false;
+            } else if (current != kNone && !answered &&
+                       (line.rfind("PASS", 0) == 0 || line.rfind("FAIL", 0) == 0 || line.rfind("SKIP", 0) == 0)) {
+                answered = true;
+                emit(line);
+            } else if (!line.empty()) {
+                last = line;
+            }
+        });
+        const std::string ended =
+            "child process ended with exit code " + std::to_string(code) + (last.empty() ? std::string() : ": " + last);
+        if (current == kNone || current < next || current >= combos.size()) {
+            for (std::size_t i = next; i < combos.size(); ++i) emit(failLine(i, ended + " (before any combination)"));
+            break;
+        }
+        if (!answered) emit(failLine(current, ended + " during this combination"));
+        next = current + 1;
     }
     return summary;
 }

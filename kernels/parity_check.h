@@ -59,7 +59,8 @@ struct ParityOutcome {
     ExecutionSettings settings;
     enum class Status { Passed, Failed, Skipped } status = Status::Skipped;
     ParityComparison comparison;
-    std::string message;  // the failure or the reason for a skip
+    std::string message;       // the failure or the reason for a skip
+    bool deviceError = false;  // it failed with a DeviceError: the device's state may be poisoned
 };
 std::string formatOutcome(const ParityOutcome& o);  // "PASS data_path=... loss 2.1e-07 weights 3.4e-07"
 
@@ -77,5 +78,20 @@ struct VerifySummary {
 VerifySummary verifyCombinations(const std::vector<ExecutionSettings>& combos,
                                  const std::function<std::unique_ptr<Backend>()>& makeCandidate,
                                  const std::function<void(const ParityOutcome&)>& report, const ParityProblem& problem);
+
+// `mlpwb verify --isolate`: the combinations run in child processes, so a sticky CUDA error (an
+// illegal address poisons the whole context) fails the combination that raised it and no other.
+// `runChild(first, onLine)` starts a fresh process that checks combos[first..] and feeds every line it
+// prints to `onLine`; it returns the child's exit code (-1 when it did not exit normally). A child
+// prints "BEGIN <index>" before each combination and formatOutcome's line after it, and ends after a
+// combination that failed with a DeviceError. The parent starts the next child after the last
+// combination begun; a combination that began without an outcome line (the child crashed, hung up or
+// was killed) fails, named, with the child's exit code and last line. A child that ends before its
+// first BEGIN fails every remaining combination with that message (no 600 crashing children).
+// `report` gets every outcome line (the child's, or the parent's for a combination it had to fail).
+using VerifyChildRunner =
+    std::function<int(std::size_t first, const std::function<void(const std::string& line)>& onLine)>;
+VerifySummary verifyIsolated(const std::vector<ExecutionSettings>& combos, const VerifyChildRunner& runChild,
+                             const std::function<void(const std::string& line)>& report);
 
 }  // namespace wb

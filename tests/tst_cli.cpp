@@ -296,6 +296,64 @@ private slots:
         QVERIFY2(lines.last() == QString::number(pass) + " passed, 0 failed", r.describe());
     }
 
+    // --isolate runs the combinations in child processes (this binary again): the same lines and total.
+    void verifyIsolateRunsChildren() {
+        RUN_MLPWB(r, (QStringList{"verify", "--backend", "cpu", "--isolate", "--only", "launch=fused", "--only",
+                                  "data_path=pinned", "--limit", "3", "--rows", "100", "--epochs", "1"}));
+        QVERIFY2(r.exitCode == 0, r.describe());
+        const QStringList lines = r.outLines();
+        int pass = 0;
+        for (const QString& line : lines) {
+            QVERIFY2(!line.startsWith("FAIL") && !line.startsWith("BEGIN"), qPrintable(line));
+            if (line.startsWith("PASS")) ++pass;
+        }
+        QCOMPARE(pass, 3);
+        QVERIFY2(lines.last().startsWith("3 passed, 0 failed"), r.describe());
+    }
+
+    // A crash, a hang and a device error in a child (injected through WB_VERIFY_CHILD_FAULT) fail only
+    // their own combination, named; the next child checks the ones after it.
+    void verifyIsolateContainsFaults_data() {
+        QTest::addColumn<QString>("fault");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("abort") << "1:abort"
+                               << "child process ended with exit code -1";
+        QTest::newRow("hang") << "1:hang"
+                              << "no answer for 2 s: killed";
+        QTest::newRow("device") << "1:device"
+                                << "injected device error";
+    }
+    void verifyIsolateContainsFaults() {
+        QFETCH(QString, fault);
+        QFETCH(QString, message);
+        qputenv("WB_VERIFY_CHILD_FAULT", fault.toUtf8());
+        const MlpwbResult r =
+            runMlpwb(QStringList{"verify", "--backend", "cpu", "--isolate", "--only", "launch=fused", "--limit", "3",
+                                 "--rows", "100", "--epochs", "1", "--combination-timeout", "2"},
+                     dir_.path(), kTimeoutMs);
+        qunsetenv("WB_VERIFY_CHILD_FAULT");
+        QVERIFY(r.finished);
+        QVERIFY2(r.exitCode != 0, r.describe());
+        const QStringList lines = r.outLines();
+        QVERIFY2(lines.size() == 5, r.describe());  // the header, 3 outcomes, the total
+        QVERIFY2(lines[1].startsWith("PASS") && lines[3].startsWith("PASS"), r.describe());
+        QVERIFY2(lines[2].startsWith("FAIL  data_path=") && lines[2].contains(message), r.describe());
+        QVERIFY2(lines.last().startsWith("2 passed, 1 failed"), r.describe());
+    }
+
+    // Without a device, --isolate starts no child: it says why and skips everything (exit 0).
+    void verifyIsolateWithoutDevice() {
+        RUN_MLPWB(info, QStringList{"info"});
+        if (QRegularExpression("^cuda\\s+available", QRegularExpression::MultilineOption)
+                .match(QString::fromUtf8(info.out))
+                .hasMatch())
+            QSKIP("a CUDA device is available here");
+        RUN_MLPWB(r, (QStringList{"verify", "--isolate", "--only", "launch=fused"}));
+        QVERIFY2(r.exitCode == 0, r.describe());
+        QVERIFY2(r.outLines().value(0).startsWith("CUDA unavailable: "), r.describe());
+        QVERIFY2(r.outLines().last().contains(" skipped"), r.describe());
+    }
+
     // The problem's options reach it: the first line names rows, batch, epochs and the order.
     void verifyProblemOptions() {
         RUN_MLPWB(r, (QStringList{"verify", "--backend", "cpu", "--only", "launch=graph_step", "--only", "gemm=custom",

@@ -4,8 +4,11 @@
 // unavailable (they must fail, with the reason).
 #include <QtTest>
 
+#include <functional>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "cpu_backend.h"
 #include "errors.h"
@@ -193,6 +196,64 @@ private slots:
         QCOMPARE(s.passed, 0);
         QCOMPARE(lines.size(), std::size_t{2});
         QVERIFY2(QString::fromStdString(lines[0]).contains("no device here"), lines[0].c_str());
+    }
+
+    // verify --isolate's orchestration with fake children: a crash and a device error fail only their
+    // own combination, named; the next child starts after it; the rest pass.
+    void isolatedChildrenContainFailures() {
+        const auto all = wb::validCombinations();
+        const std::vector<wb::ExecutionSettings> combos(all.begin(), all.begin() + 6);
+        std::vector<std::size_t> starts;
+        const auto child = [&](std::size_t first, const std::function<void(const std::string&)>& onLine) {
+            starts.push_back(first);
+            onLine("verify: header");
+            for (std::size_t i = first; i < combos.size(); ++i) {
+                onLine("BEGIN " + std::to_string(i));
+                wb::ParityOutcome o;
+                o.settings = combos[i];
+                if (i == 2) {  // crashes mid-combination (an illegal address that aborts)
+                    onLine("terminate called after throwing");
+                    return -1;
+                }
+                o.status = i == 4 ? wb::ParityOutcome::Status::Failed : wb::ParityOutcome::Status::Passed;
+                if (i == 4) o.message = "illegal memory access";
+                onLine(wb::formatOutcome(o));
+                if (i == 4) return 5;  // a device error ends the child
+            }
+            return 0;
+        };
+        std::vector<std::string> lines;
+        const wb::VerifySummary s =
+            wb::verifyIsolated(combos, child, [&](const std::string& line) { lines.push_back(line); });
+        QCOMPARE(s.passed, 4);
+        QCOMPARE(s.failed, 2);
+        QCOMPARE(starts, (std::vector<std::size_t>{0, 3, 5}));
+        QCOMPARE(lines.size(), combos.size());
+        QVERIFY2(
+            lines[2].rfind("FAIL", 0) == 0 && lines[2].find(wb::describeCombination(combos[2])) != std::string::npos,
+            lines[2].c_str());
+        QVERIFY2(lines[2].find("exit code -1: terminate called") != std::string::npos, lines[2].c_str());
+        QVERIFY2(lines[4].find("illegal memory access") != std::string::npos, lines[4].c_str());
+    }
+
+    // A child that dies before its first combination fails every remaining one once, without restarts.
+    void isolatedChildDeadOnArrival() {
+        const auto all = wb::validCombinations();
+        const std::vector<wb::ExecutionSettings> combos(all.begin(), all.begin() + 3);
+        int children = 0;
+        std::vector<std::string> lines;
+        const wb::VerifySummary s = wb::verifyIsolated(
+            combos,
+            [&](std::size_t, const std::function<void(const std::string&)>& onLine) {
+                ++children;
+                onLine("mlpwb: cannot load libcudart");
+                return 2;
+            },
+            [&](const std::string& line) { lines.push_back(line); });
+        QCOMPARE(children, 1);
+        QCOMPARE(s.failed, 3);
+        QVERIFY2(lines[0].find("before any combination") != std::string::npos, lines[0].c_str());
+        QVERIFY2(lines[0].find("cannot load libcudart") != std::string::npos, lines[0].c_str());
     }
 };
 
