@@ -316,7 +316,7 @@ def record_environment(path):
 
 
 def compare(summary):
-    """The ratios the issue asks for, where both sides ran."""
+    """The decisive ratios (ours against each peer), where both sides ran."""
     fused = median_of(summary["results"], "mlpwb cuda: Fastest")
     for peer, key in (("torch_resident", "fused_speedup_vs_torch_resident"),
                       ("torch_compile", "fused_speedup_vs_torch_compile"),

@@ -32,6 +32,7 @@ format_check() {
 
 step "format" format_check
 step "source lists" scripts/check-source-lists.sh
+step "gpu-check self-test (fake tools)" scripts/gpu-check-selftest.sh
 step "clang-tidy" scripts/tidy.sh
 # The unit suites under ASan+UBSan (the GUI suites run in the plain build; Qt itself is not
 # instrumented, so its allocations would only add noise to LeakSanitizer).

@@ -2,7 +2,7 @@
 # Checks scripts/gpu-check.sh on any machine, without a GPU: fake nvidia-smi, mlpwb, compute-sanitizer
 # and python stand in for the real ones, and five scenarios check the step order, the time caps, the
 # streamed logs, summary.json and the exit codes:
-#   1. a device, every step passes (full mode)    -> "passed", exit 0, the steps in the order
+#   1. a device, every step passes (full mode)    -> "passed", exit 0, the steps in the documented order
 #   2. the fused verify hangs past its cap (quick) -> timed_out, the later steps still run, "failed", exit 1
 #   2b. the same with TOTAL_SECONDS=35            -> the hang gets what is left, the later steps are skipped
 #   3. nvidia-smi lists a GPU, mlpwb says CUDA is unavailable -> "failed", exit 1, said loudly
