@@ -10,6 +10,7 @@
 #include "errors.h"
 #include "execution_settings.h"
 #include "json_file.h"
+#include "workload.h"
 
 namespace wb::gui {
 
@@ -245,6 +246,20 @@ std::optional<double> RunStore::speedup(int id) const {
     const auto runMs = run->record.summary().medianEpochMs;
     if (!baseMs || !runMs || *runMs <= 0) return std::nullopt;
     return *baseMs / *runMs;
+}
+
+std::optional<RunStore::SpeedVerdict> RunStore::speedVerdict(int id) const {
+    const auto baseId = effectiveBaseline();
+    const RunEntry* base = baseId ? find(*baseId) : nullptr;
+    const RunEntry* run = find(id);
+    if (!base || !run) return std::nullopt;
+    const auto baseSpread = timeSpread({&base->record});
+    const auto runSpread = timeSpread({&run->record});
+    if (!baseSpread || !runSpread || runSpread->median <= 0) return std::nullopt;
+    SpeedVerdict verdict;
+    verdict.notComparable = workloadDifference(base->record, run->record);
+    verdict.comparison = compareSpeed(*baseSpread, *runSpread);
+    return verdict;
 }
 
 QColor RunStore::nextColor() {

@@ -12,6 +12,7 @@
 
 #include "run_config.h"
 #include "run_record.h"
+#include "speed_comparison.h"
 
 namespace wb::gui {
 
@@ -74,6 +75,14 @@ public:
     std::optional<int> effectiveBaseline() const;
     // Median epoch ms of the effective baseline divided by that of `id`; nullopt when either is unknown.
     std::optional<double> speedup(int id) const;
+    // The Speedup chart's rule for one run against the effective baseline (for the runs table):
+    // nullopt when either has no timed epoch; else either the first workload difference (not
+    // comparable) or the comparison with its range (one run: over its epochs).
+    struct SpeedVerdict {
+        std::optional<std::string> notComparable;
+        SpeedComparison comparison;
+    };
+    std::optional<SpeedVerdict> speedVerdict(int id) const;
 
 signals:
     void runAdded(int id);

@@ -176,8 +176,12 @@ QVariant RunsTableModel::display(const RunEntry& run, int column) const {
         case Message: return QString::fromStdString(run.record.message).section('\n', 0, 0);
         case Speedup: {
             if (store_->effectiveBaseline() == run.id) return QString("baseline");
-            const auto x = store_->speedup(run.id);
-            return x ? QVariant(QString("%1×").arg(*x, 0, 'f', 2)) : QVariant();
+            // The chart's rule: a ratio only where it is measurable and the workloads match.
+            const auto verdict = store_->speedVerdict(run.id);
+            if (!verdict) return {};
+            if (verdict->notComparable) return QString("not comparable");
+            if (!verdict->comparison.measurable) return QString("≈ same");
+            return QString("%1×").arg(verdict->comparison.ratio, 0, 'f', 2);
         }
         default: return {};
     }
@@ -214,7 +218,12 @@ QVariant RunsTableModel::toolTip(const RunEntry& run, int column) const {
         }
         case Name: return run.path.isEmpty() ? QVariant() : QVariant(run.path);
         case Speedup:
-            if (store_->effectiveBaseline() != run.id) return {};
+            if (store_->effectiveBaseline() != run.id) {
+                const auto verdict = store_->speedVerdict(run.id);
+                if (!verdict) return {};
+                return QString::fromStdString(verdict->notComparable ? "not comparable: " + *verdict->notComparable
+                                                                     : verdict->comparison.label());
+            }
             return store_->baseline() == run.id ? QVariant("The run the others are compared with")
                                                 : QVariant(
                                                       "The first run with epoch times: the others are compared with "

@@ -84,6 +84,8 @@ private slots:
     void checkboxTogglesVisibility();
     void renameViaSetData();
     void speedupColumnText();
+    void speedupColumnFollowsTheChartsRule_data();
+    void speedupColumnFollowsTheChartsRule();
     void epochUpdatesOnlyItsRow();
     void configDifferences_data();
     void configDifferences();
@@ -330,6 +332,42 @@ void TestRunStore::renameViaSetData() {
     QCOMPARE(name.data().toString(), QString("New name"));
     QVERIFY(!model.setData(name, "   "));
     QCOMPARE(store.find(id)->name, QString("New name"));
+}
+
+void TestRunStore::speedupColumnFollowsTheChartsRule_data() {
+    QTest::addColumn<QList<double>>("runMs");
+    QTest::addColumn<QString>("runData");  // the run's data set source; the baseline's is "builtin"
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("tip");
+    // The baseline's timed epochs span 20-30 ms (the warm-up first epoch is left out).
+    QTest::newRow("measurably faster") << QList<double>{50, 5, 5} << "builtin" << QString::fromUtf8("5.00×")
+                                       << "faster";
+    QTest::newRow("inside the spread") << QList<double>{90, 22, 28, 24} << "builtin" << QString::fromUtf8("≈ same")
+                                       << "no measurable difference";
+    QTest::newRow("other data") << QList<double>{50, 5, 5} << "bc.csv"
+                                << "not comparable"
+                                << "not comparable: different data (bc.csv";
+}
+
+// Two identical configurations must not read as "1.41×": the table says what the Speedup chart says.
+void TestRunStore::speedupColumnFollowsTheChartsRule() {
+    QFETCH(QList<double>, runMs);
+    QFETCH(QString, runData);
+    QFETCH(QString, text);
+    QFETCH(QString, tip);
+    RunStore store;
+    RunsTableModel model(&store);
+    RunRecord base = recordWithEpochs({100, 20, 30, 25});
+    base.dataset.source = "builtin";
+    base.dataset.rows = 100000;
+    RunRecord run = recordWithEpochs(runMs);
+    run.dataset.source = runData.toStdString();
+    run.dataset.rows = runData == "builtin" ? 100000 : 569;
+    store.finish(store.addPending(namedConfig("Base")), base);
+    store.finish(store.addPending(namedConfig("Run")), run);
+    QCOMPARE(model.index(1, RunsTableModel::Speedup).data().toString(), text);
+    QVERIFY2(model.index(1, RunsTableModel::Speedup).data(Qt::ToolTipRole).toString().contains(tip),
+             qPrintable(model.index(1, RunsTableModel::Speedup).data(Qt::ToolTipRole).toString()));
 }
 
 void TestRunStore::speedupColumnText() {
