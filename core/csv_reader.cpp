@@ -368,8 +368,8 @@ void decodeText(Dataset& d) {
     for (const auto& [text, code] : d.labelMapping) mapping[asUtf8(text, labels)] = code;
     // Two spellings of one label (UTF-8 and Latin-1) would merge: keep the bytes (written as U+FFFD).
     if (mapping.size() == d.labelMapping.size()) d.labelMapping = std::move(mapping);
-    if (names) d.notes.push_back("column names decoded as Latin-1/CP-1252 (not UTF-8)");
-    if (labels) d.notes.push_back("labels decoded as Latin-1/CP-1252 (not UTF-8)");
+    if (names) d.notes.emplace_back("column names decoded as Latin-1/CP-1252 (not UTF-8)");
+    if (labels) d.notes.emplace_back("labels decoded as Latin-1/CP-1252 (not UTF-8)");
 }
 
 }  // namespace

@@ -12,7 +12,7 @@
 // ::expf, ...), which CUDA declares for the device and <math.h> declares for the host.
 #pragma once
 
-#include <math.h>
+#include <math.h>  // NOLINT(modernize-deprecated-headers): the global ::tanhf, ::expf, ... (see above)
 
 #include <cstddef>
 
