@@ -86,7 +86,9 @@ nlohmann::json parseJsonText(const std::string& text, const std::string& name, c
         throw DataError(name, "invalid " + what + ": nested " + std::to_string(depth) + " levels deep (at most " +
                                   std::to_string(kMaxJsonDepth) + ")");
     try {
-        return nlohmann::json::parse(nonFiniteAsNull(text));
+        // Most documents (ours) have no NaN or Infinity: parsed as they are, without a rewritten copy.
+        const bool pythonWords = text.find("NaN") != std::string::npos || text.find("Infinity") != std::string::npos;
+        return pythonWords ? nlohmann::json::parse(nonFiniteAsNull(text)) : nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
         throw DataError(name, "invalid " + what + ": " + e.what());
     }
