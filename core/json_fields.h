@@ -3,9 +3,12 @@
 // `[json.exception.type_error.302] type must be number, but is string`.
 #pragma once
 
+#include <cmath>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -48,6 +51,17 @@ template <typename T>
 T requiredField(const nlohmann::json& j, const char* key) {
     if (!j.is_object() || !j.contains(key)) throw JsonFieldError(key, "missing");
     const nlohmann::json& v = j.at(key);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        // A float outside T's range is undefined behaviour to convert (5.6e25 as an epoch number, found
+        // by fuzz_records), and a fraction is no count: both are refused, a whole float (12.0) is read.
+        if (v.is_number_float()) {
+            const double d = v.get<double>();
+            const double end = std::ldexp(1.0, std::numeric_limits<T>::digits);  // T's max + 1
+            const double low = std::is_signed_v<T> ? -end : 0.0;
+            if (!(d >= low && d < end) || d != std::floor(d))
+                throw JsonFieldError(key, "expected an integer, found " + v.dump());
+        }
+    }
     try {
         return v.get<T>();
     } catch (const nlohmann::json::exception&) {
