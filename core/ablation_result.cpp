@@ -172,7 +172,7 @@ AblationResult AblationResult::fromJson(const nlohmann::json& j) {
         const nlohmann::json plan = j.value("plan", nlohmann::json::object());
         r.plan.baseline = plan.value("baseline", j.value("baseline", r.plan.baseline));
         r.plan.fixes = plan.value("fixes", std::vector<std::string>{});
-        r.plan.repeats = plan.value("repeats", 1);
+        r.plan.repeats = fieldOr(plan, "repeats", 1);
         r.plan.alone = plan.value("alone", false);
         r.status = enumFromName(kAblationStatusNames, j.value("status", "completed"), "ablation status");
         r.message = j.value("message", "");
