@@ -10,16 +10,13 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QSpinBox>
-#include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <limits>
@@ -30,6 +27,7 @@
 
 #include "dataset_loader.h"
 #include "dataset_preview_model.h"
+#include "dataset_summary.h"
 #include "field_guard.h"
 
 namespace wb::gui {
@@ -65,14 +63,6 @@ bool hasRealColumnNames(const Dataset& d) {
     return false;
 }
 
-QLabel* valueLabel(const QString& name) {
-    auto* label = new QLabel("—");
-    label->setObjectName(name);
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    return label;
-}
-
 struct Choice {
     QString text;
     QString value;
@@ -95,14 +85,6 @@ void selectData(QComboBox* combo, const QString& value) {
     if (index >= 0) combo->setCurrentIndex(index);
 }
 
-QString labelMappingText(const Dataset& d) {
-    if (d.labelMapping.empty()) return "numeric 0 / 1";
-    QStringList parts;
-    for (const auto& [text, code] : d.labelMapping)
-        parts << QString("%1 → %2").arg(QString::fromStdString(text)).arg(code);
-    return parts.join(", ");
-}
-
 // Whether loading `a` and `b` gives the same data set: only the fields their kind reads count.
 bool sameLoad(const DataSpec& a, const DataSpec& b) {
     auto essentials = [](DataSpec s) {
@@ -121,25 +103,18 @@ bool sameLoad(const DataSpec& a, const DataSpec& b) {
     return essentials(a) == essentials(b);
 }
 
-QString notesText(const Dataset& d) {
-    if (d.notes.empty()) return "none";
-    QStringList parts;
-    for (const auto& note : d.notes) parts << QString::fromStdString(note);
-    return parts.join("; ");
-}
-
 }  // namespace
 
 DataPanel::DataPanel(QWidget* parent) : QWidget(parent) {
     loader_ = new DatasetLoader(this);
-    preview_ = new DatasetPreviewModel(this);
     setAcceptDrops(true);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(buildSourceGroup());
     layout->addWidget(buildCsvGroup());
     layout->addWidget(buildPrepareGroup());
-    layout->addWidget(buildSummaryGroup());
+    summary_ = new DatasetSummary;
+    layout->addWidget(summary_);
     connect(loader_, &DatasetLoader::loaded, this, &DataPanel::onLoaded);
     connect(loader_, &DatasetLoader::failed, this, &DataPanel::onFailed);
     connect(loader_, &DatasetLoader::busyChanged, this, &DataPanel::onBusyChanged);
@@ -334,41 +309,6 @@ QWidget* DataPanel::buildPrepareGroup() {
     return group;
 }
 
-QWidget* DataPanel::buildSummaryGroup() {
-    auto* group = new QGroupBox("Loaded data set");
-    auto* form = new QFormLayout(group);
-    sourceValue_ = valueLabel("sourceValue");
-    rowsValue_ = valueLabel("rowsValue");
-    featuresValue_ = valueLabel("featuresValue");
-    balanceValue_ = valueLabel("balanceValue");
-    balanceValue_->setToolTip(
-        "The share of rows labelled 1. Far from 50 %, accuracy alone says little: "
-        "always guessing the larger class already scores that much.");
-    mappingValue_ = valueLabel("mappingValue");
-    mappingValue_->setToolTip("How text labels were turned into 0 and 1 (in sorted order)");
-    notesValue_ = valueLabel("notesValue");
-    notesValue_->setToolTip("What the loader did to the data: rows dropped, values filled in, ...");
-    form->addRow("Source", sourceValue_);
-    form->addRow("Rows", rowsValue_);
-    form->addRow("Features", featuresValue_);
-    form->addRow("Positive", balanceValue_);
-    form->addRow("Labels", mappingValue_);
-    form->addRow("Notes", notesValue_);
-    previewTable_ = new QTableView;
-    previewTable_->setObjectName("previewTable");
-    previewTable_->setModel(preview_);
-    previewTable_->setToolTip(
-        QString("The first %1 rows; the label is the last column").arg(DatasetPreviewModel::kMaxRows));
-    previewTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    previewTable_->setAlternatingRowColors(true);
-    previewTable_->verticalHeader()->setDefaultSectionSize(previewTable_->fontMetrics().height() + 6);
-    previewTable_->horizontalHeader()->setMaximumSectionSize(160);  // one long name must not hide the rest
-    previewTable_->setMinimumHeight(150);
-    previewTable_->setMaximumHeight(220);
-    form->addRow(previewTable_);
-    return group;
-}
-
 void DataPanel::updateSourceFields() {
     const bool builtin = builtinRadio_->isChecked();
     const bool npy = isNpy(pathEdit_->text().trimmed());
@@ -540,9 +480,9 @@ void DataPanel::onLoaded(const std::shared_ptr<const Dataset>& dataset, const Da
     openingFile_.clear();
     errorLabel_->hide();
     errorLabel_->clear();
-    preview_->setDataset(dataset);
-    previewTable_->resizeColumnsToContents();  // a preview is read by its headers: show the names whole
-    showSummary();
+    summary_->showDataset(dataset, loadedSpec_.kind == DataSpec::Kind::Builtin
+                                       ? QString("built-in, seed %1").arg(spec.seed)
+                                       : DatasetLoader::describe(spec));
     fillLabelChoices();
     emit datasetChanged(dataset_);
 }
@@ -558,20 +498,8 @@ void DataPanel::onFailed(const QString& message) {
     if (!file.isEmpty()) emit fileOpenFailed(file, message);
 }
 
-void DataPanel::showSummary() {
-    const Dataset& d = *dataset_;
-    const QLocale locale;
-    const QString source = loadedSpec_.kind == DataSpec::Kind::Builtin
-                               ? QString("built-in, seed %1").arg(loadedSpec_.seed)
-                               : DatasetLoader::describe(loadedSpec_);
-    sourceValue_->setText(source);
-    sourceValue_->setToolTip(QString("%1\n%2").arg(QString::fromStdString(d.source), QString::fromStdString(d.hash)));
-    rowsValue_->setText(locale.toString(static_cast<qulonglong>(d.rows)));
-    featuresValue_->setText(locale.toString(static_cast<qulonglong>(d.cols)));
-    const double positive = d.positiveFraction();
-    balanceValue_->setText(QString("%1 % labelled 1").arg(locale.toString(100.0 * positive, 'f', 1)));
-    mappingValue_->setText(QString("%1: %2").arg(QString::fromStdString(d.labelName), labelMappingText(d)));
-    notesValue_->setText(notesText(d));
+DatasetPreviewModel* DataPanel::previewModel() const {
+    return summary_->previewModel();
 }
 
 void DataPanel::fillLabelChoices() {

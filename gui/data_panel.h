@@ -23,12 +23,12 @@ class QProgressBar;
 class QPushButton;
 class QRadioButton;
 class QSpinBox;
-class QTableView;
 
 namespace wb::gui {
 
 class DatasetLoader;
 class DatasetPreviewModel;
+class DatasetSummary;
 
 class DataPanel : public QWidget {
     Q_OBJECT
@@ -53,7 +53,7 @@ public:
     // is, else after loading it; calls `failed` with the reason when that load fails (the data set
     // loaded before stays, and nothing is trained on it in its place).
     void whenShownLoaded(std::function<void()> ready, std::function<void(const QString&)> failed);
-    DatasetPreviewModel* previewModel() const { return preview_; }
+    DatasetPreviewModel* previewModel() const;
 
 public slots:
     void loadBuiltin();                  // the generator with the rows and seed in the fields
@@ -76,7 +76,6 @@ private:
     QWidget* buildSourceGroup();
     QWidget* buildCsvGroup();
     QWidget* buildPrepareGroup();
-    QWidget* buildSummaryGroup();
     QWidget* buildLoadRow();
     void chooseLabelsFile();
     void openNpyPair(const QString& features, const QString& labels);
@@ -85,13 +84,12 @@ private:
     void onLoaded(const std::shared_ptr<const Dataset>& dataset, const DataSpec& spec);
     void onFailed(const QString& message);
     void onBusyChanged(bool busy);
-    void showSummary();
     void fillLabelChoices();
     CsvOptions csvOptions() const;
     void setCsvOptions(const CsvOptions& options);
 
     DatasetLoader* loader_ = nullptr;
-    DatasetPreviewModel* preview_ = nullptr;
+    DatasetSummary* summary_ = nullptr;  // what was loaded, and its first rows
     std::shared_ptr<const Dataset> dataset_;
     DataSpec loadedSpec_;
     QString openingFile_;  // the file being opened by a file action; empty otherwise
@@ -121,14 +119,6 @@ private:
     QProgressBar* progress_ = nullptr;
     QLabel* loadingLabel_ = nullptr;
     QLabel* errorLabel_ = nullptr;
-
-    QLabel* sourceValue_ = nullptr;
-    QLabel* rowsValue_ = nullptr;
-    QLabel* featuresValue_ = nullptr;
-    QLabel* balanceValue_ = nullptr;
-    QLabel* mappingValue_ = nullptr;
-    QLabel* notesValue_ = nullptr;
-    QTableView* previewTable_ = nullptr;
 };
 
 }  // namespace wb::gui

@@ -1,0 +1,89 @@
+#include "dataset_summary.h"
+
+#include <QFormLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QStringList>
+#include <QTableView>
+
+#include "dataset_preview_model.h"
+
+namespace wb::gui {
+
+namespace {
+
+QLabel* valueLabel(const QString& name) {
+    auto* label = new QLabel("—");
+    label->setObjectName(name);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return label;
+}
+
+QString labelMappingText(const Dataset& d) {
+    if (d.labelMapping.empty()) return "numeric 0 / 1";
+    QStringList parts;
+    for (const auto& [text, code] : d.labelMapping)
+        parts << QString("%1 → %2").arg(QString::fromStdString(text)).arg(code);
+    return parts.join(", ");
+}
+
+QString notesText(const Dataset& d) {
+    if (d.notes.empty()) return "none";
+    QStringList parts;
+    for (const auto& note : d.notes) parts << QString::fromStdString(note);
+    return parts.join("; ");
+}
+
+}  // namespace
+
+DatasetSummary::DatasetSummary(QWidget* parent) : QGroupBox("Loaded data set", parent) {
+    preview_ = new DatasetPreviewModel(this);
+    auto* form = new QFormLayout(this);
+    sourceValue_ = valueLabel("sourceValue");
+    rowsValue_ = valueLabel("rowsValue");
+    featuresValue_ = valueLabel("featuresValue");
+    balanceValue_ = valueLabel("balanceValue");
+    balanceValue_->setToolTip(
+        "The share of rows labelled 1. Far from 50 %, accuracy alone says little: "
+        "always guessing the larger class already scores that much.");
+    mappingValue_ = valueLabel("mappingValue");
+    mappingValue_->setToolTip("How text labels were turned into 0 and 1 (in sorted order)");
+    notesValue_ = valueLabel("notesValue");
+    notesValue_->setToolTip("What the loader did to the data: rows dropped, values filled in, ...");
+    form->addRow("Source", sourceValue_);
+    form->addRow("Rows", rowsValue_);
+    form->addRow("Features", featuresValue_);
+    form->addRow("Positive", balanceValue_);
+    form->addRow("Labels", mappingValue_);
+    form->addRow("Notes", notesValue_);
+    previewTable_ = new QTableView;
+    previewTable_->setObjectName("previewTable");
+    previewTable_->setModel(preview_);
+    previewTable_->setToolTip(
+        QString("The first %1 rows; the label is the last column").arg(DatasetPreviewModel::kMaxRows));
+    previewTable_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    previewTable_->setAlternatingRowColors(true);
+    previewTable_->verticalHeader()->setDefaultSectionSize(previewTable_->fontMetrics().height() + 6);
+    previewTable_->horizontalHeader()->setMaximumSectionSize(160);  // one long name must not hide the rest
+    previewTable_->setMinimumHeight(150);
+    previewTable_->setMaximumHeight(220);
+    form->addRow(previewTable_);
+}
+
+void DatasetSummary::showDataset(const std::shared_ptr<const Dataset>& dataset, const QString& source) {
+    preview_->setDataset(dataset);
+    previewTable_->resizeColumnsToContents();  // a preview is read by its headers: show the names whole
+    const Dataset& d = *dataset;
+    const QLocale locale;
+    sourceValue_->setText(source);
+    sourceValue_->setToolTip(QString("%1\n%2").arg(QString::fromStdString(d.source), QString::fromStdString(d.hash)));
+    rowsValue_->setText(locale.toString(static_cast<qulonglong>(d.rows)));
+    featuresValue_->setText(locale.toString(static_cast<qulonglong>(d.cols)));
+    balanceValue_->setText(QString("%1 % labelled 1").arg(locale.toString(100.0 * d.positiveFraction(), 'f', 1)));
+    mappingValue_->setText(QString("%1: %2").arg(QString::fromStdString(d.labelName), labelMappingText(d)));
+    notesValue_->setText(notesText(d));
+}
+
+}  // namespace wb::gui
