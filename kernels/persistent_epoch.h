@@ -4,7 +4,7 @@
 // How a CudaBackend strategy calls it (not wired yet; cuda_backend.cpp is being restructured):
 //   setup (once per run):
 //     dev    = queryPersistentDevice(deviceIndex);                    // SMs, occupancy, shared memory
-//     if (auto why = persistentRefusal(model, inputs, loss, opt, precision, batch, dev)) refuse(*why);
+//     if (auto why = persistentRefusal(model, inputs, opt, precision, batch, dev)) refuse(*why);
 //     plan   = makePersistentPlan(model, inputs, loss, batch, dev);
 //     table  = persistentStepTable(optimizerScalars(opt), 0, epochs * stepsPerEpoch);   // upload once
 //     scratch: cudaMalloc(persistentScratchBytes(plan)) and cudaMemset it to 0 (the flags must start

@@ -284,6 +284,25 @@ private slots:
         QCOMPARE(run.correct(), fused.correct());
     }
 
+    // Few blocks and many tiles: each block owns more quads than one pass of its lanes can reduce
+    // (one lane per quad and group), so the reduction runs in batches of quads; still the fused bits.
+    void reductionInBatches() {
+        const ModelSpec model = modelOf({20, 10}, Activation::Tanh);
+        const OptimizerSpec opt = optimizer(OptimizerKind::Adam, 1e-3);
+        const Data data = makeData(3000, 61, 12u);
+        const MlpParams initial = initParams(model, 61, 6);
+        PersistentRun run(model, 61, LossKind::BceWithLogits, opt, 2048, initial, deviceOf(2), 4);
+        Twin fused(model, 61, LossKind::BceWithLogits, opt, 2048, initial, 4);
+        QCOMPARE(run.plan().tileRows, 4);
+        QVERIFY(run.plan().ownerQuads > 2 * run.plan().quadBatch);
+        const std::vector<std::uint32_t> order = permutation(data.rows, 3u);
+        run.epoch(data, &order);
+        fused.epoch(data, 2048, &order);
+        QVERIFY(sameBits(run.params(), fused.params(), "parameters"));
+        QVERIFY(sameBits(run.lossSum(), fused.lossSum()));
+        QCOMPARE(run.correct(), fused.correct());
+    }
+
     // The grid barrier leaves no race between blocks: any order of the blocks in every grid phase
     // gives the same bits. And without the first barrier, the flag check reports it.
     void blockOrderDoesNotMatter_data() {
