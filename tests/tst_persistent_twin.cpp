@@ -156,6 +156,8 @@ private slots:
         QTest::newRow("19-11-17-1 sigmoid adamw")
             << std::vector<int>{11, 17} << 19 << Activation::Sigmoid << bce << optimizer(OptimizerKind::AdamW, 1e-2)
             << 300 << 100 << true << 7 << 227 << 0;
+        QTest::newRow("11-7-1 sigmoid adam") << std::vector<int>{7} << 11 << Activation::Sigmoid << logits << adamFast
+                                             << 250 << 60 << false << 6 << 227 << 0;
         QTest::newRow("deep gelu") << std::vector<int>{4, 6, 3, 2} << 5 << Activation::Gelu << logits << adamFast << 150
                                    << 40 << false << 3 << 227 << 0;
         // Little shared memory: short tiles, several per block, each block loops over them.
