@@ -1,5 +1,5 @@
 // `mlpwb verify`: every valid combination of the execution switches, a few steps on CUDA against the
-// CPU reference from the same weights and batch order (kernels/parity_check.h). One line per
+// CPU reference from the same weights and batch order (core/parity_check.h). One line per
 // combination, then "N passed, N failed"; exit 0 only when nothing failed. Without a device every
 // combination is skipped with the reason, and the exit code is 0. --isolate checks them in child
 // processes (this binary again, with the hidden --child-from), so a sticky CUDA error fails only the

@@ -1,4 +1,4 @@
-// The parity check behind `mlpwb verify` (kernels/parity_check.h), exercised on the CPU: the
+// The parity check behind `mlpwb verify` (core/parity_check.h), exercised on the CPU: the
 // combinations it walks, the tolerances by precision, the comparison of two runs, and the whole
 // check with the CPU backend as candidate (it must pass) and with candidates that are wrong or
 // unavailable (they must fail, with the reason).
