@@ -156,6 +156,21 @@ void DeviceMlp::optimizerStep() {
     if (scaled) launchUpdateLossScale(c, stream_);
 }
 
+void DeviceMlp::startStep(int zeroings) {
+    beginStep();
+    zeroGrads(zeroings);
+}
+
+void DeviceMlp::trainOnBatch(const float* x, const float* y, int n, int zeroings, const CudaEvent* marks) {
+    forward(x, n);
+    loss(y, n, counters(), /*training=*/true);
+    if (marks) marks[0].record(stream_);
+    backward(x, n, zeroings > 0);
+    if (marks) marks[1].record(stream_);
+    optimizerStep();
+    if (marks) marks[2].record(stream_);
+}
+
 MlpParams DeviceMlp::download() const {
     MlpParams p;
     p.layers = layers_;

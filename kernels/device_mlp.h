@@ -10,6 +10,7 @@
 
 #include "backend.h"
 #include "cuda_gemm.h"
+#include "cuda_stream.h"
 #include "device_buffer.h"
 #include "step_kernels.h"
 
@@ -34,6 +35,13 @@ public:
     // Step bookkeeping: starts the step (counters.epochStep += 1, stepLoss = 0).
     void beginStep() { launchBeginStep(counters_.data(), stream_); }
     void beginEpoch() { launchBeginEpoch(counters_.data(), stream_); }
+
+    // The two halves of a training step, shared by every path that uses these verbs (eager, graph):
+    // startStep is the step's bookkeeping and zero_grad `zeroings` times; trainOnBatch, once the batch
+    // x (n, w[0]), y (n) is on the device, runs forward + loss, backward (accumulating when zero_grad
+    // ran) and the optimizer, recording marks[0..2] (when not null) after each for the phase times.
+    void startStep(int zeroings);
+    void trainOnBatch(const float* x, const float* y, int n, int zeroings, const CudaEvent* marks = nullptr);
 
     DeviceCounters* counters() { return counters_.data(); }
     float* params() { return params_.data(); }
