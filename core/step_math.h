@@ -256,11 +256,21 @@ WB_HD inline void updateValues(const OptimizerScalars& s, const StepScalars& t, 
 }
 
 // Element i of (paramCount) arrays: params, grads and the state buffers (null where unused).
+// The values are loaded into locals, updated and stored back, never bound by reference to either
+// an array element or a local dummy: a reference that may point at a local forces it into local
+// memory, so the kernel got a 16-byte stack frame (ptxas, sm_90); now it has none. A state the
+// optimizer leaves alone is stored back unchanged, the same value.
 WB_HD inline void updateElement(const OptimizerScalars& s, const StepScalars& t, float* params, const float* grads,
                                 float* state0, float* state1, float* state2, std::size_t i) {
-    float unused0 = 0.0f, unused1 = 0.0f, unused2 = 0.0f;
-    updateValues(s, t, params[i], grads[i], state0 ? state0[i] : unused0, state1 ? state1[i] : unused1,
-                 state2 ? state2[i] : unused2);
+    float p = params[i];
+    float s0 = state0 ? state0[i] : 0.0f;
+    float s1 = state1 ? state1[i] : 0.0f;
+    float s2 = state2 ? state2[i] : 0.0f;
+    updateValues(s, t, p, grads[i], s0, s1, s2);
+    params[i] = p;
+    if (state0) state0[i] = s0;
+    if (state1) state1[i] = s1;
+    if (state2) state2[i] = s2;
 }
 
 }  // namespace wb::stepmath
