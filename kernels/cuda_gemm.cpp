@@ -35,17 +35,18 @@ void LayerGemm::custom(GemmArgs g) const {
 
 void LayerGemm::forward(GemmOperand x, GemmOperand w, float* z, int n, int in, int out) const {
     if (gemm_ == Gemm::Custom) return custom(customForward(x.f32, w.f32, z, n, in, out));
-    cublasProduct(forwardProduct(n, in, out), w, x, 0.0f, z);
+    cublasProduct(mixed() ? paddedForwardProduct(n, in, out) : forwardProduct(n, in, out), w, x, 0.0f, z);
 }
 
 void LayerGemm::weightGrad(GemmOperand dz, GemmOperand x, float* gw, int n, int in, int out, bool accumulate) const {
     if (gemm_ == Gemm::Custom) return custom(customWeightGrad(dz.f32, x.f32, gw, n, in, out, accumulate));
-    cublasProduct(weightGradProduct(n, in, out), x, dz, accumulate ? 1.0f : 0.0f, gw);
+    cublasProduct(mixed() ? paddedWeightGradProduct(n, in, out) : weightGradProduct(n, in, out), x, dz,
+                  accumulate ? 1.0f : 0.0f, gw);
 }
 
 void LayerGemm::inputGrad(GemmOperand dz, GemmOperand w, float* dx, int n, int in, int out) const {
     if (gemm_ == Gemm::Custom) return custom(customInputGrad(dz.f32, w.f32, dx, n, in, out));
-    cublasProduct(inputGradProduct(n, in, out), w, dz, 0.0f, dx);
+    cublasProduct(mixed() ? paddedInputGradProduct(n, in, out) : inputGradProduct(n, in, out), w, dz, 0.0f, dx);
 }
 
 }  // namespace wb

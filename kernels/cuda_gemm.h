@@ -3,8 +3,9 @@
 //   forward:    z  = x w^T
 //   weightGrad: gw = dz^T x          (added to gw when `accumulate`)
 //   inputGrad:  dx = dz w
-// fp32 and tf32 read the float operands; bf16 and fp16 read the 16-bit copies (xh, wh, dzh) and
-// accumulate and write in fp32 (mixed precision with fp32 master weights).
+// fp32 and tf32 read the float operands; bf16 and fp16 read the 16-bit copies (xh, wh, dzh), stored
+// padded as layer_products.h's paddedWidth says, and accumulate and write in fp32 (mixed precision
+// with fp32 master weights).
 #pragma once
 
 #include <cublas_v2.h>
@@ -16,7 +17,7 @@ namespace wb {
 
 struct GemmOperand {
     const float* f32 = nullptr;  // the fp32 values
-    const void* f16 = nullptr;   // the same values rounded to 16 bits (mixed precision only)
+    const void* f16 = nullptr;   // the same values rounded to 16 bits, padded (mixed precision only)
 };
 
 class LayerGemm {

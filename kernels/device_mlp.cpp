@@ -54,13 +54,8 @@ DeviceMlp::DeviceMlp(const TrainingProblem& problem, int batchCapacity, cudaStre
         pre_.emplace_back(elems(batchCapacity, s.out));
         if (l + 1 == layers_.size()) continue;  // the output layer keeps only its logits
         post_.emplace_back(elems(batchCapacity, s.out));
-        postHalf_.emplace_back(mixed ? elems(batchCapacity, s.out) : 0);
     }
-    if (mixed) {
-        paramsHalf_ = DeviceBuffer<std::uint16_t>(count);
-        inputHalf_ = DeviceBuffer<std::uint16_t>(elems(batchCapacity, layers_.front().in));
-        deltaHalf_ = DeviceBuffer<std::uint16_t>(elems(batchCapacity, maxWidth));
-    }
+    if (mixed) allocateHalfCopies(batchCapacity, maxWidth);
     delta_ = DeviceBuffer<float>(elems(batchCapacity, maxWidth));
     deltaPrev_ = DeviceBuffer<float>(elems(batchCapacity, maxWidth));
     if (gemm == Gemm::Custom) {  // allocated once here, so no product allocates (graph capture)
@@ -76,6 +71,41 @@ DeviceMlp::DeviceMlp(const TrainingProblem& problem, int batchCapacity, cudaStre
     WB_CUDA_CHECK(cudaStreamSynchronize(stream_));  // `start` lives on this stack frame
 }
 
+// The padding of every 16-bit copy is zero: the conversions write it (weights, x, dz), and the
+// activations' copies, which biasActivation writes without their padding, are zeroed here once.
+void DeviceMlp::allocateHalfCopies(int batchCapacity, int maxWidth) {
+    std::size_t weights = 0;
+    for (const LayerSlice& s : layers_) {
+        weightHalfOffset_.push_back(weights);
+        weights += elems(paddedWidth(s.out), paddedWidth(s.in));
+    }
+    weightsHalf_ = DeviceBuffer<std::uint16_t>(weights);
+    inputHalf_ = DeviceBuffer<std::uint16_t>(elems(batchCapacity, paddedWidth(layers_.front().in)));
+    deltaHalf_ = DeviceBuffer<std::uint16_t>(elems(batchCapacity, paddedWidth(maxWidth)));
+    for (std::size_t l = 0; l + 1 < layers_.size(); ++l) {
+        postHalf_.emplace_back(elems(batchCapacity, paddedWidth(layers_[l].out)));
+        postHalf_.back().zero(stream_);
+    }
+}
+
+void DeviceMlp::weightsAndInputToHalf(const float* x, int n) {
+    HalfCopies copies;
+    auto add = [&](HalfCopy c) {
+        copies.copy[copies.count++] = c;
+        if (copies.count < kMaxHalfCopies) return;
+        launchToHalfPadded(copies, half_, stream_);
+        copies.count = 0;
+    };
+    for (std::size_t l = 0; l < layers_.size(); ++l) {
+        const LayerSlice& s = layers_[l];
+        add({params_.data() + s.weightOffset, weightsHalf_.data() + weightHalfOffset_[l], s.out, s.in,
+             paddedWidth(s.out), paddedWidth(s.in)});
+    }
+    const int in = layers_.front().in;
+    add({x, inputHalf_.data(), n, in, n, paddedWidth(in)});
+    if (copies.count > 0) launchToHalfPadded(copies, half_, stream_);
+}
+
 void DeviceMlp::zeroGrads(int times) {
     for (int t = 0; t < times; ++t)
         for (const LayerSlice& s : layers_) {  // one memset per tensor, as .grad.zero_() per parameter
@@ -89,19 +119,17 @@ void DeviceMlp::zeroGrads(int times) {
 GemmOperand DeviceMlp::input(const float* x, int layer) const {
     if (layer == 0) return {x, inputHalf_.data()};
     const auto prev = static_cast<std::size_t>(layer - 1);
-    return {post_[prev].data(), postHalf_[prev].data()};
+    return {post_[prev].data(), gemm_.mixed() ? postHalf_[prev].data() : nullptr};
 }
 
 GemmOperand DeviceMlp::weight(int layer) const {
-    const std::size_t offset = layers_[static_cast<std::size_t>(layer)].weightOffset;
-    return {params_.data() + offset, gemm_.mixed() ? paramsHalf_.data() + offset : nullptr};
+    const auto l = static_cast<std::size_t>(layer);
+    return {params_.data() + layers_[l].weightOffset,
+            gemm_.mixed() ? weightsHalf_.data() + weightHalfOffset_[l] : nullptr};
 }
 
 void DeviceMlp::forward(const float* x, int n) {
-    if (gemm_.mixed()) {  // autocast: the products read 16-bit copies of the weights and the input
-        launchToHalf(params_.data(), paramsHalf_.data(), half_, params_.size(), 1.0f, stream_);
-        launchToHalf(x, inputHalf_.data(), half_, elems(n, layers_.front().in), 1.0f, stream_);
-    }
+    if (gemm_.mixed()) weightsAndInputToHalf(x, n);  // autocast: the products read 16-bit copies
     const int last = static_cast<int>(layers_.size()) - 1;
     for (int l = 0; l <= last; ++l) {
         const LayerSlice& s = layers_[static_cast<std::size_t>(l)];
@@ -109,7 +137,8 @@ void DeviceMlp::forward(const float* x, int n) {
         gemm_.forward(input(x, l), weight(l), z, n, s.in, s.out);
         float* y = l == last ? nullptr : post_[static_cast<std::size_t>(l)].data();
         void* yHalf = (l == last || !gemm_.mixed()) ? nullptr : postHalf_[static_cast<std::size_t>(l)].data();
-        launchBiasActivation(z, params_.data() + s.biasOffset, y, yHalf, half_, activation_, n, s.out, stream_);
+        launchBiasActivation(z, params_.data() + s.biasOffset, y, yHalf, paddedWidth(s.out), half_, activation_, n,
+                             s.out, stream_);
     }
 }
 
@@ -123,7 +152,12 @@ void DeviceMlp::backward(const float* x, int n, bool accumulate) {
     float* dPrev = deltaPrev_.data();  // (n, in)
     for (int l = static_cast<int>(layers_.size()) - 1; l >= 0; --l) {
         const LayerSlice& s = layers_[static_cast<std::size_t>(l)];
-        if (gemm_.mixed()) launchToHalf(dz, deltaHalf_.data(), half_, elems(n, s.out), 1.0f, stream_);
+        if (gemm_.mixed()) {
+            HalfCopies dzCopy;
+            dzCopy.copy[0] = {dz, deltaHalf_.data(), n, s.out, n, paddedWidth(s.out)};
+            dzCopy.count = 1;
+            launchToHalfPadded(dzCopy, half_, stream_);
+        }
         const GemmOperand dzOp{dz, deltaHalf_.data()};
         gemm_.weightGrad(dzOp, input(x, l), grads_.data() + s.weightOffset, n, s.in, s.out, accumulate);
         launchBiasGrad(dz, grads_.data() + s.biasOffset, n, s.out, accumulate, stream_);

@@ -54,6 +54,9 @@ public:
 private:
     GemmOperand input(const float* x, int layer) const;
     GemmOperand weight(int layer) const;
+    void allocateHalfCopies(int batchCapacity, int maxWidth);
+    // The 16-bit padded copies a step's forward pass reads: the weights and the input x (n, w[0]).
+    void weightsAndInputToHalf(const float* x, int n);
 
     cudaStream_t stream_;
     ExecutionSettings exec_;
@@ -64,15 +67,18 @@ private:
     stepmath::OptimizerScalars scalars_;
     int stateCount_ = 0;
 
-    DeviceBuffer<float> params_;                         // (P) fp32 master weights and biases
-    DeviceBuffer<float> grads_;                          // (P)
-    std::vector<DeviceBuffer<float>> state_;             // (stateCount) x (P) optimizer state
-    DeviceBuffer<std::uint16_t> paramsHalf_;             // (P) 16-bit copy for the mixed-precision products
+    DeviceBuffer<float> params_;              // (P) fp32 master weights and biases
+    DeviceBuffer<float> grads_;               // (P)
+    std::vector<DeviceBuffer<float>> state_;  // (stateCount) x (P) optimizer state
+    // The 16-bit copies of the mixed-precision products, padded (layer_products.h: pw = paddedWidth(w),
+    // every leading dimension a multiple of 8 elements, the padding zero).
+    DeviceBuffer<std::uint16_t> weightsHalf_;            // per layer (pw[l+1], pw[l]) at weightHalfOffset_[l]
+    std::vector<std::size_t> weightHalfOffset_;          // (layers) elements, multiples of 64
     std::vector<DeviceBuffer<float>> pre_;               // per layer (B, w[l+1]) z
     std::vector<DeviceBuffer<float>> post_;              // per hidden layer (B, w[l+1]) f(z)
-    std::vector<DeviceBuffer<std::uint16_t>> postHalf_;  // per hidden layer (B, w[l+1]) f(z) in 16 bits
-    DeviceBuffer<std::uint16_t> inputHalf_;              // (B, w[0]) x in 16 bits
-    DeviceBuffer<std::uint16_t> deltaHalf_;              // (B, max width) dz in 16 bits
+    std::vector<DeviceBuffer<std::uint16_t>> postHalf_;  // per hidden layer (B, pw[l+1]) f(z), zeroed once
+    DeviceBuffer<std::uint16_t> inputHalf_;              // (B, pw[0]) x
+    DeviceBuffer<std::uint16_t> deltaHalf_;              // (B, padded max width) dz of the current layer
     DeviceBuffer<float> delta_, deltaPrev_;              // (B, max width) d(loss)/dz of the current / previous layer
     DeviceBuffer<DeviceCounters> counters_;              // (1)
     DeviceBuffer<float> gemmWorkspace_;  // (slices, m, n) of the largest split-K product at B rows (gemm=custom)

@@ -14,6 +14,24 @@ ColumnMajorProduct inputGradProduct(int n, int in, int out) {
     return {false, false, in, n, out, in, out, in};
 }
 
+int paddedWidth(int width) {
+    return (width + kHalfPad - 1) / kHalfPad * kHalfPad;
+}
+
+ColumnMajorProduct paddedForwardProduct(int n, int in, int out) {
+    const int pin = paddedWidth(in);
+    return {true, false, out, n, pin, pin, pin, out};
+}
+
+ColumnMajorProduct paddedWeightGradProduct(int n, int in, int out) {
+    return {false, true, in, out, n, paddedWidth(in), paddedWidth(out), in};
+}
+
+ColumnMajorProduct paddedInputGradProduct(int n, int in, int out) {
+    const int pin = paddedWidth(in), pout = paddedWidth(out);
+    return {false, false, in, n, pout, pin, pout, in};
+}
+
 namespace {
 // C (m, n) = op(A) (m, k) op(B) (k, n) + beta C, all row-major.
 GemmArgs rowMajor(const float* a, int lda, bool transA, const float* b, int ldb, bool transB, float* c, int ldc, int m,

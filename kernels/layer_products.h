@@ -27,6 +27,22 @@ ColumnMajorProduct weightGradProduct(int n, int in, int out);
 // A = w, B = dz, C = dx.
 ColumnMajorProduct inputGradProduct(int n, int in, int out);
 
+// The mixed-precision products read 16-bit copies stored padded, so every 16-bit leading dimension
+// is a multiple of kHalfPad elements (16 bytes) and the reductions run over padded lengths: the
+// seed's widths 61, 20, 10, 1 (ld 122, 40, 20, 2 bytes) otherwise rule out cuBLAS's aligned
+// tensor-core kernels. Padded shapes, P(w) = paddedWidth(w), all padding zero:
+//   x, f(z) (n, P(in))    w (P(out), P(in))    dz (n, P(out))
+// A zero pad adds 0 * 0 to a sum, so the results equal the unpadded products'. The fp32 outputs
+// (z, gw, dx) keep their unpadded shapes and leading dimensions (the master buffers).
+constexpr int kHalfPad = 8;
+int paddedWidth(int width);
+// A = w (ld P(in)), B = x (ld P(in)), k = P(in).
+ColumnMajorProduct paddedForwardProduct(int n, int in, int out);
+// A = x (ld P(in)), B = dz (ld P(out)); k = n, m = in: only gw's real rows are written.
+ColumnMajorProduct paddedWeightGradProduct(int n, int in, int out);
+// A = w (ld P(in)), B = dz (ld P(out)), k = P(out).
+ColumnMajorProduct paddedInputGradProduct(int n, int in, int out);
+
 // gemm=custom (gemm_custom.h) is row-major like the buffers, so the products are asked for directly.
 GemmArgs customForward(const float* x, const float* w, float* z, int n, int in, int out);
 GemmArgs customWeightGrad(const float* dz, const float* x, float* gw, int n, int in, int out, bool accumulate);

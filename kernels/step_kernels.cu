@@ -2,7 +2,10 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
+
 #include "cuda_check.h"
+#include "errors.h"
 #include "step_kernels.h"
 
 namespace wb {
@@ -44,16 +47,19 @@ __device__ inline __nv_bfloat16 toHalf<__nv_bfloat16>(float v) {
 }
 
 template <typename H>
-__global__ void biasActivationKernel(float* z, const float* bias, float* y, H* yHalf, Activation a, int n, int width) {
-    const std::size_t count = static_cast<std::size_t>(n) * static_cast<std::size_t>(width);
+__global__ void biasActivationKernel(float* z, const float* bias, float* y, H* yHalf, int halfLd, Activation a, int n,
+                                     int width) {
+    const auto w = static_cast<std::size_t>(width);
+    const std::size_t count = static_cast<std::size_t>(n) * w;
     for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
          i += std::size_t{gridDim.x} * blockDim.x) {
-        const float v = z[i] + bias[i % static_cast<std::size_t>(width)];
+        const std::size_t col = i % w;
+        const float v = z[i] + bias[col];
         z[i] = v;
         if (!y) continue;
         const float out = stepmath::activate(a, v);
         y[i] = out;
-        if (yHalf) yHalf[i] = toHalf<H>(out);
+        if (yHalf) yHalf[(i / w) * static_cast<std::size_t>(halfLd) + col] = toHalf<H>(out);
     }
 }
 
@@ -113,11 +119,19 @@ __global__ void biasGradKernel(const float* dz, float* db, int n, int width, boo
     if (threadIdx.x == 0) db[j] = accumulate ? db[j] + part[0] : part[0];
 }
 
+// Copy blockIdx.y of `copies`; the blocks along x stride over its padded destination.
 template <typename H>
-__global__ void toHalfKernel(const float* src, H* dst, std::size_t count, float scale) {
+__global__ void toHalfPaddedKernel(const HalfCopies copies) {
+    const HalfCopy& c = copies.copy[blockIdx.y];
+    H* dst = static_cast<H*>(c.dst);
+    const auto ld = static_cast<std::size_t>(c.ld);
+    const std::size_t count = static_cast<std::size_t>(c.dstRows) * ld;
     for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
-         i += std::size_t{gridDim.x} * blockDim.x)
-        dst[i] = toHalf<H>(src[i] * scale);
+         i += std::size_t{gridDim.x} * blockDim.x) {
+        const std::size_t r = i / ld, k = i % ld;
+        const bool real = r < static_cast<std::size_t>(c.rows) && k < static_cast<std::size_t>(c.cols);
+        dst[i] = toHalf<H>(real ? c.src[r * static_cast<std::size_t>(c.cols) + k] : 0.0f);
+    }
 }
 
 __global__ void gatherRowsKernel(const float* x, const float* y, const std::uint32_t* index, std::int64_t first, int n,
@@ -183,15 +197,15 @@ void launchBeginStep(DeviceCounters* c, cudaStream_t stream) {
     WB_KERNEL_CHECK("beginStep");
 }
 
-void launchBiasActivation(float* z, const float* bias, float* y, void* yHalf, HalfKind half, Activation a, int n,
-                          int width, cudaStream_t stream) {
+void launchBiasActivation(float* z, const float* bias, float* y, void* yHalf, int halfLd, HalfKind half, Activation a,
+                          int n, int width, cudaStream_t stream) {
     const unsigned blocks = blocksFor(static_cast<std::size_t>(n) * static_cast<std::size_t>(width));
     if (half == HalfKind::Fp16)
         biasActivationKernel<__half>
-            <<<blocks, kThreads, 0, stream>>>(z, bias, y, static_cast<__half*>(yHalf), a, n, width);
+            <<<blocks, kThreads, 0, stream>>>(z, bias, y, static_cast<__half*>(yHalf), halfLd, a, n, width);
     else
         biasActivationKernel<__nv_bfloat16>
-            <<<blocks, kThreads, 0, stream>>>(z, bias, y, static_cast<__nv_bfloat16*>(yHalf), a, n, width);
+            <<<blocks, kThreads, 0, stream>>>(z, bias, y, static_cast<__nv_bfloat16*>(yHalf), halfLd, a, n, width);
     WB_KERNEL_CHECK("biasActivation");
 }
 
@@ -214,13 +228,18 @@ void launchBiasGrad(const float* dz, float* db, int n, int width, bool accumulat
     WB_KERNEL_CHECK("biasGrad");
 }
 
-void launchToHalf(const float* src, void* dst, HalfKind half, std::size_t count, float scale, cudaStream_t stream) {
+void launchToHalfPadded(const HalfCopies& copies, HalfKind half, cudaStream_t stream) {
+    if (copies.count < 1 || copies.count > kMaxHalfCopies) throw ConfigError("toHalfPadded: 1 to 8 copies per launch");
+    std::size_t largest = 0;
+    for (int i = 0; i < copies.count; ++i)
+        largest = std::max(
+            largest, static_cast<std::size_t>(copies.copy[i].dstRows) * static_cast<std::size_t>(copies.copy[i].ld));
+    const dim3 grid(blocksFor(largest), static_cast<unsigned>(copies.count));
     if (half == HalfKind::Fp16)
-        toHalfKernel<__half><<<blocksFor(count), kThreads, 0, stream>>>(src, static_cast<__half*>(dst), count, scale);
+        toHalfPaddedKernel<__half><<<grid, kThreads, 0, stream>>>(copies);
     else
-        toHalfKernel<__nv_bfloat16>
-            <<<blocksFor(count), kThreads, 0, stream>>>(src, static_cast<__nv_bfloat16*>(dst), count, scale);
-    WB_KERNEL_CHECK("toHalf");
+        toHalfPaddedKernel<__nv_bfloat16><<<grid, kThreads, 0, stream>>>(copies);
+    WB_KERNEL_CHECK("toHalfPadded");
 }
 
 void launchGatherRows(const float* x, const float* y, const std::uint32_t* index, std::int64_t first, int n, int cols,

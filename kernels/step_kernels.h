@@ -37,9 +37,9 @@ void launchBeginEpoch(DeviceCounters* c, cudaStream_t stream);
 void launchBeginStep(DeviceCounters* c, cudaStream_t stream);
 
 // z (n, width) += bias (width) per row; y = f(z) (n, width) unless y is null (the output layer);
-// yHalf (n, width) gets y rounded to 16 bits when not null.
-void launchBiasActivation(float* z, const float* bias, float* y, void* yHalf, HalfKind half, Activation a, int n,
-                          int width, cudaStream_t stream);
+// yHalf (n, halfLd) gets y rounded to 16 bits when not null (its columns width..halfLd untouched).
+void launchBiasActivation(float* z, const float* bias, float* y, void* yHalf, int halfLd, HalfKind half, Activation a,
+                          int n, int width, cudaStream_t stream);
 
 // From the logits (n) and labels (n): dlogits (n) = d(mean loss)/dz * lossScale; adds the loss to
 // stepLoss and lossSum and the right predictions to correct; marks nonFiniteStep. dlogits may be null
@@ -54,8 +54,21 @@ void launchActivationBackward(Activation a, const float* z, const float* y, floa
 // db (width) = sum over the n rows of dz (n, width), added to db when `accumulate`.
 void launchBiasGrad(const float* dz, float* db, int n, int width, bool accumulate, cudaStream_t stream);
 
-// dst (count) = src rounded to 16 bits (fp16 or bf16), scaled by `scale` first.
-void launchToHalf(const float* src, void* dst, HalfKind half, std::size_t count, float scale, cudaStream_t stream);
+// One row-major fp32 matrix and its padded 16-bit copy (layer_products.h's layout):
+// dst (dstRows, ld) = src (rows, cols) rounded to 16 bits, zero in the columns cols..ld and the rows
+// rows..dstRows, so a product over the padded length adds only zeros.
+struct HalfCopy {
+    const float* src = nullptr;  // (rows, cols)
+    void* dst = nullptr;         // (dstRows, ld), 16 bits
+    int rows = 0, cols = 0, dstRows = 0, ld = 0;
+};
+// Up to kMaxHalfCopies copies in one launch (a step's weights and input: one launch for a small model).
+constexpr int kMaxHalfCopies = 8;
+struct HalfCopies {
+    HalfCopy copy[kMaxHalfCopies];
+    int count = 0;
+};
+void launchToHalfPadded(const HalfCopies& copies, HalfKind half, cudaStream_t stream);
 
 // xOut (n, cols), yOut (n) = the rows index[first + i] of x (rows, cols) and y (rows).
 void launchGatherRows(const float* x, const float* y, const std::uint32_t* index, std::int64_t first, int n, int cols,

@@ -1,5 +1,6 @@
 // The index arithmetic of a linear layer's three products (kernels/layer_products.h): the operands and
-// leading dimensions handed to cuBLAS, run through a plain column-major GEMM here, and the GemmArgs
+// leading dimensions handed to cuBLAS (fp32, and the padded 16-bit copies of the mixed-precision
+// paths), run through a plain column-major GEMM here, and the GemmArgs
 // handed to the custom GEMM, run through its CPU twin, must both equal the row-major products computed
 // with naive loops. Widths are not multiples of anything, so a swapped dimension cannot hide.
 #include <QtTest>
@@ -69,6 +70,19 @@ struct Layer {
             }
         return r;
     }
+    // The padded 16-bit layouts of layer_products.h (as floats here): zeros around the real values.
+    static std::vector<float> padded(const std::vector<float>& v, int rows, int cols, int paddedRows) {
+        const auto ld = static_cast<std::size_t>(paddedWidth(cols));
+        const auto c = static_cast<std::size_t>(cols);
+        std::vector<float> r(static_cast<std::size_t>(paddedRows) * ld, 0.0f);
+        for (std::size_t i = 0; i < static_cast<std::size_t>(rows); ++i)
+            for (std::size_t j = 0; j < c; ++j) r[i * ld + j] = v[i * c + j];
+        return r;
+    }
+    std::vector<float> xPadded() const { return padded(x, kRows, kIn, kRows); }
+    std::vector<float> wPadded() const { return padded(w, kOut, kIn, paddedWidth(kOut)); }
+    std::vector<float> dzPadded() const { return padded(dz, kRows, kOut, kRows); }
+
     std::vector<float> dx() const {
         std::vector<float> r(kRows * kIn);
         for (int i = 0; i < kRows; ++i)
@@ -111,6 +125,33 @@ private slots:
         const Layer l;
         std::vector<float> dx(kRows * kIn, -7.0f);
         columnMajorGemm(inputGradProduct(kRows, kIn, kOut), l.w.data(), l.dz.data(), 0.0f, dx.data());
+        compareAll(dx, l.dx());
+    }
+
+    // The mixed-precision products over the padded copies give the unpadded results, in the
+    // unpadded fp32 outputs; the padding is what a real layer has (13 -> 16, 7 -> 8).
+    void paddedProducts() {
+        QCOMPARE(paddedWidth(61), 64);
+        QCOMPARE(paddedWidth(20), 24);
+        QCOMPARE(paddedWidth(1), 8);
+        QCOMPARE(paddedWidth(16), 16);
+        const Layer l;
+        const ColumnMajorProduct f = paddedForwardProduct(kRows, kIn, kOut);
+        QVERIFY(f.lda % kHalfPad == 0 && f.ldb % kHalfPad == 0 && f.k % kHalfPad == 0);
+        std::vector<float> z(kRows * kOut, -7.0f);
+        columnMajorGemm(f, l.wPadded().data(), l.xPadded().data(), 0.0f, z.data());
+        compareAll(z, l.z());
+
+        const ColumnMajorProduct g = paddedWeightGradProduct(kRows, kIn, kOut);
+        QVERIFY(g.lda % kHalfPad == 0 && g.ldb % kHalfPad == 0);
+        std::vector<float> gw = l.gw0;
+        columnMajorGemm(g, l.xPadded().data(), l.dzPadded().data(), 1.0f, gw.data());
+        compareAll(gw, l.gw(true));
+
+        const ColumnMajorProduct d = paddedInputGradProduct(kRows, kIn, kOut);
+        QVERIFY(d.lda % kHalfPad == 0 && d.ldb % kHalfPad == 0 && d.k % kHalfPad == 0);
+        std::vector<float> dx(kRows * kIn, -7.0f);
+        columnMajorGemm(d, l.wPadded().data(), l.dzPadded().data(), 0.0f, dx.data());
         compareAll(dx, l.dx());
     }
 
