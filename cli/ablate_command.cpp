@@ -107,12 +107,16 @@ void printTable(const AblationResult& r) {
     }
     bool header = false;
     for (const auto* steps : {&r.steps, &r.alone})
-        for (const auto& s : *steps)
-            if (!s.message.empty()) {
+        for (const auto& s : *steps) {
+            const char* alone = steps == &r.alone ? "alone " : "";
+            if (!s.message.empty() || !s.notes.empty()) {
                 if (!header) std::printf("Notes:\n");
                 header = true;
-                std::printf("  %s%s: %s\n", steps == &r.alone ? "alone " : "", s.name.c_str(), s.message.c_str());
             }
+            if (!s.message.empty()) std::printf("  %s%s: %s\n", alone, s.name.c_str(), s.message.c_str());
+            for (const auto& n : s.notes)
+                std::printf("  %s%s: %s %s\n", alone, s.name.c_str(), n.name.c_str(), n.reason.c_str());
+        }
 }
 
 int exitCodeFor(AblationStatus status) {

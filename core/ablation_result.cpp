@@ -40,21 +40,23 @@ nlohmann::json stepToJson(const AblationStep& s) {
                  {"train_accuracy", s.final->trainAccuracy},
                  {"val_loss", orNull(s.final->valLoss)},
                  {"val_accuracy", orNull(s.final->valAccuracy)}};
-    return {{"name", s.name},
-            {"fix", s.fix},
-            {"description", s.description},
-            {"status", toString(s.status)},
-            {"message", s.message},
-            {"settings", s.settings},
-            {"torch", s.torch},
-            {"measured", s.measured()},
-            {"median_epoch_ms", s.medianEpochMs},
-            {"min_epoch_ms", s.minEpochMs},
-            {"max_epoch_ms", s.maxEpochMs},
-            {"saved_ms", s.savedMs},
-            {"share", orNull(s.share)},
-            {"final", final},
-            {"runs", runs}};
+    nlohmann::json j = {{"name", s.name},
+                        {"fix", s.fix},
+                        {"description", s.description},
+                        {"status", toString(s.status)},
+                        {"message", s.message},
+                        {"settings", s.settings},
+                        {"torch", s.torch},
+                        {"measured", s.measured()},
+                        {"median_epoch_ms", s.medianEpochMs},
+                        {"min_epoch_ms", s.minEpochMs},
+                        {"max_epoch_ms", s.maxEpochMs},
+                        {"saved_ms", s.savedMs},
+                        {"share", orNull(s.share)},
+                        {"final", final},
+                        {"runs", runs}};
+    if (!s.notes.empty()) j["notes"] = s.notes;
+    return j;
 }
 
 AblationStep stepFromJson(const nlohmann::json& j) {
@@ -64,6 +66,7 @@ AblationStep stepFromJson(const nlohmann::json& j) {
     s.description = j.value("description", "");
     s.status = stepStatusFromString(j.value("status", "ran"));
     s.message = j.value("message", "");
+    if (j.contains("notes")) s.notes = j.at("notes").get<std::vector<SwitchNote>>();
     if (j.contains("settings")) s.settings = j.at("settings").get<ExecutionSettings>();
     if (j.contains("torch") && j.at("torch").is_object()) s.torch = j.at("torch").get<TorchOptions>();
     const nlohmann::json runs = j.value("runs", nlohmann::json::array());

@@ -11,6 +11,7 @@
 #include "ablation_catalogue.h"
 #include "execution_settings.h"
 #include "framework_options.h"
+#include "precision_note.h"
 #include "run_record.h"
 #include "speed_comparison.h"
 
@@ -41,7 +42,10 @@ struct AblationStep {
     std::string fix;          // the fix's name; empty for the baseline
     std::string description;  // what the fix does, in a line; the preset's description for the baseline
     StepStatus status = StepStatus::Ran;
-    std::string message;          // why refused, not applicable or failed; notes otherwise
+    std::string message;  // why refused, not applicable or failed; notes otherwise
+    // What to expect of a step that runs, as data ({switch, reason}; JSON "notes", absent when empty):
+    // e.g. precision at widths too small for a faster multiply to shorten a step (precision_note.h).
+    std::vector<SwitchNote> notes;
     ExecutionSettings settings;   // the settings after this step (what ran, when it ran)
     TorchOptions torch;           // the torch backend's options after this step
     std::vector<RunRecord> runs;  // one per repeat; empty when the step did not run

@@ -127,6 +127,7 @@ private:
             keepLevel(step, level);
         } else {
             if (changed.empty()) step.message = "changes no switch (already set): any difference is noise";
+            addNotes(step, changed);
             runStep(step, index);
             if (step.status != StepStatus::Ran) {
                 if (step.status != StepStatus::Cancelled) {
@@ -137,6 +138,14 @@ private:
             }
         }
         return finishStep(steps, std::move(step));
+    }
+
+    // The notes of a step about to run: what the switches it changed can do here (precision_note.h).
+    void addNotes(AblationStep& step, const std::vector<std::string>& changed) const {
+        if (std::find(changed.begin(), changed.end(), "precision") == changed.end()) return;
+        if (auto note =
+                precisionNote(result_.backend, step.settings, base_.model.widths(data_.cols), base_.train.batchSize))
+            step.notes.push_back(*note);
     }
 
     // Why the backend ignores every switch in `changed` (each one's reason), or nullopt when it honours
