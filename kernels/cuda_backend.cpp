@@ -74,7 +74,7 @@ public:
         hostCounters_ = PinnedBuffer<DeviceCounters>(1);
         epochStart_ = std::make_unique<CudaEvent>();
         epochEnd_ = std::make_unique<CudaEvent>();
-        context_ = {&problem_, mlp_.get(), source_.get(), stream_->get(), hostCounters_.data(), rows_, steps_};
+        context_ = {device_, &problem_, mlp_.get(), source_.get(), stream_->get(), hostCounters_.data(), rows_, steps_};
         launch_ = makeLaunchStrategy(context_);
         stream_->synchronize();
     }

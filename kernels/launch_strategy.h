@@ -21,6 +21,7 @@ namespace wb {
 
 // What the backend shares with its strategy; everything outlives the strategy.
 struct LaunchContext {
+    int device = 0;  // the CUDA device index (a mode that sizes its grid by the device asks it)
     const TrainingProblem* problem = nullptr;
     DeviceMlp* mlp = nullptr;
     BatchSource* source = nullptr;
