@@ -13,15 +13,6 @@ namespace {
 // Rows per tile: the tile's inputs, activations and gradients through every layer stay in L1.
 constexpr std::size_t kTileRows = 32;
 
-// How many tiles ahead forward() and backward() prefetch the inputs.
-constexpr std::size_t kPrefetchTiles = 2;
-
-// Prefetches [p, p + bytes) into the cache, one request per 64-byte line.
-void prefetch(const float* p, std::size_t bytes) {
-    const char* c = reinterpret_cast<const char*>(p);
-    for (std::size_t b = 0; b < bytes; b += 64) __builtin_prefetch(c + b);
-}
-
 std::size_t width(int w) {
     return static_cast<std::size_t>(w);
 }
@@ -133,13 +124,10 @@ void CpuMlp::reduceGradients(std::size_t first, std::size_t count, bool accumula
 void CpuMlp::forwardChunk(const float* x, std::size_t chunk, std::size_t n) {
     Chunk& c = chunks_[chunk];
     const std::size_t begin = chunk * kChunkRows, end = std::min(n, begin + kChunkRows);
-    const std::size_t rowBytes = width(layers_[0].in) * sizeof(float);
-    for (std::size_t first = begin; first < end; first += kTileRows) {
-        // The batch usually comes from memory, not cache: ask for a later tile while this one computes.
-        const std::size_t ahead = first + kPrefetchTiles * kTileRows;
-        if (ahead < end) prefetch(x + ahead * width(layers_[0].in), std::min(kTileRows, end - ahead) * rowBytes);
+    // No software prefetch: the rows are read in order, which the hardware prefetcher follows (a
+    // prefetch loop measured slower on an AMD EPYC).
+    for (std::size_t first = begin; first < end; first += kTileRows)
         forwardTile(c, x, first, std::min(kTileRows, end - first));
-    }
 }
 
 // The weights in the layouts the kernels read, once per step: transposed (in, p) for the forward
@@ -190,11 +178,8 @@ void CpuMlp::backwardChunk(const float* x, const float* dlogits, std::size_t chu
     // The tiles in reverse: the last ones forward() touched are the likeliest still in cache.
     const std::size_t begin = chunk * kChunkRows, end = std::min(n, begin + kChunkRows);
     const std::size_t tiles = (end - begin + kTileRows - 1) / kTileRows;
-    const std::size_t rowBytes = width(layers_[0].in) * sizeof(float);
     for (std::size_t t = tiles; t-- > 0;) {
         const std::size_t first = begin + t * kTileRows;
-        if (t >= kPrefetchTiles)
-            prefetch(x + (first - kPrefetchTiles * kTileRows) * width(layers_[0].in), kTileRows * rowBytes);
         backwardTile(c, x, dlogits, first, std::min(kTileRows, end - first));
     }
     storeChunkGradients(c);
