@@ -18,7 +18,8 @@ std::size_t width(int w) {
 }
 }  // namespace
 
-CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batchCapacity, WorkerPool* pool)
+CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batchCapacity, WorkerPool* pool,
+               std::size_t inputStride)
     : layers_(initial.layers),
       values_(initial.values.begin(), initial.values.end()),
       grads_(initial.count(), 0.0f),
@@ -26,6 +27,8 @@ CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batc
       activation_(activation),
       keepPre_(activation == Activation::Relu || activation == Activation::Gelu),
       capacity_(batchCapacity),
+      ldx_(std::max(inputStride, width(initial.layers.front().in))),
+      copyInputs_(ldx_ < paddedWidth(width(initial.layers.front().in))),
       pool_(pool) {
     std::size_t maxPadded = kLanes;
     chunks_.resize(chunkCount(batchCapacity));
@@ -49,11 +52,15 @@ CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batc
     dlogits_.resize(logits_.size());
     for (Chunk& c : chunks_) {
         c.zTile.resize(kTileRows * padded_.back());
-        c.xTile.resize(kTileRows * paddedWidth(width(layers_[0].in)), 0.0f);
+        if (copyInputs_) c.xTile.resize(kTileRows * paddedWidth(width(layers_[0].in)), 0.0f);
         c.delta.resize(kTileRows * maxPadded);
         c.deltaPrev.resize(c.delta.size());
         c.grads.resize(initial.count());
     }
+}
+
+std::size_t CpuMlp::paddedInputStride(std::size_t inputs) {
+    return paddedWidth(inputs);
 }
 
 MlpParams CpuMlp::params() const {
@@ -149,8 +156,8 @@ void CpuMlp::prepareWeights() {
 
 // Rows [first, first + rows) through every layer.
 void CpuMlp::forwardTile(Chunk& c, const float* x, std::size_t first, std::size_t rows) {
-    const float* in = x + first * width(layers_[0].in);  // (rows, w[0])
-    std::size_t ldIn = width(layers_[0].in);
+    const float* in = x + first * ldx_;  // (rows, ldx)
+    std::size_t ldIn = ldx_;
     const std::size_t last = layers_.size() - 1;
     for (std::size_t l = 0; l < last; ++l) {
         const std::size_t p = padded(l);
@@ -191,16 +198,21 @@ void CpuMlp::backwardTile(Chunk& c, const float* x, const float* dlogits, std::s
     const std::size_t outL = width(layers_[last].out), pL = padded(last);
     std::fill_n(c.delta.data(), rows * pL, 0.0f);  // (rows, pL)
     copyRows(dlogits + first * outL, outL, rows, outL, c.delta.data(), pL);
-    const std::size_t in0 = width(layers_[0].in), p0 = paddedWidth(in0);
-    copyRows(x + first * in0, in0, rows, in0, c.xTile.data(), p0);  // padded: see the weight gradient below
+    // The weight gradient below reads p[0] columns of each input row: in place when the rows are
+    // padded that wide, else from a zero-padded copy of the tile.
+    const std::size_t in0 = width(layers_[0].in);
+    const std::size_t ldx = copyInputs_ ? paddedWidth(in0) : ldx_;
+    const float* xs = copyInputs_ ? c.xTile.data() : x + first * ldx_;  // (rows, ldx)
+    if (copyInputs_) copyRows(x + first * ldx_, ldx_, rows, in0, c.xTile.data(), ldx);
     for (std::size_t l = last + 1; l-- > 0;) {
         const LayerSlice& s = layers_[l];
         const std::size_t p = padded(l);
-        const std::size_t ldIn = l == 0 ? p0 : padded(l - 1);
-        const float* in = l == 0 ? c.xTile.data() : post_[l - 1].data() + first * ldIn;  // (rows, ldIn)
+        const std::size_t pIn = l == 0 ? paddedWidth(in0) : padded(l - 1);  // the input width, padded
+        const std::size_t ldIn = l == 0 ? ldx : pIn;
+        const float* in = l == 0 ? xs : post_[l - 1].data() + first * ldIn;  // (rows, ldIn)
         // gradW (w[l+1], ldIn) += deltaᵀ · in: vectorised over the layer's inputs, which are wider
         // than its outputs in a funnel-shaped MLP (61 → 20 → 10 → 1), so fewer lanes are padding.
-        accumulateTransposedProduct(c.delta.data(), p, rows, width(s.out), in, ldIn, ldIn, c.gradW[l].data(), ldIn);
+        accumulateTransposedProduct(c.delta.data(), p, rows, width(s.out), in, ldIn, pIn, c.gradW[l].data(), pIn);
         accumulateColumnSums(c.delta.data(), p, rows, p, c.gradB[l].data());
         if (l == 0) break;  // no gradient needed for the input
         // deltaPrev (rows, p[l]) = delta · W, then times f'(z) of the previous layer.

@@ -52,10 +52,11 @@ std::uint64_t padded(int width) {
 void estimateCpu(const RunConfig& config, const MemoryShape& shape, MemoryEstimate& e) {
     const std::uint64_t rows = shape.trainRows, cols = shape.cols;
     const std::uint64_t batch = batchCapacity(config.train.batchSize, shape);
-    e.add("the CPU backend's copy of the training rows", floats(rows * cols));
+    const std::uint64_t stride = padded(static_cast<int>(cols));  // rows are copied padded
+    e.add("the CPU backend's copy of the training rows", floats(rows * stride));
     if (config.train.shuffle && config.execution.dataPath != DataPath::PerSampleGather)
-        e.add("the shuffled copy of the training rows", floats(rows * (cols + 1)) + rows * sizeof(std::uint32_t));
-    std::uint64_t activations = batch * (cols + 4);  // gathered rows, labels, logits, loss gradient
+        e.add("the shuffled copy of the training rows", floats(rows * (stride + 1)) + rows * sizeof(std::uint32_t));
+    std::uint64_t activations = batch * (stride + 4);  // gathered rows, labels, logits, loss gradient
     std::uint64_t params = 0;
     const std::vector<int> widths = config.model.widths(shape.cols);
     for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
