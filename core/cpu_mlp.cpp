@@ -40,6 +40,7 @@ CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batc
         const bool hidden = l + 1 < layers_.size();
         pre_.emplace_back(hidden && keepPre_ ? batchCapacity * p : 0, 0.0f);
         post_.emplace_back(hidden ? batchCapacity * p : 0, 0.0f);
+        saved_.emplace_back(hidden && activationSaves(activation) ? batchCapacity * p : 0, 0.0f);
         wT_.emplace_back(width(s.in) * p, 0.0f);
         bias_.emplace_back(p, 0.0f);
         wPad_.emplace_back(l > 0 ? width(s.out) * padded_[l - 1] : 0, 0.0f);
@@ -165,7 +166,8 @@ void CpuMlp::forwardTile(Chunk& c, const float* x, std::size_t first, std::size_
         float* z = keepPre_ ? pre_[l].data() + first * p : a;  // (rows, p)
         multiplyRows(in, ldIn, rows, width(layers_[l].in), wT_[l].data(), p, p, bias_[l].data(), z, p);
         if (keepPre_) copyRows(z, p, rows, p, a, p);
-        activate(activation_, a, rows * p);  // the tile is still in L1
+        float* saved = saved_[l].empty() ? nullptr : saved_[l].data() + first * p;  // (rows, p)
+        activate(activation_, a, rows * p, saved);                                  // the tile is still in L1
         in = a;
         ldIn = p;
     }
@@ -220,7 +222,8 @@ void CpuMlp::backwardTile(Chunk& c, const float* x, const float* dlogits, std::s
                      ldIn);
         const float* a = post_[l - 1].data() + first * ldIn;
         const float* z = keepPre_ ? pre_[l - 1].data() + first * ldIn : a;  // unread without keepPre_
-        activationBackward(activation_, z, a, c.deltaPrev.data(), rows * ldIn);
+        const float* saved = saved_[l - 1].empty() ? nullptr : saved_[l - 1].data() + first * ldIn;
+        activationBackward(activation_, z, a, c.deltaPrev.data(), rows * ldIn, saved);
         std::swap(c.delta, c.deltaPrev);
     }
 }

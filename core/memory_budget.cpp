@@ -8,6 +8,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "math_ops.h"
 #include "model.h"
 
 namespace wb {
@@ -60,7 +61,8 @@ void estimateCpu(const RunConfig& config, const MemoryShape& shape, MemoryEstima
     std::uint64_t params = 0;
     const std::vector<int> widths = config.model.widths(shape.cols);
     for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
-        activations += 2 * batch * padded(widths[l + 1]);  // pre- and post-activation per layer
+        const std::uint64_t perLayer = activationSaves(config.model.activation) ? 3 : 2;  // z, f(z), saved
+        activations += perLayer * batch * padded(widths[l + 1]);
         params += padded(widths[l]) * padded(widths[l + 1]) + padded(widths[l + 1]);
     }
     e.add("batch buffers (" + std::to_string(batch) + " rows)", floats(activations));
