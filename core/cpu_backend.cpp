@@ -9,6 +9,7 @@
 
 #include "cpu_loss.h"
 #include "cpu_mlp.h"
+#include "cpu_tile_kernels.h"
 #include "errors.h"
 #include "math_ops.h"
 #include "worker_pool.h"
@@ -42,17 +43,21 @@ public:
         problem_ = problem;
         const auto batch = static_cast<std::size_t>(problem.batchSize);
         const std::size_t cols = problem.data->cols;
+        ldx_ = CpuMlp::paddedInputStride(cols);
         if (!pool_ || pool_->threads() != threadsFor(problem.threads))
             pool_ = std::make_unique<WorkerPool>(threadsFor(problem.threads));
-        mlp_ = std::make_unique<CpuMlp>(problem.initialParams, problem.model.activation, batch, pool_.get());
+        mlp_ = std::make_unique<CpuMlp>(problem.initialParams, problem.model.activation, batch, pool_.get(), ldx_);
         loss_ = std::make_unique<BatchLoss>(batch);
         chunkLoss_.clear();
         for (std::size_t c = 0; c < CpuMlp::chunkCount(batch); ++c) chunkLoss_.emplace_back(kChunkRows);
         chunkSums_.assign(chunkLoss_.size(), 0.0);
         chunkCorrect_.assign(chunkLoss_.size(), 0);
         optimizer_ = makeOptimizer(problem.optimizer, problem.initialParams.count());
-        trainX_.assign(problem.data->trainX.begin(), problem.data->trainX.end());
-        batchX_.assign(batch * cols, 0.0f);  // (B, cols) gathered rows
+        // Every copy of the rows is padded to ldx_ floats (zeros after the last column), which spares
+        // the backward pass a padded copy of each tile.
+        trainX_.assign(problem.data->trainRows() * ldx_, 0.0f);  // (rows, ldx)
+        copyRows(problem.data->trainX.data(), cols, problem.data->trainRows(), cols, trainX_.data(), ldx_);
+        batchX_.assign(batch * ldx_, 0.0f);  // (B, ldx) gathered rows
         batchY_.assign(batch, 0.0f);         // (B)
         dlogits_.assign(batch, 0.0f);        // (B)
         shuffledX_.clear();
@@ -79,7 +84,7 @@ public:
             }
             ++step;
             const std::size_t n = std::min(batch, rows - start);
-            const float* x = xs + start * d.cols;
+            const float* x = xs + start * ldx_;
             const float* y = ys + start;
             if (gather) {
                 gatherRows(order, start, n);
@@ -107,8 +112,8 @@ public:
         const std::size_t cols = problem_.data->cols;
         for (std::size_t start = 0; start < rows; start += batch) {
             const std::size_t n = std::min(batch, rows - start);
-            // Through the aligned batch buffer, so results do not depend on where `x` lies.
-            std::memcpy(batchX_.data(), x + start * cols, n * cols * sizeof(float));
+            // Through the aligned, padded batch buffer, so results do not depend on where `x` lies.
+            copyRows(x + start * cols, cols, n, cols, batchX_.data(), ldx_);
             const float* logits = mlp_->forward(batchX_.data(), n);
             std::size_t correct = 0;
             r.lossSum += (*loss_)(problem_.execution.loss, logits, y + start, n, nullptr, correct);
@@ -195,17 +200,17 @@ private:
         const PreparedData& d = *problem_.data;
         for (std::size_t i = 0; i < n; ++i) {
             const std::size_t row = order ? (*order)[start + i] : start + i;
-            std::memcpy(batchX_.data() + i * d.cols, d.trainX.data() + row * d.cols, d.cols * sizeof(float));
+            std::memcpy(batchX_.data() + i * ldx_, d.trainX.data() + row * d.cols, d.cols * sizeof(float));
             batchY_[i] = d.trainY[row];
         }
     }
 
     void permuteOnce(const std::vector<std::uint32_t>& order) {
         const PreparedData& d = *problem_.data;
-        shuffledX_.resize(d.trainX.size());  // (rows, cols), allocated on the first shuffled epoch only
+        shuffledX_.resize(d.trainRows() * ldx_, 0.0f);  // (rows, ldx), allocated on the first shuffled epoch only
         shuffledY_.resize(d.trainY.size());
         for (std::size_t i = 0; i < order.size(); ++i) {
-            std::memcpy(shuffledX_.data() + i * d.cols, d.trainX.data() + order[i] * d.cols, d.cols * sizeof(float));
+            std::memcpy(shuffledX_.data() + i * ldx_, trainX_.data() + order[i] * ldx_, d.cols * sizeof(float));
             shuffledY_[i] = d.trainY[order[i]];
         }
     }
@@ -218,7 +223,8 @@ private:
     std::vector<double> chunkSums_;          // (K) each chunk's summed loss
     std::vector<std::size_t> chunkCorrect_;  // (K) each chunk's correct predictions
     std::unique_ptr<Optimizer> optimizer_;
-    AlignedVector<float> trainX_;  // (rows, cols) aligned copy of the training rows
+    std::size_t ldx_ = 0;          // the stride of every copy of the rows below: paddedWidth(cols)
+    AlignedVector<float> trainX_;  // (rows, ldx) aligned, padded copy of the training rows
     AlignedVector<float> batchX_, batchY_, dlogits_;
     AlignedVector<float> shuffledX_, shuffledY_;
 };

@@ -32,19 +32,26 @@ public:
                                          float* dlogits)>;
 
     // Allocates every buffer for batches of up to `batchCapacity` rows. `pool` (may be null: one
-    // thread) outlives the MLP.
-    CpuMlp(const MlpParams& initial, Activation activation, std::size_t batchCapacity, WorkerPool* pool = nullptr);
+    // thread) outlives the MLP. `inputStride`: the distance between input rows in floats (0: w[0]);
+    // rows padded to inputStride() >= paddedWidth(w[0]) are read in place by the backward pass,
+    // narrower ones are copied tile by tile into a padded scratch first.
+    CpuMlp(const MlpParams& initial, Activation activation, std::size_t batchCapacity, WorkerPool* pool = nullptr,
+           std::size_t inputStride = 0);
 
-    // x: (n, w[0]) row-major. Fills the pre-activations and activations; returns the logits (n, w[L]).
+    // The input stride that spares the backward pass its copy: paddedWidth(inputs).
+    static std::size_t paddedInputStride(std::size_t inputs);
+
+    // x: (n, ldx) row-major, ldx = the inputStride given at construction, w[0] values per row. Fills the
+    // pre-activations and activations; returns the logits (n, w[L]).
     const float* forward(const float* x, std::size_t n);
-    // Gradients of the mean loss from dlogits (n, w[L]) into grads(). `accumulate` adds to the gradient
-    // buffers (PyTorch's .grad +=, after a zero_grad) instead of overwriting them. Uses the
-    // activations of the last forward() on the same x.
+    // Gradients of the mean loss from dlogits (n, w[L]) into grads(); x as for forward(). `accumulate` adds to the
+    // gradient buffers (PyTorch's .grad +=, after a zero_grad) instead of overwriting them. Uses the activations of the
+    // last forward() on the same x.
     void backward(const float* x, const float* dlogits, std::size_t n, bool accumulate);
     void zeroGrads();
 
     // A training step in two passes of the pool, so the phases can be timed apart: forwardLoss()
-    // runs forward and `loss` per chunk over x (n, w[0]); backwardFromLoss() runs each chunk's
+    // runs forward and `loss` per chunk over x (n, ldx); backwardFromLoss() runs each chunk's
     // backward from the dlogits `loss` wrote, into the chunk's own gradient buffer. Then
     // reduceGradients() over every parameter range.
     void forwardLoss(const float* x, std::size_t n, const ChunkLoss& loss);
@@ -66,7 +73,7 @@ private:
     // A chunk's own scratch and gradient accumulators, so chunks can run on any threads at once.
     struct Chunk {
         AlignedVector<float> zTile;               // (T, p[L]) the output layer's z for one tile
-        AlignedVector<float> xTile;               // (T, p[0]) a tile of the inputs, zero padded
+        AlignedVector<float> xTile;               // (T, p[0]) a tile of the inputs, zero padded, if copied
         AlignedVector<float> delta;               // (T, max p) gradient w.r.t. the current layer's z
         AlignedVector<float> deltaPrev;           // (T, max p) gradient w.r.t. the previous layer's z
         std::vector<AlignedVector<float>> gradW;  // per layer (w[l+1], p[l]) weight gradient, padded rows
@@ -93,17 +100,20 @@ private:
     // f'(z) from f(z) alone, so their z is written straight into post_ and activated in place.
     bool keepPre_;
     std::size_t capacity_;
-    std::vector<std::size_t> padded_;         // per layer p[l+1]
-    std::vector<AlignedVector<float>> pre_;   // per hidden layer (B, p[l+1]) pre-activation z, if keepPre_
-    std::vector<AlignedVector<float>> post_;  // per hidden layer (B, p[l+1]) activation f(z)
-    AlignedVector<float> logits_;             // (B, w[L]) the output layer's z, unpadded
-    AlignedVector<float> dlogits_;            // (B, w[L]) d(mean loss)/dz written by forwardLoss's `loss`
-    std::vector<AlignedVector<float>> wT_;    // per layer (w[l], p[l+1]) weights transposed, zero padded
-    std::vector<AlignedVector<float>> bias_;  // per layer (p[l+1]) biases, zero padded
-    std::vector<AlignedVector<float>> wPad_;  // per layer (w[l+1], p[l]) weights, zero padded (l >= 1)
-    std::vector<Chunk> chunks_;               // (K)
-    std::size_t activeChunks_ = 0;            // chunks of the last backward pass, to reduce
-    WorkerPool* pool_;                        // null: every chunk on the caller
+    std::size_t ldx_;                          // the input rows' stride, >= w[0]
+    bool copyInputs_;                          // ldx_ < p[0]: backward copies each tile into xTile
+    std::vector<std::size_t> padded_;          // per layer p[l+1]
+    std::vector<AlignedVector<float>> pre_;    // per hidden layer (B, p[l+1]) pre-activation z, if keepPre_
+    std::vector<AlignedVector<float>> post_;   // per hidden layer (B, p[l+1]) activation f(z)
+    std::vector<AlignedVector<float>> saved_;  // per hidden layer (B, p[l+1]) what activate() saves, if any
+    AlignedVector<float> logits_;              // (B, w[L]) the output layer's z, unpadded
+    AlignedVector<float> dlogits_;             // (B, w[L]) d(mean loss)/dz written by forwardLoss's `loss`
+    std::vector<AlignedVector<float>> wT_;     // per layer (w[l], p[l+1]) weights transposed, zero padded
+    std::vector<AlignedVector<float>> bias_;   // per layer (p[l+1]) biases, zero padded
+    std::vector<AlignedVector<float>> wPad_;   // per layer (w[l+1], p[l]) weights, zero padded (l >= 1)
+    std::vector<Chunk> chunks_;                // (K)
+    std::size_t activeChunks_ = 0;             // chunks of the last backward pass, to reduce
+    WorkerPool* pool_;                         // null: every chunk on the caller
 };
 
 }  // namespace wb

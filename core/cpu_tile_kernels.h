@@ -3,20 +3,22 @@
 // Why not Eigen's GEMM: for a batch of 2048 rows × 61 inputs times a 61 × 20 weight matrix, Eigen
 // spends about half its time packing the batch operand into its blocked layout. These kernels read
 // the rows as they lie and keep the accumulators in registers: each output row block is a few
-// SIMD registers wide (the output width, padded to kLanes), and the compiler vectorises over it.
+// SIMD registers wide (the output width, padded), and the compiler vectorises over it.
 //
 // Conventions: matrices are row-major with an explicit leading dimension (ld, the distance between
-// rows in floats). A "padded" width is a multiple of kLanes; columns beyond the true width hold
-// zeros in the weight operands, so they compute zeros (or values nobody reads) and cost nothing
-// extra in code. Summation over the inner dimension runs in a fixed order, so results are
-// deterministic for a given input.
+// rows in floats). A "padded" width is a multiple of kPadLanes, half a vector register: a block of
+// columns is one or two full registers plus at most one half register, so a 20-wide layer costs 24
+// lanes, not 32 (on AVX-512 CPUs that run a 256-bit FMA at the same lane rate as a 512-bit one, as
+// AMD's Zen 4 does, the half register is nearly free). Columns beyond the true width hold zeros in
+// the weight operands, so they compute zeros (or values nobody reads). Summation over the inner
+// dimension runs in a fixed order, so results are deterministic for a given input.
 #pragma once
 
 #include <cstddef>
 
 namespace wb {
 
-// Floats per vector register of the target (-march): the granularity of every padded width.
+// Floats per vector register of the target (-march).
 #if defined(__AVX512F__)
 inline constexpr std::size_t kLanes = 16;
 #elif defined(__AVX__)
@@ -25,14 +27,17 @@ inline constexpr std::size_t kLanes = 8;
 inline constexpr std::size_t kLanes = 4;
 #endif
 
-// `width` rounded up to a multiple of kLanes.
+// The granularity of every padded width: half a vector register.
+inline constexpr std::size_t kPadLanes = kLanes / 2;
+
+// `width` rounded up to a multiple of kPadLanes.
 constexpr std::size_t paddedWidth(std::size_t width) {
-    return (width + kLanes - 1) / kLanes * kLanes;
+    return (width + kPadLanes - 1) / kPadLanes * kPadLanes;
 }
 
 // out = a · b (+ bias), over `rows` rows.
 //   a:    (rows, inner), leading dimension lda
-//   b:    (inner, width), leading dimension ldb; width is padded (a multiple of kLanes)
+//   b:    (inner, width), leading dimension ldb; width is padded (a multiple of kPadLanes)
 //   bias: (width) or nullptr
 //   out:  (rows, width), leading dimension ldo
 void multiplyRows(const float* a, std::size_t lda, std::size_t rows, std::size_t inner, const float* b, std::size_t ldb,
@@ -45,7 +50,7 @@ void multiplyRows(const float* a, std::size_t lda, std::size_t rows, std::size_t
 void accumulateTransposedProduct(const float* a, std::size_t lda, std::size_t rows, std::size_t inner, const float* d,
                                  std::size_t ldd, std::size_t width, float* acc, std::size_t ldacc);
 
-// sums += the column sums of d (rows, width), leading dimension ldd: the bias gradient.
+// sums += the column sums of d (rows, width), leading dimension ldd, width padded: the bias gradient.
 void accumulateColumnSums(const float* d, std::size_t ldd, std::size_t rows, std::size_t width, float* sums);
 
 // dst (rows, cols), leading dimension ldd = src (rows, cols), leading dimension lds. For short rows,

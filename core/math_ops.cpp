@@ -30,7 +30,11 @@ Eigen::Index len(std::size_t n) {
 }
 }  // namespace
 
-void activate(Activation a, float* z, std::size_t n) {
+bool activationSaves(Activation a) {
+    return a == Activation::Gelu;
+}
+
+void activate(Activation a, float* z, std::size_t n, float* saved) {
     switch (a) {
         case Activation::Tanh: ArrayMap(z, len(n)) = ConstArrayMap(z, len(n)).tanh(); return;
         case Activation::Relu:
@@ -46,15 +50,17 @@ void activate(Activation a, float* z, std::size_t n) {
         case Activation::Gelu:
             forBlocks(n, [&](std::size_t first, std::size_t count) {
                 float* v = z + first;
-                Block e = (ConstArrayMap(v, len(count)) * stepmath::kInvSqrt2).erf();  // (count) erf(z / sqrt 2)
-                for (std::size_t i = 0; i < count; ++i) v[i] = stepmath::geluFrom(v[i], e[len(i)]);
+                alignas(64) float scratch[kBlock];           // erf(z / sqrt 2) when not saved
+                float* e = saved ? saved + first : scratch;  // (count)
+                ArrayMap(e, len(count)) = (ConstArrayMap(v, len(count)) * stepmath::kInvSqrt2).erf();
+                for (std::size_t i = 0; i < count; ++i) v[i] = stepmath::geluFrom(v[i], e[i]);
             });
             return;
         case Activation::Identity: return;
     }
 }
 
-void activationBackward(Activation a, const float* z, const float* y, float* dy, std::size_t n) {
+void activationBackward(Activation a, const float* z, const float* y, float* dy, std::size_t n, const float* saved) {
     switch (a) {
         case Activation::Tanh:
             for (std::size_t i = 0; i < n; ++i) dy[i] = stepmath::tanhBackward(y[i], dy[i]);
@@ -68,11 +74,13 @@ void activationBackward(Activation a, const float* z, const float* y, float* dy,
         case Activation::Gelu:
             forBlocks(n, [&](std::size_t first, std::size_t count) {
                 const ConstArrayMap in(z + first, len(count));
-                Block e = (in * stepmath::kInvSqrt2).erf();  // (count) erf(z / sqrt 2)
-                Block g = (-0.5f * in.square()).exp();       // (count) exp(-z^2 / 2)
+                alignas(64) float scratch[kBlock];  // erf(z / sqrt 2) when the forward pass did not save it
+                if (!saved) ArrayMap(scratch, len(count)) = (in * stepmath::kInvSqrt2).erf();
+                const float* e = saved ? saved + first : scratch;  // (count)
+                Block g = (-0.5f * in.square()).exp();             // (count) exp(-z^2 / 2)
                 float* d = dy + first;
                 for (std::size_t i = 0; i < count; ++i)
-                    d[i] = stepmath::geluBackwardFrom(z[first + i], e[len(i)], g[len(i)], d[i]);
+                    d[i] = stepmath::geluBackwardFrom(z[first + i], e[i], g[len(i)], d[i]);
             });
             return;
         case Activation::Identity: return;

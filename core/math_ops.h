@@ -11,10 +11,15 @@ namespace wb {
 
 enum class LossKind { SigmoidBce, BceWithLogits };
 
-// y = f(z), in place over n values.
-void activate(Activation a, float* z, std::size_t n);
-// dz = dy * f'(z), given y = f(z) (and z itself, needed for gelu); in place on dy.
-void activationBackward(Activation a, const float* z, const float* y, float* dy, std::size_t n);
+// y = f(z), in place over n values. `saved` (n, optional) receives what activationBackward would
+// otherwise recompute, where activationSaves(a): for gelu erf(z / sqrt 2), its costliest part.
+void activate(Activation a, float* z, std::size_t n, float* saved = nullptr);
+// dz = dy * f'(z), given y = f(z) (and z itself, needed for gelu); in place on dy. `saved`: what
+// activate() saved for the same z, or null (then recomputed; the same bits either way).
+void activationBackward(Activation a, const float* z, const float* y, float* dy, std::size_t n,
+                        const float* saved = nullptr);
+// Whether activate() saves anything for the backward pass (a buffer is worth keeping).
+bool activationSaves(Activation a);
 
 // Mean loss over n logits and the gradient of that mean with respect to each logit.
 // SigmoidBce follows PyTorch's Sigmoid + BCELoss: log clamped at -100, and BCELoss's backward

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "math_ops.h"
 #include "model.h"
 
 namespace wb {
@@ -52,14 +53,16 @@ std::uint64_t padded(int width) {
 void estimateCpu(const RunConfig& config, const MemoryShape& shape, MemoryEstimate& e) {
     const std::uint64_t rows = shape.trainRows, cols = shape.cols;
     const std::uint64_t batch = batchCapacity(config.train.batchSize, shape);
-    e.add("the CPU backend's copy of the training rows", floats(rows * cols));
+    const std::uint64_t stride = padded(static_cast<int>(cols));  // rows are copied padded
+    e.add("the CPU backend's copy of the training rows", floats(rows * stride));
     if (config.train.shuffle && config.execution.dataPath != DataPath::PerSampleGather)
-        e.add("the shuffled copy of the training rows", floats(rows * (cols + 1)) + rows * sizeof(std::uint32_t));
-    std::uint64_t activations = batch * (cols + 4);  // gathered rows, labels, logits, loss gradient
+        e.add("the shuffled copy of the training rows", floats(rows * (stride + 1)) + rows * sizeof(std::uint32_t));
+    std::uint64_t activations = batch * (stride + 4);  // gathered rows, labels, logits, loss gradient
     std::uint64_t params = 0;
     const std::vector<int> widths = config.model.widths(shape.cols);
     for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
-        activations += 2 * batch * padded(widths[l + 1]);  // pre- and post-activation per layer
+        const std::uint64_t perLayer = activationSaves(config.model.activation) ? 3 : 2;  // z, f(z), saved
+        activations += perLayer * batch * padded(widths[l + 1]);
         params += padded(widths[l]) * padded(widths[l + 1]) + padded(widths[l + 1]);
     }
     e.add("batch buffers (" + std::to_string(batch) + " rows)", floats(activations));

@@ -4,6 +4,7 @@
 // the value exceeds 1); a NaN reference wants a NaN, an infinite one the same infinity.
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -88,6 +89,23 @@ private slots:
             }
         }
         QCOMPARE(failures, 0);
+    }
+
+    // What activate() saves for the backward pass gives the same derivative, to the bit, as
+    // recomputing it; the activations that save nothing leave the buffer alone.
+    void savedValuesGiveTheSameDerivative_data() { wholeFloatRange_data(); }
+    void savedValuesGiveTheSameDerivative() {
+        QFETCH(Activation, activation);
+        const std::vector<float> z = wholeRange();
+        std::vector<float> y = z, saved(z.size(), -7.0f);
+        activate(activation, y.data(), y.size(), saved.data());
+        if (!activationSaves(activation))
+            QVERIFY(std::all_of(saved.begin(), saved.end(), [](float v) { return v == -7.0f; }));
+        std::vector<float> plain(z.size(), 0.75f), reused(z.size(), 0.75f);
+        activationBackward(activation, z.data(), y.data(), plain.data(), plain.size());
+        activationBackward(activation, z.data(), y.data(), reused.data(), reused.size(),
+                           activationSaves(activation) ? saved.data() : nullptr);
+        QCOMPARE(std::memcmp(plain.data(), reused.data(), plain.size() * sizeof(float)), 0);
     }
 };
 

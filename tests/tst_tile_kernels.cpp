@@ -33,8 +33,12 @@ private:
     static void addShapes() {
         QTest::addColumn<int>("rows");
         QTest::addColumn<int>("inner");
-        QTest::addColumn<int>("width");  // padded: a multiple of kLanes
+        QTest::addColumn<int>("width");  // padded: a multiple of kPadLanes (half a register)
         QTest::newRow("one row, one input") << 1 << 1 << int(kLanes);
+        QTest::newRow("half a register") << 5 << 7 << int(kPadLanes);
+        QTest::newRow("one and a half registers (a 20-wide layer)") << 11 << 61 << int(kLanes + kPadLanes);
+        QTest::newRow("two and a half registers") << 9 << 10 << int(2 * kLanes + kPadLanes);
+        QTest::newRow("three and a half registers") << 17 << 20 << int(3 * kLanes + kPadLanes);
         QTest::newRow("7 rows, 5 inputs") << 7 << 5 << int(kLanes);
         QTest::newRow("13 rows, 61 inputs, 2 registers") << 13 << 61 << int(2 * kLanes);
         QTest::newRow("9 rows, 15 inputs, 3 registers") << 9 << 15 << int(3 * kLanes);
@@ -117,10 +121,11 @@ private slots:
     }
 
     void paddedWidthRoundsUp() {
-        QCOMPARE(paddedWidth(1), kLanes);
-        QCOMPARE(paddedWidth(kLanes), kLanes);
-        QCOMPARE(paddedWidth(kLanes + 1), 2 * kLanes);
-        QVERIFY(paddedWidth(61) >= 61 && paddedWidth(61) < 61 + kLanes && paddedWidth(61) % kLanes == 0);
+        QCOMPARE(kPadLanes * 2, kLanes);
+        QCOMPARE(paddedWidth(1), kPadLanes);
+        QCOMPARE(paddedWidth(kPadLanes), kPadLanes);
+        QCOMPARE(paddedWidth(kLanes + 1), kLanes + kPadLanes);
+        QVERIFY(paddedWidth(61) >= 61 && paddedWidth(61) < 61 + kPadLanes && paddedWidth(61) % kPadLanes == 0);
     }
 };
 
