@@ -95,6 +95,12 @@ struct FusedPlan {
     int batchCapacity = 0;  // the most rows one step may have
 };
 
+// The model as the fused kernels see it: widths, parameter offsets, activation and loss.
+FusedShape fusedShapeOf(const ModelSpec& model, std::size_t inputs, LossKind loss);
+// The shared-memory layout of one tile of `rows` rows (see FusedTileLayout): odd weight strides, so
+// the lanes reading W[j][k] for consecutive j hit distinct banks. The persistent kernel uses it too.
+FusedTileLayout fusedTileLayout(const FusedShape& s, int rows);
+
 // Why the fused path cannot train this model (too many layers, or weights plus one tile do not
 // fit the shared memory), in a sentence; nullopt when it can.
 std::optional<std::string> fusedSupports(const ModelSpec& model, std::size_t inputs);

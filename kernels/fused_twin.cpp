@@ -18,55 +18,6 @@ std::size_t alignUp(std::size_t n) {
     return (n + kScratchAlign - 1) / kScratchAlign * kScratchAlign;
 }
 
-FusedShape shapeOf(const ModelSpec& model, std::size_t inputs, LossKind loss) {
-    const std::vector<int> widths = model.widths(inputs);
-    FusedShape s;
-    s.layerCount = static_cast<int>(widths.size()) - 1;
-    s.activation = model.activation;
-    s.loss = loss;
-    int offset = 0;
-    for (int l = 0; l < s.layerCount; ++l) {
-        s.widths[l] = widths[static_cast<std::size_t>(l)];
-        s.weightOffset[l] = offset;
-        offset += widths[static_cast<std::size_t>(l)] * widths[static_cast<std::size_t>(l) + 1] +
-                  widths[static_cast<std::size_t>(l) + 1];
-    }
-    s.widths[s.layerCount] = widths.back();
-    s.paramCount = offset;
-    return s;
-}
-
-// The shared-memory layout of one tile of R rows (see FusedTileLayout).
-FusedTileLayout tileLayout(const FusedShape& s, int rows) {
-    FusedTileLayout t;
-    t.tileRows = rows;
-    int at = 0;
-    for (int l = 0; l < s.layerCount; ++l) {
-        const int in = s.widths[l], out = s.widths[l + 1];
-        t.weightLd[l] = in | 1;  // an odd stride: the 32 lanes reading W[j][k] for consecutive j hit 32 banks
-        t.weight[l] = at;
-        at += out * t.weightLd[l];
-        t.bias[l] = at;
-        at += out;
-    }
-    t.act[0] = at;
-    at += rows * s.widths[0];
-    for (int l = 0; l < s.layerCount; ++l) {
-        t.pre[l] = at;
-        at += rows * s.widths[l + 1];
-        if (l + 1 < s.layerCount) {
-            t.act[l + 1] = at;
-            at += rows * s.widths[l + 1];
-        }
-    }
-    t.rowLoss = at;
-    at += rows;
-    t.rowCorrect = at;
-    at += rows;
-    t.floats = at;
-    return t;
-}
-
 std::size_t bytesOf(const FusedTileLayout& t) {
     return static_cast<std::size_t>(t.floats) * sizeof(float);
 }
@@ -103,7 +54,7 @@ int tileRowsFor(const FusedShape& s, int most = kFusedPreferredTileRows) {
     int rows = 1;
     while (rows * 2 <= most) rows *= 2;
     for (; rows >= 1; rows /= 2)
-        if (bytesOf(tileLayout(s, rows)) <= kFusedSharedBudget) return rows;
+        if (bytesOf(fusedTileLayout(s, rows)) <= kFusedSharedBudget) return rows;
     return 0;
 }
 
@@ -111,6 +62,54 @@ void requireNonNull(const void* p, const char* what) {
     if (!p) throw ConfigError(std::string("fused step: the ") + what + " buffer is missing");
 }
 }  // namespace
+
+FusedShape fusedShapeOf(const ModelSpec& model, std::size_t inputs, LossKind loss) {
+    const std::vector<int> widths = model.widths(inputs);
+    FusedShape s;
+    s.layerCount = static_cast<int>(widths.size()) - 1;
+    s.activation = model.activation;
+    s.loss = loss;
+    int offset = 0;
+    for (int l = 0; l < s.layerCount; ++l) {
+        s.widths[l] = widths[static_cast<std::size_t>(l)];
+        s.weightOffset[l] = offset;
+        offset += widths[static_cast<std::size_t>(l)] * widths[static_cast<std::size_t>(l) + 1] +
+                  widths[static_cast<std::size_t>(l) + 1];
+    }
+    s.widths[s.layerCount] = widths.back();
+    s.paramCount = offset;
+    return s;
+}
+
+FusedTileLayout fusedTileLayout(const FusedShape& s, int rows) {
+    FusedTileLayout t;
+    t.tileRows = rows;
+    int at = 0;
+    for (int l = 0; l < s.layerCount; ++l) {
+        const int in = s.widths[l], out = s.widths[l + 1];
+        t.weightLd[l] = in | 1;  // an odd stride: the 32 lanes reading W[j][k] for consecutive j hit 32 banks
+        t.weight[l] = at;
+        at += out * t.weightLd[l];
+        t.bias[l] = at;
+        at += out;
+    }
+    t.act[0] = at;
+    at += rows * s.widths[0];
+    for (int l = 0; l < s.layerCount; ++l) {
+        t.pre[l] = at;
+        at += rows * s.widths[l + 1];
+        if (l + 1 < s.layerCount) {
+            t.act[l + 1] = at;
+            at += rows * s.widths[l + 1];
+        }
+    }
+    t.rowLoss = at;
+    at += rows;
+    t.rowCorrect = at;
+    at += rows;
+    t.floats = at;
+    return t;
+}
 
 std::optional<std::string> fusedSupports(const ModelSpec& model, std::size_t inputs) {
     model.validate();
@@ -122,9 +121,9 @@ std::optional<std::string> fusedSupports(const ModelSpec& model, std::size_t inp
     if (inputs > kFusedSharedBudget / sizeof(float))
         return "the fused path keeps each layer's weights in shared memory; " + std::to_string(inputs) +
                " input features are too many";
-    const FusedShape s = shapeOf(model, inputs, LossKind::BceWithLogits);
+    const FusedShape s = fusedShapeOf(model, inputs, LossKind::BceWithLogits);
     if (tileRowsFor(s) == 0) {
-        const std::size_t need = bytesOf(tileLayout(s, 1));
+        const std::size_t need = bytesOf(fusedTileLayout(s, 1));
         return "the fused path keeps all " + std::to_string(s.paramCount) +
                " parameters and one tile of activations in " + std::to_string(kFusedSharedBudget / 1024) +
                " KiB of shared memory per block; this model needs " + std::to_string((need + 1023) / 1024) +
@@ -138,8 +137,9 @@ FusedPlan makeFusedPlan(const ModelSpec& model, std::size_t inputs, LossKind los
     if (batchCapacity < 1) throw ConfigError("fused step: the batch capacity must be at least 1");
     if (tileRows < 0 || tileRows > 64) throw ConfigError("fused step: tile rows must be between 1 and 64 (0: default)");
     FusedPlan plan;
-    plan.shape = shapeOf(model, inputs, loss);
-    plan.tile = tileLayout(plan.shape, tileRowsFor(plan.shape, tileRows == 0 ? kFusedPreferredTileRows : tileRows));
+    plan.shape = fusedShapeOf(model, inputs, loss);
+    plan.tile =
+        fusedTileLayout(plan.shape, tileRowsFor(plan.shape, tileRows == 0 ? kFusedPreferredTileRows : tileRows));
     plan.scratch = scratchLayout(plan.shape, plan.tile.tileRows, batchCapacity);
     plan.batchCapacity = batchCapacity;
     return plan;

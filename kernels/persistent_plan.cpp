@@ -18,53 +18,6 @@ std::size_t alignUp(std::size_t n, std::size_t to) {
     return (n + to - 1) / to * to;
 }
 
-FusedShape shapeOf(const ModelSpec& model, std::size_t inputs, LossKind loss) {
-    const std::vector<int> widths = model.widths(inputs);
-    FusedShape s;
-    s.layerCount = static_cast<int>(widths.size()) - 1;
-    s.activation = model.activation;
-    s.loss = loss;
-    int offset = 0;
-    for (int l = 0; l <= s.layerCount; ++l) s.widths[l] = widths[static_cast<std::size_t>(l)];
-    for (int l = 0; l < s.layerCount; ++l) {
-        s.weightOffset[l] = offset;
-        offset += s.widths[l] * s.widths[l + 1] + s.widths[l + 1];
-    }
-    s.paramCount = offset;
-    return s;
-}
-
-// The tile part of the shared memory, in floats: the fused step's layout (odd weight strides, so
-// the lanes reading W[j][k] for consecutive j hit distinct banks), for `rows` rows.
-FusedTileLayout tileLayout(const FusedShape& s, int rows) {
-    FusedTileLayout t;
-    t.tileRows = rows;
-    int at = 0;
-    for (int l = 0; l < s.layerCount; ++l) {
-        t.weightLd[l] = s.widths[l] | 1;
-        t.weight[l] = at;
-        at += s.widths[l + 1] * t.weightLd[l];
-        t.bias[l] = at;
-        at += s.widths[l + 1];
-    }
-    t.act[0] = at;
-    at += rows * s.widths[0];
-    for (int l = 0; l < s.layerCount; ++l) {
-        t.pre[l] = at;
-        at += rows * s.widths[l + 1];
-        if (l + 1 < s.layerCount) {
-            t.act[l + 1] = at;
-            at += rows * s.widths[l + 1];
-        }
-    }
-    t.rowLoss = at;
-    at += rows;
-    t.rowCorrect = at;
-    at += rows;
-    t.floats = at;
-    return t;
-}
-
 PersistentSharedLayout sharedLayout(const FusedShape& s, int rows, int ownerQuads, int quadBatch, int maxGroups) {
     PersistentSharedLayout m;
     std::size_t at = alignUp(sizeof(FusedStepArgs), kSharedAlign);
@@ -82,7 +35,7 @@ PersistentSharedLayout sharedLayout(const FusedShape& s, int rows, int ownerQuad
     m.groupCorrect = at;
     at += groups * sizeof(std::uint32_t);
     m.floatBase = alignUp(at, kSharedAlign);
-    m.tile = tileLayout(s, rows);
+    m.tile = fusedTileLayout(s, rows);
     int f = m.tile.floats;
     m.labels = f;
     f += rows;
@@ -179,7 +132,7 @@ std::optional<std::string> persistentRefusal(const ModelSpec& model, std::size_t
     if (inputs > dev.sharedBytesPerBlock / sizeof(float))
         return "launch=persistent keeps every weight in shared memory; " + std::to_string(inputs) +
                " input features are too many";
-    const FusedShape shape = shapeOf(model, inputs, LossKind::BceWithLogits);
+    const FusedShape shape = fusedShapeOf(model, inputs, LossKind::BceWithLogits);
     const int grid = gridFor(dev);
     if (tileRowsFor(shape, batch, grid, 1, dev.sharedBytesPerBlock) == 0) {
         const std::size_t need = planFor(shape, batch, grid, 1, 0).smem.bytes;
@@ -195,7 +148,7 @@ PersistentPlan makePersistentPlan(const ModelSpec& model, std::size_t inputs, Lo
                                   int batch, const PersistentDevice& dev, int maxTileRows) {
     if (const auto why = persistentRefusal(model, inputs, opt, Precision::Fp32, batch, dev)) throw ConfigError(*why);
     if (maxTileRows < 0) throw ConfigError("persistent epoch: the tile cap must not be negative (0: none)");
-    const FusedShape shape = shapeOf(model, inputs, loss);
+    const FusedShape shape = fusedShapeOf(model, inputs, loss);
     const int grid = gridFor(dev);
     const int rows = tileRowsFor(shape, batch, grid, wantedTileRows(batch, grid, maxTileRows), dev.sharedBytesPerBlock);
     const int states = stepmath::optimizerStateCount(stepmath::optimizerScalars(opt));
