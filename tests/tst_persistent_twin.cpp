@@ -25,6 +25,7 @@
 #include "lane_turnstile.h"
 #include "math_ops.h"
 #include "persistent_fixture.h"
+#include "reference_step.h"
 
 using namespace wb;
 using namespace wb::test;
@@ -37,61 +38,6 @@ Q_DECLARE_METATYPE(wb::test::LaneOrder)
 Q_DECLARE_METATYPE(std::vector<int>)
 
 namespace {
-
-// The independent reference: what the CPU backend does for one step (as in tst_fused_twin).
-class Reference {
-public:
-    Reference(const MlpParams& p, Activation a, LossKind loss, const OptimizerSpec& opt, std::size_t batch)
-        : mlp_(p, a, batch), optimizer_(makeOptimizer(opt, p.count())), loss_(loss), dlogits_(batch) {}
-
-    double step(const float* x, const float* y, std::size_t n, std::size_t& correct) {
-        mlp_.zeroGrads();
-        const float* logits = mlp_.forward(x, n);
-        std::size_t right = 0;
-        const double loss = lossAndGrad(loss_, logits, y, n, dlogits_.data(), &right);
-        correct += right;
-        mlp_.backward(x, dlogits_.data(), n, false);
-        optimizer_->beginStep();
-        optimizer_->update(mlp_.values(), mlp_.grads().data(), 0, mlp_.count());
-        return loss;
-    }
-    std::vector<float> params() const { return {mlp_.values(), mlp_.values() + mlp_.count()}; }
-
-private:
-    CpuMlp mlp_;
-    std::unique_ptr<Optimizer> optimizer_;
-    LossKind loss_;
-    std::vector<float> dlogits_;
-};
-
-// The largest parameter difference in units of the tolerance (tst_fused_twin's rule: 1e-5 relative
-// plus 1e-6 absolute, plus a thousandth of lr per step for the normalising optimizers).
-double worstDifference(const std::vector<float>& a, const std::vector<float>& b, const OptimizerSpec& opt, int steps) {
-    const double amplified = opt.kind != OptimizerKind::Sgd ? 1e-3 * opt.lr * steps : 0.0;
-    double worst = 0.0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const double ref = b[i];
-        const double d = std::abs(static_cast<double>(a[i]) - ref) / (1e-5 * std::abs(ref) + 1e-6 + amplified);
-        if (!(d <= worst)) worst = d;  // NaN counts as the worst
-    }
-    return worst;
-}
-
-std::vector<std::uint32_t> permutation(std::size_t n, unsigned seed) {
-    std::vector<std::uint32_t> order(n);
-    std::iota(order.begin(), order.end(), 0u);
-    std::shuffle(order.begin(), order.end(), std::mt19937(seed));
-    return order;
-}
-
-Data gathered(const Data& d, const std::vector<std::uint32_t>& order) {
-    Data g = d;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        std::copy_n(d.x.data() + order[i] * d.cols, d.cols, g.x.data() + i * d.cols);
-        g.y[i] = d.y[order[i]];
-    }
-    return g;
-}
 
 bool sameBits(float a, float b) {
     return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
