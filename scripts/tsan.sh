@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the training worker's tests with ThreadSanitizer in their own build directory and runs
-# them: the GUI's TrainingController/TrainingWorker suites (offscreen) and the core trainer tests.
+# them: the GUI's TrainingController/TrainingWorker suites (offscreen), the core trainer tests, and
+# the CPU backend's threads (the worker pool, and training on 1, 2 and 7 threads).
 # Any data race, lock-order problem or thread leak in our code fails the run.
 #   scripts/tsan.sh [BUILD_DIR]      default BUILD_DIR: build-tsan (relative to the repository root)
 # Environment: JOBS (default: all cores), CMAKE_ARGS (extra configure flags), CTEST_ARGS.
@@ -13,8 +14,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_dir=${1:-build-tsan}
 case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-targets=(test_gui_training_controller test_gui_queue_panel test_trainer)
-tests='^(gui_training_controller|gui_queue_panel|trainer)$'
+targets=(test_gui_training_controller test_gui_queue_panel test_trainer test_worker_pool test_cpu_threads)
+tests='^(gui_training_controller|gui_queue_panel|trainer|worker_pool|cpu_threads)$'
 
 start=$(date +%s)
 # shellcheck disable=SC2086  # CMAKE_ARGS is a list of flags
