@@ -51,10 +51,9 @@ private:
     static PersistentPlan planFor(const LaunchContext& ctx) {
         const TrainingProblem& p = *ctx.problem;
         const PersistentDevice dev = queryPersistentDevice(ctx.device);
-        if (const auto why = persistentRefusal(p.model, p.data->cols, p.optimizer, p.execution.precision,
-                                               p.batchSize, dev))
-            throw ConfigError("execution settings refused on CUDA device " + std::to_string(ctx.device) + ": " +
-                              *why);
+        if (const auto why =
+                persistentRefusal(p.model, p.data->cols, p.optimizer, p.execution.precision, p.batchSize, dev))
+            throw ConfigError("execution settings refused on CUDA device " + std::to_string(ctx.device) + ": " + *why);
         return makePersistentPlan(p.model, p.data->cols, p.execution.loss, p.optimizer, p.batchSize, dev);
     }
 

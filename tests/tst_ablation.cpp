@@ -99,10 +99,11 @@ void TestAblation::defaultPlanMakesTheExpectedSteps() {
     cb.onRunStarted = [&](int, const std::string&, int, int) { ++started; };
     const AblationResult r = run(plan(defaultFixOrder()), cb);
     WB_COMPARE_NAME(r.status, "completed");
-    QCOMPARE(namesOf(r.steps), QStringList({"baseline", "data_path=device_resident", "launch=graph_step",
-                                            "loss=bce_with_logits", "zero_grad=none", "optimizer_kernel=multi_tensor",
-                                            "precision=fp16", "launch=fused, gemm=custom, precision=fp32",
-                                            "launch=persistent, gemm=custom, precision=fp32, data_path=device_resident"}));
+    QCOMPARE(namesOf(r.steps),
+             QStringList({"baseline", "data_path=device_resident", "launch=graph_step", "loss=bce_with_logits",
+                          "zero_grad=none", "optimizer_kernel=multi_tensor", "precision=fp16",
+                          "launch=fused, gemm=custom, precision=fp32",
+                          "launch=persistent, gemm=custom, precision=fp32, data_path=device_resident"}));
     // On the CPU backend launch, precision, the fused and the persistent path are ignored: reported, not run.
     QCOMPARE(statusesOf(r.steps), QStringList({"ran", "ran", "not_applicable", "ran", "ran", "ran", "not_applicable",
                                                "not_applicable", "not_applicable"}));
@@ -121,8 +122,8 @@ void TestAblation::defaultPlanMakesTheExpectedSteps() {
     // The last step's settings are the baseline with every fix applied.
     const ExecutionSettings& last = r.steps.back().settings;
     QCOMPARE(text(last),
-             text(ExecutionSettings{DataPath::DeviceResident, Launch::Persistent, LossKind::BceWithLogits, ZeroGrad::None,
-                                    OptimizerKernel::MultiTensor, Precision::Fp32, Gemm::Custom}));
+             text(ExecutionSettings{DataPath::DeviceResident, Launch::Persistent, LossKind::BceWithLogits,
+                                    ZeroGrad::None, OptimizerKernel::MultiTensor, Precision::Fp32, Gemm::Custom}));
 }
 
 void TestAblation::stepsThatDidNotRunKeepTheLevel() {

@@ -107,12 +107,14 @@ private slots:
         QVERIFY(findIgnored(list, "launch") == nullptr);  // launch=fused itself is honoured
         QVERIFY(BackendRegistry::instance().notApplicable("cuda", ExecutionSettings{}).empty());
         // launch=persistent (experimental) ignores what fused ignores, with its own reasons.
-        const ExecutionSettings persistent = with(fused, {{"launch", "persistent"}});
+        const ExecutionSettings persistent = with(fused, {{ "launch", "persistent" }});
         const auto persistentList = BackendRegistry::instance().notApplicable("cuda", persistent);
         QCOMPARE(namesOf(persistentList), QString("zero_grad, optimizer_kernel, validation"));
         const IgnoredSwitch* kernel = findIgnored(persistentList, "optimizer_kernel");
         QVERIFY(kernel != nullptr && kernel->reason.find("persistent") != std::string::npos);
-        QCOMPARE(namesOf(BackendRegistry::instance().notApplicable("cuda", with(persistent, {{"zero_grad", "none"}}))),
+        QCOMPARE(namesOf(BackendRegistry::instance().notApplicable("cuda", with(persistent,
+                                                                                {{ "zero_grad",
+                                                                                   "none" }}))),
                  QString("optimizer_kernel, validation"));
 #else
         QVERIFY_THROWS_EXCEPTION(DeviceError, BackendRegistry::instance().notApplicable("cuda", fused));

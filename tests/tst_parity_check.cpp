@@ -62,8 +62,7 @@ private slots:
         std::size_t expected = 0, all = 0;
         for (auto d :
              {DataPath::PerSampleGather, DataPath::PageableCopy, DataPath::PinnedAsync, DataPath::DeviceResident})
-            for (auto l : {Launch::EagerSync, Launch::Eager, Launch::GraphStep, Launch::Fused,
-                           Launch::Persistent})
+            for (auto l : {Launch::EagerSync, Launch::Eager, Launch::GraphStep, Launch::Fused, Launch::Persistent})
                 for (auto loss : {LossKind::SigmoidBce, LossKind::BceWithLogits})
                     for (auto z : {ZeroGrad::Twice, ZeroGrad::Once, ZeroGrad::None})
                         for (auto o : {OptimizerKernel::PerTensor, OptimizerKernel::MultiTensor})

@@ -68,7 +68,9 @@ private slots:
                                << QStringList{};
         QTest::newRow("persistent falls back to fused")
             << "launch=persistent gemm=custom"
-            << "cuda" << QStringList{"launch: Keras has no whole-epoch persistent kernel", "run_eagerly, jit_compile = False, True"}
+            << "cuda"
+            << QStringList{"launch: Keras has no whole-epoch persistent kernel",
+                           "run_eagerly, jit_compile = False, True"}
             << QStringList{"run_eagerly, jit_compile = False, False"};
         QTest::newRow("sigmoid_bce") << "loss=sigmoid_bce"
                                      << "cpu"
