@@ -61,7 +61,7 @@ private:
     // table is uploaded once for the whole run, and only grown (ensureTable) when a run goes further.
     int plannedEpochs() const {
         const RunConfig* config = ctx_.problem->config;
-        return config ? std::max(1, config->epochs) : 1;
+        return config ? std::max(1, config->train.epochs) : 1;
     }
 
     // The step table covers steps 1 .. `lastStep` (at least): regrown at twice the size when short. The
