@@ -40,7 +40,8 @@ struct AblateOptions {
         a->add_option("--baseline", baseline, "the preset to start from (see `mlpwb presets`)");
         a->add_option("--fixes", fixes,
                       "fixes in the order to apply them: data_path,launch,loss,zero_grad,optimizer_kernel,"
-                      "precision,fused (the default), or switch=value; with --backend torch also "
+                      "precision,fused,persistent (the default; persistent is experimental), or switch=value; with "
+                      "--backend torch also "
                       "torch_workers,torch_prefetch,torch_pin_memory,torch_script or torch.OPTION=value");
         a->add_option("--repeats", repeats, "runs per step (the spread)")->check(CLI::Range(1, 100));
         a->add_flag("--alone", alone, "also run each fix alone on top of the baseline");

@@ -13,7 +13,9 @@
 namespace wb {
 
 enum class DataPath { PerSampleGather, PageableCopy, PinnedAsync, DeviceResident };
-enum class Launch { EagerSync, Eager, GraphStep, Fused };
+// Persistent: EXPERIMENTAL, one cooperative kernel per epoch (kernels/persistent_epoch.h); proven on its
+// CPU twin only, not yet run on a GPU.
+enum class Launch { EagerSync, Eager, GraphStep, Fused, Persistent };
 enum class ZeroGrad { Twice, Once, None };
 enum class OptimizerKernel { PerTensor, MultiTensor };
 enum class Precision { Fp32, Tf32, Bf16, Fp16 };

@@ -31,6 +31,10 @@ const std::vector<JaxRule>& rules() {
          because<JaxTarget>("JAX offers no pinned host buffers to stage a user's rows in; jax.device_put copies "
                             "each batch from ordinary host memory (pageable_copy)"),
          [](ExecutionSettings& s) { s.dataPath = DataPath::PageableCopy; }},
+        {"launch", [](const ExecutionSettings& s, const JaxTarget&) { return s.launch == Launch::Persistent; },
+         because<JaxTarget>("JAX has no whole-epoch persistent kernel; its nearest is the whole epoch as one jit "
+                            "of lax.scan, which XLA still runs step by step (launch=fused)"),
+         [](ExecutionSettings& s) { s.launch = Launch::Fused; }},
         {"zero_grad", always,
          because<JaxTarget>("jax.grad returns each step's gradients as fresh values: there are no gradient "
                             "buffers to zero"),

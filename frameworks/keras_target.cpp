@@ -44,6 +44,10 @@ std::vector<KerasRule> otherRules() {
                               "(launch=eager_sync); without it fit runs its step as a tf.function graph "
                               "(launch=graph_step)"),
          [](ExecutionSettings& s) { s.launch = Launch::GraphStep; }},
+        {"launch", [](const ExecutionSettings& s, const KerasTarget&) { return s.launch == Launch::Persistent; },
+         because<KerasTarget>("Keras has no whole-epoch persistent kernel; its nearest is the train step compiled "
+                              "by XLA into a few fused kernels (launch=fused)"),
+         [](ExecutionSettings& s) { s.launch = Launch::Fused; }},
         {"zero_grad", always,
          because<KerasTarget>("Keras computes each step's gradients afresh with a GradientTape: there are no "
                               "accumulated gradient buffers to zero"),

@@ -29,6 +29,12 @@ const std::vector<TorchRule>& rules() {
                  "PyTorch has no whole-step fused kernel of its own; the step runs eagerly (launch=eager)");
          },
          [](ExecutionSettings& s) { s.launch = Launch::Eager; }},
+        {"launch", [](const ExecutionSettings& s, const TorchTarget&) { return s.launch == Launch::Persistent; },
+         [](const TorchTarget&) {
+             return std::string(
+                 "PyTorch has no whole-epoch persistent kernel of its own; the step runs eagerly (launch=eager)");
+         },
+         [](ExecutionSettings& s) { s.launch = Launch::Eager; }},
         {"launch",
          [](const ExecutionSettings& s, const TorchTarget& t) {
              return s.launch == Launch::GraphStep && !t.hasCompile;

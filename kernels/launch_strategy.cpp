@@ -25,6 +25,7 @@ const LaunchMode kModes[] = {
     {Launch::Eager, makeEagerLaunch, false, honoursEverySwitch},
     {Launch::GraphStep, makeGraphStepLaunch, false, honoursEverySwitch},
     {Launch::Fused, makeFusedLaunch, true, fusedIgnoredSwitches},
+    {Launch::Persistent, makePersistentLaunch, true, persistentIgnoredSwitches},
 };
 
 const LaunchMode& modeOf(Launch launch) {

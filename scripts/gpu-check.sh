@@ -7,7 +7,8 @@
 #   1. configure + build (Release, -DWB_GUI=OFF, no tests, the device's architecture only: nvidia-smi's
 #      compute_cap -> CMAKE_CUDA_ARCHITECTURES),
 #   2. mlpwb info (fails loudly when nvidia-smi lists a GPU but mlpwb finds CUDA unavailable),
-#   3. mlpwb verify --isolate --only launch=fused,
+#   3. mlpwb verify --isolate --only launch=fused, then --only launch=persistent (EXPERIMENTAL: its first
+#      run on a GPU; a short cap, since a grid barrier that never opens hangs rather than fails),
 #   4. the decisive speed table (bench/gpu_bench.py): Fastest, Static graph, torch.compile
 #      reduce-overhead (with ~200 s for its compiling warm-up), JAX jit+scan, PyTorch resident,
 #   5. the full mlpwb verify --isolate (and, in full mode, the batch-1024 split-K variant),
@@ -249,6 +250,11 @@ need_device() {  # need_device NAME: true when the step can run, else records it
 # Without a device verify skips every combination and exits 0: run anyway, it checks the path.
 run verify-fused "$([ "$quick" -eq 1 ] && echo 120 || echo 180)" verify_figures \
   "$mlpwb" verify --isolate --combination-timeout 120 --device "$device" --only launch=fused
+# The experimental persistent path (one cooperative kernel per epoch), compared with the CPU like fused.
+# Its 12 combinations each take seconds; a cap well under fused's keeps a hang from eating the lease.
+run verify-persistent "$([ "$quick" -eq 1 ] && echo 60 || echo 120)" verify_figures \
+  "$mlpwb" verify --isolate --combination-timeout "$([ "$quick" -eq 1 ] && echo 30 || echo 60)" --device "$device" \
+  --only launch=persistent
 
 # 4. the decisive speed table ----------------------------------------------------------------------------
 decisive="Fastest,Static graph (Keras-like),torch_compile,jax_scan,torch_resident"

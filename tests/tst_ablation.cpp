@@ -99,12 +99,14 @@ void TestAblation::defaultPlanMakesTheExpectedSteps() {
     cb.onRunStarted = [&](int, const std::string&, int, int) { ++started; };
     const AblationResult r = run(plan(defaultFixOrder()), cb);
     WB_COMPARE_NAME(r.status, "completed");
-    QCOMPARE(namesOf(r.steps), QStringList({"baseline", "data_path=device_resident", "launch=graph_step",
-                                            "loss=bce_with_logits", "zero_grad=none", "optimizer_kernel=multi_tensor",
-                                            "precision=fp16", "launch=fused, gemm=custom, precision=fp32"}));
-    // On the CPU backend launch, precision and the fused path are ignored: reported, not run.
-    QCOMPARE(statusesOf(r.steps),
-             QStringList({"ran", "ran", "not_applicable", "ran", "ran", "ran", "not_applicable", "not_applicable"}));
+    QCOMPARE(namesOf(r.steps),
+             QStringList({"baseline", "data_path=device_resident", "launch=graph_step", "loss=bce_with_logits",
+                          "zero_grad=none", "optimizer_kernel=multi_tensor", "precision=fp16",
+                          "launch=fused, gemm=custom, precision=fp32",
+                          "launch=persistent, gemm=custom, precision=fp32, data_path=device_resident"}));
+    // On the CPU backend launch, precision, the fused and the persistent path are ignored: reported, not run.
+    QCOMPARE(statusesOf(r.steps), QStringList({"ran", "ran", "not_applicable", "ran", "ran", "ran", "not_applicable",
+                                               "not_applicable", "not_applicable"}));
     for (const auto& s : r.steps) {
         QCOMPARE(s.runs.size(), std::size_t(s.status == StepStatus::Ran ? 1 : 0));
         for (const auto& record : s.runs) {
@@ -116,12 +118,12 @@ void TestAblation::defaultPlanMakesTheExpectedSteps() {
     }
     QVERIFY(r.steps[2].message.find("launch=graph_step") != std::string::npos);
     QCOMPARE(started, 5);
-    QCOMPARE(plannedRuns(plan(defaultFixOrder())), 8);
+    QCOMPARE(plannedRuns(plan(defaultFixOrder())), 9);
     // The last step's settings are the baseline with every fix applied.
     const ExecutionSettings& last = r.steps.back().settings;
     QCOMPARE(text(last),
-             text(ExecutionSettings{DataPath::DeviceResident, Launch::Fused, LossKind::BceWithLogits, ZeroGrad::None,
-                                    OptimizerKernel::MultiTensor, Precision::Fp32, Gemm::Custom}));
+             text(ExecutionSettings{DataPath::DeviceResident, Launch::Persistent, LossKind::BceWithLogits,
+                                    ZeroGrad::None, OptimizerKernel::MultiTensor, Precision::Fp32, Gemm::Custom}));
 }
 
 void TestAblation::stepsThatDidNotRunKeepTheLevel() {

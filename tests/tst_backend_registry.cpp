@@ -62,6 +62,8 @@ private slots:
         QTest::newRow("per_sample_gather, fused, custom")
             << with({}, {{"data_path", "per_sample_gather"}, {"launch", "fused"}, {"gemm", "custom"}})
             << QStringList{"launch", "gemm"};
+        QTest::newRow("persistent, custom")
+            << with({}, {{"launch", "persistent"}, {"gemm", "custom"}}) << QStringList{"launch", "gemm"};
         QTest::newRow("twice, multi_tensor, sigmoid_bce")
             << with({}, {{"zero_grad", "twice"}, {"optimizer_kernel", "multi_tensor"}, {"loss", "sigmoid_bce"}})
             << QStringList{"launch", "gemm"};
@@ -104,6 +106,16 @@ private slots:
         QVERIFY(findIgnored(list, "optimizer_kernel") != nullptr);
         QVERIFY(findIgnored(list, "launch") == nullptr);  // launch=fused itself is honoured
         QVERIFY(BackendRegistry::instance().notApplicable("cuda", ExecutionSettings{}).empty());
+        // launch=persistent (experimental) ignores what fused ignores, with its own reasons.
+        const ExecutionSettings persistent = with(fused, {{ "launch", "persistent" }});
+        const auto persistentList = BackendRegistry::instance().notApplicable("cuda", persistent);
+        QCOMPARE(namesOf(persistentList), QString("zero_grad, optimizer_kernel, validation"));
+        const IgnoredSwitch* kernel = findIgnored(persistentList, "optimizer_kernel");
+        QVERIFY(kernel != nullptr && kernel->reason.find("persistent") != std::string::npos);
+        QCOMPARE(namesOf(BackendRegistry::instance().notApplicable("cuda", with(persistent,
+                                                                                {{ "zero_grad",
+                                                                                   "none" }}))),
+                 QString("optimizer_kernel, validation"));
 #else
         QVERIFY_THROWS_EXCEPTION(DeviceError, BackendRegistry::instance().notApplicable("cuda", fused));
 #endif

@@ -296,6 +296,20 @@ private slots:
         QVERIFY2(lines.last() == QString::number(pass) + " passed, 0 failed", r.describe());
     }
 
+    // launch=persistent (experimental) is a verify filter like any value: its combinations only.
+    void verifyCoversPersistent() {
+        RUN_MLPWB(r, (QStringList{"verify", "--backend", "cpu", "--only", "launch=persistent", "--limit", "2", "--rows",
+                                  "100", "--epochs", "1"}));
+        QVERIFY2(r.exitCode == 0, r.describe());
+        int pass = 0;
+        for (const QString& line : r.outLines())
+            if (line.startsWith("PASS")) {
+                QVERIFY2(line.contains("launch=persistent") && line.contains("gemm=custom"), qPrintable(line));
+                ++pass;
+            }
+        QCOMPARE(pass, 2);
+    }
+
     // --isolate runs the combinations in child processes (this binary again): the same lines and total.
     void verifyIsolateRunsChildren() {
         RUN_MLPWB(r, (QStringList{"verify", "--backend", "cpu", "--isolate", "--only", "launch=fused", "--only",

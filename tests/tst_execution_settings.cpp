@@ -9,6 +9,15 @@
 
 using namespace wb;
 
+namespace {
+// The Fastest preset on the persistent path: the one accepted data path, gemm and precision.
+ExecutionSettings persistentSettings() {
+    ExecutionSettings s = presetByName("Fastest").settings;
+    setSwitch(s, "launch", "persistent");
+    return s;
+}
+}  // namespace
+
 class TestExecutionSettings : public QObject {
     Q_OBJECT
 
@@ -98,6 +107,59 @@ private slots:
             setSwitch(s, "precision", p);
             QVERIFY(s.refusal().has_value());
         }
+    }
+
+    // launch=persistent (experimental): one kernel per epoch over resident rows, with its own fp32
+    // products. Each row changes one switch of an accepted persistent setting.
+    void persistentRefusals_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<QString>("value");
+        QTest::addColumn<QString>("reasonMentions");
+        QTest::newRow("cublas") << "gemm"
+                                << "cublas"
+                                << "choose gemm=custom";
+        for (const char* path : {"per_sample_gather", "pageable_copy", "pinned_async"})
+            QTest::newRow(path) << "data_path" << path << "choose data_path=device_resident";
+        for (const char* precision : {"tf32", "bf16", "fp16"})
+            QTest::newRow(precision) << "precision" << precision << "choose precision=fp32";
+    }
+
+    void persistentRefusals() {
+        QFETCH(QString, name);
+        QFETCH(QString, value);
+        QFETCH(QString, reasonMentions);
+        ExecutionSettings s = persistentSettings();
+        QVERIFY(!s.refusal());  // the base alone is fine: the refusal comes from the switch below
+        setSwitch(s, name.toStdString(), value.toStdString());
+        const auto why = s.refusal();
+        QVERIFY(why.has_value());
+        const QString reason = QString::fromStdString(*why);
+        QVERIFY2(reason.startsWith("launch=persistent") && reason.contains(reasonMentions), why->c_str());
+        QVERIFY_THROWS_EXCEPTION(ConfigError, s.validate());
+    }
+
+    // The switches the persistent kernel does not depend on are all accepted, and every such setting
+    // round-trips through its JSON as "persistent".
+    void persistentRoundTrips() {
+        for (const char* loss : {"sigmoid_bce", "bce_with_logits"})
+            for (const char* zero : {"twice", "once", "none"})
+                for (const char* kernel : {"per_tensor", "multi_tensor"}) {
+                    ExecutionSettings s = persistentSettings();
+                    setSwitch(s, "loss", loss);
+                    setSwitch(s, "zero_grad", zero);
+                    setSwitch(s, "optimizer_kernel", kernel);
+                    QVERIFY2(!s.refusal(), s.refusal().value_or("").c_str());
+                    const nlohmann::json j = s;
+                    QCOMPARE(QString::fromStdString(j.at("launch").get<std::string>()), QString("persistent"));
+                    QVERIFY(j.get<ExecutionSettings>() == s);
+                }
+        WB_COMPARE_NAME(persistentSettings().launch, "persistent");
+    }
+
+    // Until launch=persistent has been verified on a device, the fastest preset stays on the fused path.
+    void fastestStaysFusedUntilPersistentIsVerified() {
+        WB_COMPARE_NAME(presetByName("Fastest").settings.launch, "fused");
+        QVERIFY(!matchingPreset(persistentSettings()));
     }
 
     void unknownNamesAreRefused() {

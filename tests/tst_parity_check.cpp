@@ -62,7 +62,7 @@ private slots:
         std::size_t expected = 0, all = 0;
         for (auto d :
              {DataPath::PerSampleGather, DataPath::PageableCopy, DataPath::PinnedAsync, DataPath::DeviceResident})
-            for (auto l : {Launch::EagerSync, Launch::Eager, Launch::GraphStep, Launch::Fused})
+            for (auto l : {Launch::EagerSync, Launch::Eager, Launch::GraphStep, Launch::Fused, Launch::Persistent})
                 for (auto loss : {LossKind::SigmoidBce, LossKind::BceWithLogits})
                     for (auto z : {ZeroGrad::Twice, ZeroGrad::Once, ZeroGrad::None})
                         for (auto o : {OptimizerKernel::PerTensor, OptimizerKernel::MultiTensor})
@@ -81,6 +81,18 @@ private slots:
             QVERIFY(seen.insert(describeCombination(s)).second);  // no duplicates
         }
         for (const auto& preset : presets()) QVERIFY(seen.count(describeCombination(preset.settings)) == 1);
+    }
+
+    // launch=persistent (experimental) runs on resident rows, its own products, fp32: what verify walks
+    // through for it is every loss, zero_grad and optimizer_kernel, 2 x 3 x 2 combinations.
+    void persistentCombinations() {
+        int persistent = 0;
+        for (const auto& s : validCombinations()) {
+            if (s.launch != Launch::Persistent) continue;
+            ++persistent;
+            QVERIFY(s.dataPath == DataPath::DeviceResident && s.gemm == Gemm::Custom && s.precision == Precision::Fp32);
+        }
+        QCOMPARE(persistent, 12);
     }
 
     void describeNamesEverySwitch() {

@@ -73,6 +73,10 @@ private slots:
         QTest::newRow("fused") << "launch=fused gemm=custom"
                                << "cpu" << QStringList{"# launch=fused: the whole epoch", "epoch = jax.jit(scan_epoch)"}
                                << QStringList{"step = jax.jit("};
+        QTest::newRow("persistent falls back to fused")
+            << "launch=persistent gemm=custom"
+            << "cpu" << QStringList{"launch: JAX has no whole-epoch persistent kernel", "epoch = jax.jit(scan_epoch)"}
+            << QStringList{"step = jax.jit("};
         QTest::newRow("sigmoid_bce") << "loss=sigmoid_bce"
                                      << "cpu"
                                      << QStringList{"@jax.custom_vjp", "jnp.maximum(jnp.log(p), -100.0)",

@@ -66,6 +66,12 @@ private slots:
         QTest::newRow("fused") << "launch=fused gemm=custom"
                                << "cuda" << QStringList{"run_eagerly, jit_compile = False, True", "compiled by XLA"}
                                << QStringList{};
+        QTest::newRow("persistent falls back to fused")
+            << "launch=persistent gemm=custom"
+            << "cuda"
+            << QStringList{"launch: Keras has no whole-epoch persistent kernel",
+                           "run_eagerly, jit_compile = False, True"}
+            << QStringList{"run_eagerly, jit_compile = False, False"};
         QTest::newRow("sigmoid_bce") << "loss=sigmoid_bce"
                                      << "cpu"
                                      << QStringList{"BinaryCrossentropy(from_logits=False)",

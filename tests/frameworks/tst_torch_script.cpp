@@ -54,6 +54,10 @@ private slots:
         QTest::newRow("fused falls back")
             << "launch=fused gemm=custom"
             << "cuda" << QStringList{"no whole-step fused kernel", "launch=eager:"} << QStringList{"torch.compile("};
+        QTest::newRow("persistent falls back")
+            << "launch=persistent gemm=custom"
+            << "cuda" << QStringList{"no whole-epoch persistent kernel", "launch=eager:"}
+            << QStringList{"torch.compile("};
         QTest::newRow("sigmoid_bce") << "loss=sigmoid_bce"
                                      << "cpu" << QStringList{"nn.BCELoss()", "nn.Sigmoid()"}
                                      << QStringList{"BCEWithLogitsLoss()"};

@@ -1,8 +1,11 @@
 // The CUDA backend on a real device (ctest label gpu): every valid combination of the switches
 // against the CPU reference (the checks of `mlpwb verify`), the presets through the Trainer with their
-// timing fields, and device errors. Without a CUDA build or a device, every test skips with the reason.
+// timing fields, the experimental persistent path against the fused one, and device errors. Without a
+// CUDA build or a device, every test skips with the reason.
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "builtin_data.h"
@@ -60,31 +63,39 @@ private slots:
     // Each preset completes, learns, records the device and times what it can time honestly.
     void presetsTrainThroughTheTrainer() {
         QFETCH(QString, preset);
-        RunConfig config;
-        config.backend = "cuda";
-        config.execution = presetByName(preset.toStdString()).settings;
-        config.train.epochs = 4;
-        config.train.batchSize = 512;
-        config.train.shuffle = true;
-        config.prepare.valSplit = 0.2;
-        const Dataset ds = generateSeedLike(5000, 3);
-        const PreparedData data = prepare(ds, config.prepare);
-        auto backend = makeCudaBackend(0);
-        Trainer trainer(config, ds, data, *backend);
-        const CancelFlag never{false};
-        const RunRecord r = trainer.run(never);
+        const RunRecord r = trainFourEpochs(presetByName(preset.toStdString()).settings);
         QVERIFY2(r.status == RunStatus::Completed, r.message.c_str());
         QCOMPARE(r.epochs.size(), std::size_t{4});
         QVERIFY(r.epochs.back().trainLoss < r.epochs.front().trainLoss);
         QVERIFY(r.epochs.back().valLoss.has_value());
         QVERIFY(r.environment.count("compute_capability") == 1);
         QVERIFY(r.environment.count("cuda_driver") == 1);
-        const Launch launch = config.execution.launch;
+        const Launch launch = presetByName(preset.toStdString()).settings.launch;
         const bool eager = launch == Launch::Eager || launch == Launch::EagerSync;
         for (const auto& e : r.epochs) {
             QVERIFY(e.deviceMs.has_value() && *e.deviceMs > 0.0);
             QCOMPARE(e.phases.has_value(), eager);  // graph and fused: not separable
         }
+    }
+
+    // launch=persistent (EXPERIMENTAL): through the Trainer (shuffled epochs, validation, the host's step
+    // count across epochs) its epochs follow the fused path's from the same weights and order: the same
+    // per-row arithmetic; its tiles may group the rows' gradients differently, so within verify's fp32
+    // tolerance.
+    void persistentFollowsFused() {
+        ExecutionSettings persistent = presetByName("Fastest").settings;
+        persistent.launch = Launch::Persistent;
+        const RunRecord fused = trainFourEpochs(presetByName("Fastest").settings);
+        const RunRecord r = trainFourEpochs(persistent);
+        QVERIFY2(r.status == RunStatus::Completed, r.message.c_str());
+        QCOMPARE(r.epochs.size(), fused.epochs.size());
+        for (std::size_t i = 0; i < r.epochs.size(); ++i) {
+            const double want = fused.epochs[i].trainLoss, got = r.epochs[i].trainLoss;
+            QVERIFY2(std::abs(got - want) <= 1e-4 * std::max(1.0, std::abs(want)),
+                     qPrintable(QString("epoch %1: %2 vs fused %3").arg(i + 1).arg(got).arg(want)));
+            QVERIFY(!r.epochs[i].phases.has_value());  // one kernel per epoch: not separable
+        }
+        QVERIFY(r.epochs.back().trainLoss < r.epochs.front().trainLoss);
     }
 
     void missingDeviceIsDeviceError() {
@@ -98,6 +109,24 @@ private slots:
         backend->setup({&problem.data, problem.model, problem.optimizer, ExecutionSettings{}, problem.batchSize,
                         problem.initialParams});
         QVERIFY(backend->parameters().values == problem.initialParams.values);
+    }
+
+private:
+    // Four shuffled epochs of 5000 seed-like rows (batch 512, a fifth for validation) on device 0.
+    static RunRecord trainFourEpochs(const ExecutionSettings& settings) {
+        RunConfig config;
+        config.backend = "cuda";
+        config.execution = settings;
+        config.train.epochs = 4;
+        config.train.batchSize = 512;
+        config.train.shuffle = true;
+        config.prepare.valSplit = 0.2;
+        const Dataset ds = generateSeedLike(5000, 3);
+        const PreparedData data = prepare(ds, config.prepare);
+        auto backend = makeCudaBackend(0);
+        Trainer trainer(config, ds, data, *backend);
+        const CancelFlag never{false};
+        return trainer.run(never);
     }
 #endif
 };

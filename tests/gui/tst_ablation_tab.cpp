@@ -289,7 +289,7 @@ void TestAblationTab::fixListReordersAndUnchecks() {
     QCOMPARE(tab.plan().repeats, 3);
     tab.moveFix(0, 2);  // data_path after launch and loss
     QCOMPARE(tab.plan().fixes, (std::vector<std::string>{"launch", "loss", "data_path", "zero_grad", "optimizer_kernel",
-                                                         "precision", "fused"}));
+                                                         "precision", "fused", "persistent"}));
     auto* list = tab.findChild<QListWidget*>();
     QVERIFY(list);
     list->item(0)->setCheckState(Qt::Unchecked);

@@ -351,6 +351,10 @@ private slots:
                                                      << "launch"
                                                      << "fused"
                                                      << "cuBLAS";
+        QTest::newRow("persistent needs the custom gemm") << ""
+                                                          << "launch"
+                                                          << "persistent"
+                                                          << "gemm=custom";
         QTest::newRow("custom gemm has no tf32") << "choose gemm custom"
                                                  << "precision"
                                                  << "tf32"
