@@ -59,6 +59,9 @@ void DataOptions::bind(CLI::Option_group& group) {
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     group.add_option("--missing", missing, "missing cells: error|drop|mean");
+    group.add_option("--task", task,
+                     "auto|binary|multiclass|regression: what the label is learned as (auto: two values are "
+                     "binary, text or whole-number classes multiclass; a regression is never guessed)");
 }
 
 DataSpec DataOptions::toDataSpec() const {
@@ -80,6 +83,7 @@ DataSpec DataOptions::toDataSpec() const {
     spec.csv.skipLines = skipLines;
     spec.csv.maxColumns = maxColumns;
     spec.csv.missing = missingPolicyFromString(missing);
+    spec.task = taskChoiceFromString(task);
     return spec;
 }
 
@@ -116,6 +120,7 @@ CLI::Option_group* TrainOptions::bindProblem(CLI::App& app) {
     m->add_option("--layers", layers, "hidden widths, e.g. 20,10");
     m->add_option("--activation", activation, "tanh|relu|sigmoid|gelu|identity");
     m->add_option("--init", init, "torch (nn.Linear default) | glorot (Keras)");
+    m->add_option("--regression-loss", regressionLoss, "mse|huber: the loss of a regression (--task regression)");
     m->add_option("--optimizer", optimizer, "adam|adamw|sgd|rmsprop");
     m->add_option("--lr", lr, "learning rate (default: PyTorch's for the optimizer)");
     m->add_option("--beta1", beta1, "Adam beta1");
@@ -163,6 +168,7 @@ RunConfig TrainOptions::toRunConfig(const CLI::App& app) const {
     c.model.hidden = parseLayers(layers);
     c.model.activation = activationFromString(activation);
     c.model.init = initKindFromString(init);
+    c.model.regressionLoss = regressionLossFromString(regressionLoss);
 
     c.optimizer = OptimizerSpec::defaults(optimizerKindFromString(optimizer));
     if (given(app, "--lr")) c.optimizer.lr = lr;

@@ -19,6 +19,7 @@ struct DataOptions {
     std::size_t rows = 100000;
     std::uint64_t dataSeed = 1;
     std::string label, header = "auto", delimiter = "auto", ignore, missing = "error";
+    std::string task = "auto";  // auto|binary|multiclass|regression
     std::size_t skipLines = 0;
     std::size_t maxColumns = CsvOptions::kDefaultMaxColumns;
 
@@ -32,6 +33,7 @@ struct TrainOptions {
     bool noStandardize = false;
     // Model and optimizer
     std::string layers = "20,10", activation = "tanh", init = "torch", optimizer = "adam";
+    std::string regressionLoss = "mse";
     double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weightDecay = 0, momentum = 0, dampening = 0, alpha = 0;
     bool nesterov = false, centered = false;
     // Training

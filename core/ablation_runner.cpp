@@ -6,6 +6,7 @@
 #include <set>
 
 #include "errors.h"
+#include "task_metrics.h"
 #include "trainer.h"
 
 namespace wb {
@@ -140,11 +141,18 @@ private:
         return finishStep(steps, std::move(step));
     }
 
+    // The layer widths the runs train: the output layer is the data's task's.
+    std::vector<int> modelWidths() const {
+        ModelSpec model = base_.model;
+        model.outputs = data_.outputs();
+        return model.widths(data_.cols);
+    }
+
     // The notes of a step about to run: what the switches it changed can do here (precision_note.h).
     void addNotes(AblationStep& step, const std::vector<std::string>& changed) const {
         if (std::find(changed.begin(), changed.end(), "precision") == changed.end()) return;
         if (auto note =
-                precisionNote(result_.backend, step.settings, base_.model.widths(data_.cols), base_.train.batchSize))
+                precisionNote(result_.backend, step.settings, modelWidths(), base_.train.batchSize))
             step.notes.push_back(*note);
     }
 
@@ -157,8 +165,12 @@ private:
         if (changed.empty()) return std::nullopt;
         const ExecutionSettings &before = from.settings, &after = to.settings;
         const BackendRegistry& registry = BackendRegistry::instance();
-        const auto ignoredAfter = registry.notApplicable(result_.backend, after);
-        const auto ignoredBefore = registry.notApplicable(result_.backend, before);
+        auto ignoredAfter = registry.notApplicable(result_.backend, after);
+        auto ignoredBefore = registry.notApplicable(result_.backend, before);
+        if (data_.task == Task::Regression) {  // the loss switch names a classification loss's forms
+            ignoredAfter.push_back(regressionLossSwitch());
+            ignoredBefore.push_back(regressionLossSwitch());
+        }
         std::string reasons;
         for (const auto& sw : changed) {
             if (isTorchOption(sw)) {

@@ -42,13 +42,15 @@ struct TrainingProblem {
 struct EvalResult {
     double lossSum = 0;
     std::size_t correct = 0;
+    double squaredError = 0, absoluteError = 0;  // regression: sums over the rows, standardised units
 };
 
 // The result of one pass over the training rows.
 struct EpochResult {
     double lossSum = 0;       // sum of per-sample losses
-    std::size_t correct = 0;  // samples classified correctly (p >= 0.5 vs label)
-    std::size_t samples = 0;  // samples processed (fewer when cancelled)
+    std::size_t correct = 0;  // samples classified correctly (p >= 0.5 vs label; argmax for K classes)
+    double squaredError = 0, absoluteError = 0;  // regression: sums over the rows, standardised units
+    std::size_t samples = 0;                     // samples processed (fewer when cancelled)
     bool cancelled = false;
     std::optional<int> nonFiniteStep;  // 1-based step whose loss was not finite
     std::optional<PhaseTimes> phases;  // null where not separable

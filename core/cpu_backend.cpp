@@ -7,11 +7,11 @@
 
 #include <Eigen/Core>
 
-#include "cpu_loss.h"
 #include "cpu_mlp.h"
 #include "cpu_tile_kernels.h"
 #include "errors.h"
 #include "math_ops.h"
+#include "task_loss.h"
 #include "worker_pool.h"
 
 namespace wb {
@@ -47,11 +47,15 @@ public:
         if (!pool_ || pool_->threads() != threadsFor(problem.threads))
             pool_ = std::make_unique<WorkerPool>(threadsFor(problem.threads));
         mlp_ = std::make_unique<CpuMlp>(problem.initialParams, problem.model.activation, batch, pool_.get(), ldx_);
-        loss_ = std::make_unique<BatchLoss>(batch);
+        const LossSpec lossSpec = lossSpecOf(*problem.data, problem.model, problem.execution);
+        if (problem.initialParams.widths().back() != lossSpec.outputs)
+            throw ConfigError("the model has " + std::to_string(problem.initialParams.widths().back()) +
+                              " outputs; a " + toString(lossSpec.task) + " task on this data needs " +
+                              std::to_string(lossSpec.outputs));
+        loss_ = std::make_unique<TaskLoss>(lossSpec, batch);
         chunkLoss_.clear();
-        for (std::size_t c = 0; c < CpuMlp::chunkCount(batch); ++c) chunkLoss_.emplace_back(kChunkRows);
-        chunkSums_.assign(chunkLoss_.size(), 0.0);
-        chunkCorrect_.assign(chunkLoss_.size(), 0);
+        for (std::size_t c = 0; c < CpuMlp::chunkCount(batch); ++c) chunkLoss_.emplace_back(lossSpec, kChunkRows);
+        chunkSums_.assign(chunkLoss_.size(), LossSums{});
         optimizer_ = makeOptimizer(problem.optimizer, problem.initialParams.count());
         // Every copy of the rows is padded to ldx_ floats (zeros after the last column), which spares
         // the backward pass a padded copy of each tile.
@@ -59,7 +63,6 @@ public:
         copyRows(problem.data->trainX.data(), cols, problem.data->trainRows(), cols, trainX_.data(), ldx_);
         batchX_.assign(batch * ldx_, 0.0f);  // (B, ldx) gathered rows
         batchY_.assign(batch, 0.0f);         // (B)
-        dlogits_.assign(batch, 0.0f);        // (B)
         shuffledX_.clear();
         shuffledY_.clear();
     }
@@ -93,10 +96,13 @@ public:
             }
             phases.data += msSince(mark);
 
-            const double loss = trainStep(x, y, n, phases, mark, result.correct);
-            result.lossSum += loss;
+            const LossSums sums = trainStep(x, y, n, phases, mark);
+            result.lossSum += sums.loss;
+            result.correct += sums.correct;
+            result.squaredError += sums.squaredError;
+            result.absoluteError += sums.absoluteError;
             result.samples += n;
-            if (!std::isfinite(loss)) {
+            if (!std::isfinite(sums.loss)) {
                 result.nonFiniteStep = step;
                 break;
             }
@@ -114,10 +120,11 @@ public:
             const std::size_t n = std::min(batch, rows - start);
             // Through the aligned, padded batch buffer, so results do not depend on where `x` lies.
             copyRows(x + start * cols, cols, n, cols, batchX_.data(), ldx_);
-            const float* logits = mlp_->forward(batchX_.data(), n);
-            std::size_t correct = 0;
-            r.lossSum += (*loss_)(problem_.execution.loss, logits, y + start, n, nullptr, correct);
-            r.correct += correct;
+            const LossSums s = (*loss_)(mlp_->forward(batchX_.data(), n), y + start, n, nullptr);
+            r.lossSum += s.loss;
+            r.correct += s.correct;
+            r.squaredError += s.squaredError;
+            r.absoluteError += s.absoluteError;
         }
         return r;
     }
@@ -136,9 +143,8 @@ public:
     }
 
 private:
-    // One optimisation step on (n) rows; returns the summed loss. Adds to the phase times.
-    double trainStep(const float* x, const float* y, std::size_t n, PhaseTimes& phases, Clock::time_point& mark,
-                     std::size_t& correct) {
+    // One optimisation step on (n) rows; returns the summed loss and metrics. Adds to the phase times.
+    LossSums trainStep(const float* x, const float* y, std::size_t n, PhaseTimes& phases, Clock::time_point& mark) {
         const ZeroGrad zg = problem_.execution.zeroGrad;
         const int zeroings = zg == ZeroGrad::Twice ? 2 : zg == ZeroGrad::Once ? 1 : 0;
         for (int i = 0; i < zeroings; ++i) mlp_->zeroGrads();  // model.zero_grad(); optimizer.zero_grad()
@@ -146,16 +152,12 @@ private:
 
         // Forward, loss and backward chunk by chunk on the pool; the loss' sum and the gradients are
         // then reduced in chunk order, so any thread count gives the same bits.
-        const LossKind kind = problem_.execution.loss;
         mlp_->forwardLoss(
             x, n, [&](std::size_t c, std::size_t first, std::size_t rows, const float* logits, float* dlogits) {
-                chunkSums_[c] = chunkLoss_[c](kind, logits, y + first, rows, dlogits, chunkCorrect_[c], n);
+                chunkSums_[c] = chunkLoss_[c](logits, y + first, rows, dlogits, n);
             });
-        double loss = 0.0;
-        for (std::size_t c = 0; c < CpuMlp::chunkCount(n); ++c) {
-            loss += chunkSums_[c];
-            correct += chunkCorrect_[c];
-        }
+        LossSums sums;
+        for (std::size_t c = 0; c < CpuMlp::chunkCount(n); ++c) sums += chunkSums_[c];
         phases.forward += msSince(mark);
 
         mlp_->backwardFromLoss(x, n);
@@ -163,7 +165,7 @@ private:
 
         applyOptimizer(zeroings > 0);
         phases.optimizer += msSince(mark);
-        return loss;
+        return sums;
     }
 
     // Sums the chunks' gradients and updates the parameters, a block of parameters per task.
@@ -218,14 +220,13 @@ private:
     TrainingProblem problem_;
     std::unique_ptr<WorkerPool> pool_;  // before mlp_, which holds a pointer to it
     std::unique_ptr<CpuMlp> mlp_;
-    std::unique_ptr<BatchLoss> loss_;        // evaluate()'s
-    std::vector<BatchLoss> chunkLoss_;       // (K) forwardLoss's, one per chunk
-    std::vector<double> chunkSums_;          // (K) each chunk's summed loss
-    std::vector<std::size_t> chunkCorrect_;  // (K) each chunk's correct predictions
+    std::unique_ptr<TaskLoss> loss_;     // evaluate()'s
+    std::vector<TaskLoss> chunkLoss_;    // (K) forwardLoss's, one per chunk
+    std::vector<LossSums> chunkSums_;    // (K) each chunk's loss and metric sums
     std::unique_ptr<Optimizer> optimizer_;
     std::size_t ldx_ = 0;          // the stride of every copy of the rows below: paddedWidth(cols)
     AlignedVector<float> trainX_;  // (rows, ldx) aligned, padded copy of the training rows
-    AlignedVector<float> batchX_, batchY_, dlogits_;
+    AlignedVector<float> batchX_, batchY_;
     AlignedVector<float> shuffledX_, shuffledY_;
 };
 }  // namespace

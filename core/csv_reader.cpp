@@ -9,10 +9,12 @@
 #include <limits>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 
 #include "csv_tokenizer.h"
 #include "errors.h"
 #include "file_bytes.h"
+#include "label_coding.h"
 #include "text_encoding.h"
 
 namespace wb {
@@ -187,13 +189,15 @@ Layout makeLayout(const std::vector<Field>& first, bool header, const CsvOptions
 // ---------------------------------------------------------------------------------------------
 // Labels
 
-// Turns label cells into 0/1: numbers must be exactly 0 or 1; text must take exactly two values,
-// coded in sorted order. The first label seen decides which of the two the column is.
-class LabelCoder {
+// Collects the label cells as numbers or as text (codeLabels then gives them their task). The first
+// label seen decides which the column is. What can only be told with the line at hand is refused
+// here: text after numbers, text as a regression target, a third text value under --task binary,
+// more than kMaxClasses text values.
+class LabelReader {
 public:
-    explicit LabelCoder(const std::string& file) : file_(file) {}
+    LabelReader(const std::string& file, TaskChoice task) : file_(file), task_(task) {}
 
-    float code(const Field& field, long line, long column) {
+    float read(const Field& field, long line, long column) {
         const std::string_view text = trimmed(field);
         if (kind_ == Kind::Unknown) {
             float value = 0;
@@ -202,17 +206,13 @@ public:
         return kind_ == Kind::Numeric ? numeric(field, text, line, column) : textual(field, line, column);
     }
 
-    // Recodes the labels so that the two texts map to 0/1 in sorted order; fills the mapping.
-    void finish(std::vector<float>& labels, std::map<std::string, int>& mapping) const {
-        if (kind_ != Kind::Text) return;
-        if (count_ < 2)
-            throw DataError(file_, "the label column holds a single value ('" + names_[0] +
-                                       "'); a binary label needs two distinct values");
-        if (names_[1] < names_[0])
-            for (float& y : labels) y = 1.0f - y;
-        const bool swapped = names_[1] < names_[0];
-        mapping[names_[0]] = swapped ? 1 : 0;
-        mapping[names_[1]] = swapped ? 0 : 1;
+    // The column read so far, with `values` (rows) = what read() returned for each kept row.
+    LabelColumn finish(std::vector<float> values) {
+        LabelColumn c;
+        c.text = kind_ == Kind::Text;
+        c.values = std::move(values);
+        c.texts = std::move(texts_);
+        return c;
     }
 
 private:
@@ -220,33 +220,60 @@ private:
 
     float numeric(const Field& field, std::string_view text, long line, long column) const {
         float value = 0;
-        if (field.escaped || parseNumber(text, value) != Cell::Number)
-            throw DataError(file_, line, column, std::string(text),
-                            "label is not a number, unlike the labels above it (numeric labels must be 0 or 1)");
-        if (value != 0.0f && value != 1.0f)
-            throw DataError(file_, line, column, std::string(text), "label must be 0 or 1");
+        const Cell kind = field.escaped ? Cell::NotNumber : parseNumber(text, value);
+        if (kind == Cell::NotNumber)
+            throw DataError(file_, line, column, std::string(text), "label is not a number, unlike the labels above it");
+        if (kind != Cell::Number) throw DataError(file_, line, column, std::string(text), cellProblem(kind));
         return value;
     }
 
     float textual(const Field& field, long line, long column) {
-        // Compare without allocating; only an escaped field needs its text built.
+        // Look up without allocating; only an escaped field needs its text built.
         const std::string built = field.escaped ? field.text() : std::string();
         const std::string_view text = field.escaped ? std::string_view(built) : trimmed(field);
-        for (int i = 0; i < count_; ++i)
-            if (names_[i] == text) return static_cast<float>(i);
-        if (count_ == 2)
+        if (const auto found = ids_.find(text); found != ids_.end()) return found->second;
+        if (task_ == TaskChoice::Regression)
+            throw DataError(file_, line, column, std::string(text), "a regression target must be a number");
+        if (task_ == TaskChoice::Binary && texts_.size() == 2)
             throw DataError(file_, line, column, std::string(text),
-                            "a third label value; the label column must hold exactly two values ('" + names_[0] +
-                                "' and '" + names_[1] + "' so far)");
-        names_[count_] = std::string(text);
-        return static_cast<float>(count_++);
+                            "a third label value; a binary label must hold exactly two values ('" + texts_[0] +
+                                "' and '" + texts_[1] + "' so far): use --task multiclass (or auto)");
+        if (texts_.size() == kMaxClasses)
+            throw DataError(file_, line, column, std::string(text),
+                            "more than " + std::to_string(kMaxClasses) + " distinct labels; that is not a class label");
+        const auto id = static_cast<float>(texts_.size());
+        texts_.emplace_back(text);
+        ids_.emplace(texts_.back(), id);
+        return id;
     }
 
+    // Heterogeneous lookup, so a string_view finds a std::string key without a copy.
+    struct TextHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+
     std::string file_;
+    TaskChoice task_;
     Kind kind_ = Kind::Unknown;
-    std::string names_[2];
-    int count_ = 0;
+    std::vector<std::string> texts_;  // distinct texts in order of first appearance
+    std::unordered_map<std::string, float, TextHash, std::equal_to<>> ids_;  // text -> index in texts_
 };
+
+// Label texts that are not UTF-8 decoded as CP-1252 before they are sorted into classes, and said
+// so in the notes. Two spellings of one label (UTF-8 and Latin-1) would merge: then the bytes are
+// kept (written as U+FFFD).
+void decodeLabelTexts(LabelColumn& labels, Dataset& d) {
+    bool decoded = false;
+    std::vector<std::string> texts;
+    for (const std::string& t : labels.texts) texts.push_back(asUtf8(t, decoded));
+    if (!decoded) return;
+    std::vector<std::string> sorted = texts;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) return;
+    labels.texts = std::move(texts);
+    d.notes.emplace_back("labels decoded as Latin-1/CP-1252 (not UTF-8)");
+}
 
 // ---------------------------------------------------------------------------------------------
 // Rows
@@ -254,11 +281,13 @@ private:
 // Accumulates converted rows; applies the missing-value policy.
 class RowConverter {
 public:
-    RowConverter(const Layout& layout, MissingPolicy missing, const std::string& file, std::size_t rowsHint)
+    RowConverter(const Layout& layout, MissingPolicy missing, TaskChoice task, const std::string& file,
+                 std::size_t rowsHint)
         : layout_(layout),
           missing_(missing),
+          task_(task),
           file_(file),
-          labelCoder_(file),
+          labelReader_(file, task),
           sums_(layout.featureNames.size(), 0.0),
           counts_(layout.featureNames.size(), 0) {
         features_.reserve(rowsHint * layout.featureNames.size());
@@ -302,7 +331,7 @@ public:
             return;
         }
         imputedCells_ += missingCells;
-        labels_.push_back(labelCoder_.code(label, line, static_cast<long>(layout_.labelColumn + 1)));
+        labels_.push_back(labelReader_.read(label, line, static_cast<long>(layout_.labelColumn + 1)));
     }
 
     Dataset finish(bool header) {
@@ -311,14 +340,15 @@ public:
             if (droppedRows_ > 0) throw DataError(file_, "no rows left after dropping rows with missing values");
             throw DataError(file_, header ? "the file has a header but no data rows" : "the file has no data rows");
         }
-        labelCoder_.finish(labels_, d.labelMapping);
         if (imputedCells_ > 0) impute();
         d.rows = labels_.size();
         d.cols = layout_.featureNames.size();
         d.features = std::move(features_);
-        d.labels = std::move(labels_);
         d.columnNames = layout_.featureNames;
         d.labelName = layout_.labelName;
+        LabelColumn labels = labelReader_.finish(std::move(labels_));
+        decodeLabelTexts(labels, d);
+        codeLabels(std::move(labels), task_, file_, d);
         if (droppedRows_ > 0)
             d.notes.push_back("dropped " + std::to_string(droppedRows_) + " row(s) with missing values");
         if (imputedCells_ > 0)
@@ -349,8 +379,9 @@ private:
 
     const Layout& layout_;
     MissingPolicy missing_;
+    TaskChoice task_;
     std::string file_;
-    LabelCoder labelCoder_;
+    LabelReader labelReader_;
     std::vector<float> features_;  // (rows, cols); NaN marks a cell to impute
     std::vector<float> labels_;    // (rows)
     std::vector<double> sums_;     // (cols) for missing = mean
@@ -359,27 +390,22 @@ private:
     std::size_t imputedCells_ = 0;
 };
 
-// Names and label values that are not UTF-8 decoded as CP-1252 (see text_encoding.h), and said so.
-void decodeText(Dataset& d) {
-    bool names = false, labels = false;
+// Names that are not UTF-8 are decoded as CP-1252 (see text_encoding.h), and said so.
+void decodeNames(Dataset& d) {
+    bool names = false;
     for (std::string& name : d.columnNames) name = asUtf8(name, names);
     d.labelName = asUtf8(d.labelName, names);
-    std::map<std::string, int> mapping;
-    for (const auto& [text, code] : d.labelMapping) mapping[asUtf8(text, labels)] = code;
-    // Two spellings of one label (UTF-8 and Latin-1) would merge: keep the bytes (written as U+FFFD).
-    if (mapping.size() == d.labelMapping.size()) d.labelMapping = std::move(mapping);
     if (names) d.notes.emplace_back("column names decoded as Latin-1/CP-1252 (not UTF-8)");
-    if (labels) d.notes.emplace_back("labels decoded as Latin-1/CP-1252 (not UTF-8)");
 }
 
 }  // namespace
 
-Dataset readCsv(const std::string& path, const CsvOptions& options) {
+Dataset readCsv(const std::string& path, const CsvOptions& options, TaskChoice task) {
     const FileBytes bytes = readFileBytes(path);
-    return parseCsv(bytes.view(), path, options);
+    return parseCsv(bytes.view(), path, options, task);
 }
 
-Dataset parseCsv(std::string_view bytes, const std::string& name, const CsvOptions& options) {
+Dataset parseCsv(std::string_view bytes, const std::string& name, const CsvOptions& options, TaskChoice task) {
     std::string_view text = csv::stripBom(bytes);
     if (csv::isBlank(text)) throw DataError(name, "the file is empty");
     csv::checkLooksLikeText(text, name);
@@ -399,12 +425,12 @@ Dataset parseCsv(std::string_view bytes, const std::string& name, const CsvOptio
     // record of n fields also takes at least n bytes (n - 1 delimiters and a line end), which bounds
     // the hint when a wide first record is followed by many blank lines.
     const auto lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-    RowConverter rows(layout, options.missing, name, std::min(lines, text.size() / layout.columns + 1));
+    RowConverter rows(layout, options.missing, task, name, std::min(lines, text.size() / layout.columns + 1));
     if (!header) rows.add(fields, tokenizer.recordLine(), tokenizer.recordText());
     while (tokenizer.next(fields)) rows.add(fields, tokenizer.recordLine(), tokenizer.recordText());
 
     Dataset d = rows.finish(header);
-    decodeText(d);
+    decodeNames(d);
     d.source = name;
     d.computeHash();
     return d;

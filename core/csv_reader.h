@@ -5,13 +5,16 @@
 #include <string_view>
 
 #include "data_source.h"
+#include "task.h"
 
 namespace wb {
 
-// Loads `path` as a data set. Throws DataError naming file, line, column and text on bad input.
-Dataset readCsv(const std::string& path, const CsvOptions& options);
+// Loads `path` as a data set, its label column coded for `task` (label_coding.h). Throws DataError
+// naming file, line, column and text on bad input.
+Dataset readCsv(const std::string& path, const CsvOptions& options, TaskChoice task = TaskChoice::Auto);
 
 // The same for CSV text already in memory; `name` stands for the file in errors and Dataset::source.
-Dataset parseCsv(std::string_view bytes, const std::string& name, const CsvOptions& options);
+Dataset parseCsv(std::string_view bytes, const std::string& name, const CsvOptions& options,
+                 TaskChoice task = TaskChoice::Auto);
 
 }  // namespace wb

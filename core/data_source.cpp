@@ -5,6 +5,7 @@
 #include "builtin_data.h"
 #include "csv_reader.h"
 #include "errors.h"
+#include "label_coding.h"
 #include "npy_io.h"
 
 namespace wb {
@@ -67,13 +68,23 @@ void csvFromJson(const nlohmann::json& j, CsvOptions& o) {
     if (j.contains("missing")) o.missing = missingPolicyFromString(j.at("missing").get<std::string>());
 }
 
+// The generator's 0/1 labels through the same coding as a file's (so --task applies to it too).
+Dataset builtin(const DataSpec& spec) {
+    Dataset d = generateSeedLike(spec.rows, spec.seed);
+    LabelColumn labels;
+    labels.values = std::move(d.labels);
+    codeLabels(std::move(labels), spec.task, d.source, d);
+    d.computeHash();
+    return d;
+}
+
 }  // namespace
 
 Dataset loadDataset(const DataSpec& spec) {
     switch (spec.kind) {
-        case DataSpec::Kind::Builtin: return generateSeedLike(spec.rows, spec.seed);
-        case DataSpec::Kind::Csv: requirePath(spec); return readCsv(spec.path, spec.csv);
-        case DataSpec::Kind::Npy: requirePath(spec); return loadNpyDataset(spec.path, spec.labelsPath);
+        case DataSpec::Kind::Builtin: return builtin(spec);
+        case DataSpec::Kind::Csv: requirePath(spec); return readCsv(spec.path, spec.csv, spec.task);
+        case DataSpec::Kind::Npy: requirePath(spec); return loadNpyDataset(spec.path, spec.labelsPath, spec.task);
     }
     throw ConfigError("unknown data source kind");
 }
@@ -83,7 +94,8 @@ void to_json(nlohmann::json& j, const DataSpec& s) {
          {"path", s.path},
          {"labels_path", s.labelsPath},
          {"rows", s.rows},
-         {"seed", s.seed}};
+         {"seed", s.seed},
+         {"task", toString(s.task)}};
     csvToJson(j["csv"], s.csv);
 }
 
@@ -96,6 +108,7 @@ void from_json(const nlohmann::json& j, DataSpec& s) {
         s.rows = j.value("rows", s.rows);
         s.seed = j.value("seed", s.seed);
         if (j.contains("csv")) csvFromJson(j.at("csv"), s.csv);
+        if (j.contains("task")) s.task = taskChoiceFromString(j.at("task").get<std::string>());
     } catch (const nlohmann::json::exception& e) {
         // A wrong type (a number where a string belongs, ...) is a configuration mistake, not a crash.
         throw ConfigError(std::string("invalid data description: ") + e.what());

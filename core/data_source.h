@@ -8,6 +8,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "dataset.h"
+#include "task.h"
 
 namespace wb {
 
@@ -36,6 +37,9 @@ struct DataSpec {
     std::size_t rows = 100000;  // built-in generator only
     std::uint64_t seed = 1;     // built-in generator only
     CsvOptions csv;
+    // What the label column is learned as (label_coding.h): it decides how the column is read, so
+    // it belongs to the data; the model's output layer follows from the loaded data's task.
+    TaskChoice task = TaskChoice::Auto;
 };
 
 Dataset loadDataset(const DataSpec& spec);

@@ -35,6 +35,12 @@ void Dataset::computeHash() {
     EVP_DigestUpdate(ctx.get(), c.data(), c.size());
     EVP_DigestUpdate(ctx.get(), features.data(), features.size() * sizeof(float));
     EVP_DigestUpdate(ctx.get(), labels.data(), labels.size() * sizeof(float));
+    // The same numbers read as classes or as targets are different data; binary adds nothing, so
+    // the hashes of binary data sets stay what they were before tasks existed.
+    if (task != Task::Binary) {
+        const std::string t = toString(task);
+        EVP_DigestUpdate(ctx.get(), t.data(), t.size());
+    }
 
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned int length = 0;

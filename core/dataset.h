@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "task.h"
+
 namespace wb {
 
 struct Dataset {
@@ -13,10 +15,14 @@ struct Dataset {
     std::size_t rows = 0;
     std::size_t cols = 0;                     // number of features
     std::vector<float> features;              // (rows, cols) row-major
-    std::vector<float> labels;                // (rows) each 0 or 1
+    std::vector<float> labels;                // (rows) binary: 0 or 1; multiclass: the class index
+                                              // 0..K-1; regression: the target as read
     std::vector<std::string> columnNames;     // (cols) feature names; generated when the file has none
     std::string labelName;                    // name of the label column ("label" when unnamed)
-    std::map<std::string, int> labelMapping;  // string label -> 0/1; empty for numeric labels
+    std::map<std::string, int> labelMapping;  // label text -> class index; empty for 0/1 and regression
+    Task task = Task::Binary;
+    std::vector<std::string> classNames;  // (K) classification: each class's label, in class order
+    std::string taskReason;               // why this task: "3 text values: multiclass", for the user
     std::string hash;                         // "sha256:<hex>" of shape, features and labels
     std::vector<std::string> notes;           // what the loader did, for the user (rows dropped, ...)
 
@@ -24,6 +30,8 @@ struct Dataset {
     void computeHash();
     // Fraction of rows labelled 1.
     double positiveFraction() const;
+    // Classes of a classification task (K); 0 for regression.
+    std::size_t classes() const { return task == Task::Regression ? 0 : classNames.size(); }
 };
 
 }  // namespace wb

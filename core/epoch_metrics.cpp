@@ -50,14 +50,35 @@ private:
     std::size_t start_;  // just past the opening brace
 };
 
+// The keys of a regression's metrics, in the order they are written.
+constexpr const char* kTrainRegressionKeys[] = {"train_mse", "train_mae", "train_r2"};
+constexpr const char* kValRegressionKeys[] = {"val_mse", "val_mae", "val_r2"};
+
+void formatRegression(LineWriter& w, const char* const (&keys)[3], const std::optional<RegressionMetrics>& r) {
+    w.number(keys[0], r ? std::optional(r->mse) : std::nullopt);
+    w.number(keys[1], r ? std::optional(r->mae) : std::nullopt);
+    w.number(keys[2], r ? std::optional(r->r2) : std::nullopt);
+}
+
+std::optional<RegressionMetrics> readRegression(const nlohmann::json& j, const char* const (&keys)[3]) {
+    const auto mse = optionalField<double>(j, keys[0]);
+    if (!mse) return std::nullopt;
+    return RegressionMetrics{*mse, optionalField<double>(j, keys[1]).value_or(0.0),
+                             optionalField<double>(j, keys[2]).value_or(0.0)};
+}
+
 void formatEpoch(const EpochMetrics& m, std::string& line) {
     LineWriter w(line);
     w.number("epoch", m.epoch);
     w.boolean("warmup", m.warmup);
     w.number("train_loss", m.trainLoss);
-    w.number("train_accuracy", m.trainAccuracy);
+    w.number("train_accuracy", m.trainRegression ? std::nullopt : std::optional(m.trainAccuracy));
     w.number("val_loss", m.valLoss);
     w.number("val_accuracy", m.valAccuracy);
+    if (m.trainRegression) {
+        formatRegression(w, kTrainRegressionKeys, m.trainRegression);
+        formatRegression(w, kValRegressionKeys, m.valRegression);
+    }
     w.number("wall_ms", m.wallMs);
     w.number("device_ms", m.deviceMs);
     w.number("samples_per_s", m.samplesPerSecond);
@@ -77,32 +98,13 @@ void formatEpoch(const EpochMetrics& m, std::string& line) {
     w.end();
 }
 
-template <typename T>
-nlohmann::json orNull(const std::optional<T>& v) {
-    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
-}
-
 }  // namespace
 
+// The same text as appendEpochJson, parsed: one writer decides the keys and how numbers read.
 void to_json(nlohmann::json& j, const EpochMetrics& m) {
-    nlohmann::json phases = nullptr;
-    if (m.phases)
-        phases = {{"data", m.phases->data},
-                  {"forward", m.phases->forward},
-                  {"backward", m.phases->backward},
-                  {"optimizer", m.phases->optimizer},
-                  {"other", m.phases->other}};
-    j = {{"epoch", m.epoch},
-         {"warmup", m.warmup},
-         {"train_loss", m.trainLoss},
-         {"train_accuracy", m.trainAccuracy},
-         {"val_loss", orNull(m.valLoss)},
-         {"val_accuracy", orNull(m.valAccuracy)},
-         {"wall_ms", m.wallMs},
-         {"device_ms", orNull(m.deviceMs)},
-         {"samples_per_s", m.samplesPerSecond},
-         {"phases_ms", phases},
-         {"elapsed_ms", m.elapsedMs}};
+    std::string line;
+    formatEpoch(m, line);
+    j = nlohmann::json::parse(line);
 }
 
 void appendEpochJson(const EpochMetrics& m, std::string& out) {
@@ -122,6 +124,8 @@ void from_json(const nlohmann::json& j, EpochMetrics& m) {
     m.trainAccuracy = optionalField<double>(j, "train_accuracy").value_or(0.0);
     m.valLoss = optionalField<double>(j, "val_loss");
     m.valAccuracy = optionalField<double>(j, "val_accuracy");
+    m.trainRegression = readRegression(j, kTrainRegressionKeys);
+    m.valRegression = readRegression(j, kValRegressionKeys);
     m.wallMs = requiredField<double>(j, "wall_ms");
     m.deviceMs = optionalField<double>(j, "device_ms");
     m.samplesPerSecond = optionalField<double>(j, "samples_per_s").value_or(0.0);

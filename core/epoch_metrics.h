@@ -13,13 +13,23 @@ struct PhaseTimes {
     double total() const { return data + forward + backward + optimizer + other; }
 };
 
+// A regression's metrics over one split, in the target's own units (R^2 has none).
+struct RegressionMetrics {
+    double mse = 0;  // mean squared error
+    double mae = 0;  // mean absolute error
+    double r2 = 0;   // 1 - SSE / SST, SST around the split's own mean: 1 is perfect, 0 predicts the mean
+};
+
 struct EpochMetrics {
     int epoch = 0;         // 1-based
     bool warmup = false;   // the first epoch: excluded from summaries
     double trainLoss = 0;  // mean over the epoch's samples
-    double trainAccuracy = 0;
+    double trainAccuracy = 0;  // classification; written as null for a regression
     std::optional<double> valLoss;  // null without a validation split
     std::optional<double> valAccuracy;
+    // A regression's metrics ("train_mse", "train_mae", "train_r2", "val_..." in the record); null
+    // for classification, and on the validation side without a split.
+    std::optional<RegressionMetrics> trainRegression, valRegression;
     double wallMs = 0;                 // host steady clock, the whole epoch incl. validation
     std::optional<double> deviceMs;    // CUDA events, when on a device
     double samplesPerSecond = 0;       // training samples / wall time

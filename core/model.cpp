@@ -26,12 +26,15 @@ void ModelSpec::validate() const {
         if (hidden[i] < 1 || hidden[i] > kMaxWidth)
             throw ConfigError("hidden layer " + std::to_string(i + 1) + " has width " + std::to_string(hidden[i]) +
                               "; widths must be between 1 and " + std::to_string(kMaxWidth));
+    if (outputs < 1 || static_cast<std::size_t>(outputs) > kMaxClasses)
+        throw ConfigError("the output layer has width " + std::to_string(outputs) + "; it must be between 1 and " +
+                          std::to_string(kMaxClasses));
 }
 
 std::vector<int> ModelSpec::widths(std::size_t inputs) const {
     std::vector<int> w{static_cast<int>(inputs)};
     w.insert(w.end(), hidden.begin(), hidden.end());
-    w.push_back(1);
+    w.push_back(outputs);
     return w;
 }
 
@@ -100,12 +103,17 @@ InitKind initKindFromString(const std::string& s) {
 
 void to_json(nlohmann::json& j, const ModelSpec& s) {
     j = {{"hidden", s.hidden}, {"activation", toString(s.activation)}, {"init", toString(s.init)}};
+    // Written when not the default, so a binary model's JSON (and its workload) reads as before.
+    if (s.outputs != 1) j["outputs"] = s.outputs;
+    if (s.regressionLoss != RegressionLoss::Mse) j["regression_loss"] = toString(s.regressionLoss);
 }
 
 void from_json(const nlohmann::json& j, ModelSpec& s) {
     s.hidden = j.at("hidden").get<std::vector<int>>();
     s.activation = activationFromString(j.at("activation").get<std::string>());
     s.init = initKindFromString(j.value("init", std::string("torch")));
+    s.outputs = j.value("outputs", 1);
+    s.regressionLoss = regressionLossFromString(j.value("regression_loss", std::string("mse")));
 }
 
 }  // namespace wb

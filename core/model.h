@@ -1,4 +1,5 @@
-// The model: an MLP with any number of hidden layers and one output logit, and its parameters.
+// The model: an MLP with any number of hidden layers and one output per logit the task needs (1 for
+// binary and regression, K for K classes), and its parameters.
 #pragma once
 
 #include <cstddef>
@@ -7,6 +8,8 @@
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "task.h"
 
 namespace wb {
 
@@ -17,10 +20,13 @@ struct ModelSpec {
     std::vector<int> hidden{20, 10};  // widths of the hidden layers, each 1..1024
     Activation activation = Activation::Tanh;
     InitKind init = InitKind::Torch;
+    // Width of the output layer: set from the data's task when a run starts (PreparedData::outputs).
+    int outputs = 1;
+    RegressionLoss regressionLoss = RegressionLoss::Mse;  // the loss when the task is a regression
 
-    // Throws ConfigError for a width outside 1..1024.
+    // Throws ConfigError for a width outside 1..1024 or outputs outside 1..kMaxClasses.
     void validate() const;
-    // Layer widths from input to output: {inputs, hidden..., 1}.
+    // Layer widths from input to output: {inputs, hidden..., outputs}.
     std::vector<int> widths(std::size_t inputs) const;
 };
 

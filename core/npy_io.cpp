@@ -15,6 +15,7 @@
 
 #include "errors.h"
 #include "file_bytes.h"
+#include "label_coding.h"
 
 namespace wb {
 
@@ -228,16 +229,6 @@ void checkFeatures(const Dataset& d, const std::string& path) {
     }
 }
 
-void checkLabels(const Dataset& d, const std::string& path) {
-    for (std::size_t i = 0; i < d.labels.size(); ++i) {
-        const float y = d.labels[i];
-        if (y == 0.0f || y == 1.0f) continue;
-        throw DataError(
-            path, 0, 0, numberText(y),
-            "label at row " + std::to_string(i) + " (0-based) is " + numberText(y) + "; labels must be 0 or 1");
-    }
-}
-
 // (rows, cols + 1) -> features (rows, cols) and labels = the last column.
 void splitLastColumn(const NpyArray& a, Dataset& d, const std::string& path) {
     if (a.shape.size() != 2 || a.shape[1] < 2)
@@ -270,7 +261,7 @@ void takePair(NpyArray&& x, NpyArray&& y, Dataset& d, const std::string& xPath, 
 
 // Features and labels -> a checked Dataset; with labelsPath empty the label is the last column of x.
 Dataset makeDataset(NpyArray&& x, std::optional<NpyArray>&& y, const std::string& featuresPath,
-                    const std::string& labelsPath) {
+                    const std::string& labelsPath, TaskChoice task) {
     Dataset d;
     if (!y)
         splitLastColumn(x, d, featuresPath);
@@ -280,7 +271,6 @@ Dataset makeDataset(NpyArray&& x, std::optional<NpyArray>&& y, const std::string
     if (d.rows == 0) throw DataError(featuresPath, "the array has no rows");
     if (d.cols == 0) throw DataError(featuresPath, "the array has no feature columns");
     checkFeatures(d, featuresPath);
-    checkLabels(d, y ? labelsPath : featuresPath);
 
     d.source = featuresPath;
     for (std::size_t j = 0; j < d.cols; ++j) {
@@ -288,25 +278,28 @@ Dataset makeDataset(NpyArray&& x, std::optional<NpyArray>&& y, const std::string
         d.columnNames.back() += std::to_string(j);  // appended: GCC 12 warns falsely on "x" + s
     }
     d.labelName = "label";
+    LabelColumn labels;
+    labels.values = std::move(d.labels);
+    codeLabels(std::move(labels), task, y ? labelsPath : featuresPath, d);
     d.computeHash();
     return d;
 }
 
 }  // namespace
 
-Dataset loadNpyDataset(const std::string& featuresPath, const std::string& labelsPath) {
+Dataset loadNpyDataset(const std::string& featuresPath, const std::string& labelsPath, TaskChoice task) {
     NpyArray x = readNpy(featuresPath);
     std::optional<NpyArray> y;
     if (!labelsPath.empty()) y = readNpy(labelsPath);
-    return makeDataset(std::move(x), std::move(y), featuresPath, labelsPath);
+    return makeDataset(std::move(x), std::move(y), featuresPath, labelsPath, task);
 }
 
 Dataset parseNpyDataset(std::string_view features, const std::string& featuresName, std::string_view labels,
-                        const std::string& labelsName) {
+                        const std::string& labelsName, TaskChoice task) {
     NpyArray x = parseNpy(features, featuresName);
     std::optional<NpyArray> y;
     if (!labelsName.empty()) y = parseNpy(labels, labelsName);
-    return makeDataset(std::move(x), std::move(y), featuresName, labelsName);
+    return makeDataset(std::move(x), std::move(y), featuresName, labelsName, task);
 }
 
 }  // namespace wb

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dataset.h"
+#include "task.h"
 
 namespace wb {
 
@@ -22,11 +23,12 @@ NpyArray parseNpy(std::string_view bytes, const std::string& name);
 void writeNpy(const std::string& path, const float* data, const std::vector<std::size_t>& shape);
 
 // Features (rows, cols) + labels (rows), or, with labelsPath empty, one (rows, cols+1) array whose
-// last column is the label.
-Dataset loadNpyDataset(const std::string& featuresPath, const std::string& labelsPath);
+// last column is the label; the labels coded for `task` (label_coding.h).
+Dataset loadNpyDataset(const std::string& featuresPath, const std::string& labelsPath,
+                       TaskChoice task = TaskChoice::Auto);
 // The same for files already in memory; with labelsName empty, `labels` is not used and the label is
 // the last column of `features`.
 Dataset parseNpyDataset(std::string_view features, const std::string& featuresName, std::string_view labels,
-                        const std::string& labelsName);
+                        const std::string& labelsName, TaskChoice task = TaskChoice::Auto);
 
 }  // namespace wb

@@ -29,15 +29,45 @@ std::string splitText(double valSplit) {
     return s.str();
 }
 
-// Marks the validation rows: per class, a seeded permutation of that class's rows picks
-// round(valSplit * classCount) of them. Class 0 draws from the generator first, then class 1.
+// Row indices per stratum, in file order: one per class (class 0 first), or one stratum of every
+// row for a regression.
+std::vector<std::vector<std::size_t>> strata(const Dataset& data) {
+    if (data.task == Task::Regression) {
+        std::vector<std::vector<std::size_t>> all(1);
+        for (std::size_t r = 0; r < data.rows; ++r) all[0].push_back(r);
+        return all;
+    }
+    std::vector<std::vector<std::size_t>> byClass(std::max<std::size_t>(data.classes(), 2));
+    for (std::size_t r = 0; r < data.rows; ++r) {
+        // Binary data from older callers may carry no class names: any non-zero label is class 1.
+        const auto cls = data.task == Task::Binary ? (data.labels[r] != 0.0f ? 1u : 0u)
+                                                   : static_cast<std::size_t>(data.labels[r]);
+        if (cls >= byClass.size())
+            throw ConfigError("The data set is inconsistent: label " + std::to_string(data.labels[r]) + " at row " +
+                              std::to_string(r + 1) + " is not one of its " + std::to_string(byClass.size()) +
+                              " classes.");
+        byClass[cls].push_back(r);
+    }
+    return byClass;
+}
+
+// A class of one row cannot be on both sides of a stratified split; say which.
+void requireTwoRowsPerClass(const Dataset& data, const std::vector<std::vector<std::size_t>>& byClass) {
+    for (std::size_t k = 0; k < byClass.size(); ++k) {
+        if (byClass[k].size() != 1) continue;
+        const std::string name = k < data.classNames.size() ? data.classNames[k] : std::to_string(k);
+        throw DataError(data.source, "the label column '" + data.labelName + "': class '" + name +
+                                         "' has a single row; a stratified validation split needs at least two rows "
+                                         "of each class (add rows, drop it, or use a validation split of 0)");
+    }
+}
+
+// Marks the validation rows: per stratum, a seeded permutation of its rows picks
+// round(valSplit * stratumRows) of them. Class 0 draws from the generator first, then class 1, ...
 std::vector<char> pickValidation(const Dataset& data, double valSplit, std::uint64_t seed) {
     std::vector<char> isVal(data.rows, 0);  // (rows) 1 = validation
     Rng rng(seed);
-    for (int cls = 0; cls < 2; ++cls) {
-        std::vector<std::size_t> members;  // row indices of this class, in file order
-        for (std::size_t r = 0; r < data.rows; ++r)
-            if ((data.labels[r] != 0.0f) == (cls == 1)) members.push_back(r);
+    for (const std::vector<std::size_t>& members : strata(data)) {
         const double share = valSplit * static_cast<double>(members.size());
         const auto take = static_cast<std::size_t>(std::round(share));  // halves round up
         const auto order = permutation(static_cast<std::uint32_t>(members.size()), rng);
@@ -69,6 +99,7 @@ void split(const Dataset& data, const PrepareSpec& spec, PreparedData& out) {
         throw ConfigError(what +
                           " leaves no validation rows; use a larger split, more data, "
                           "or a split of 0.");
+    if (spec.valSplit > 0.0 && data.task != Task::Regression) requireTwoRowsPerClass(data, strata(data));
 }
 
 // Per-column mean and population std of x (rows, cols), accumulated in double. A constant column
@@ -101,6 +132,18 @@ void applyStandardizer(std::vector<float>& x, std::size_t cols, const PreparedDa
             x[i + c] = static_cast<float>((static_cast<double>(x[i + c]) - p.mean[c]) / p.stddev[c]);
 }
 
+// A regression's targets in place: (y - mean) / std of the training targets.
+void standardizeTargets(PreparedData& p) {
+    double sum = 0.0, sumSq = 0.0;
+    for (float y : p.trainY) sum += y;
+    p.targetMean = sum / static_cast<double>(p.trainRows());
+    for (float y : p.trainY) sumSq += (y - p.targetMean) * (y - p.targetMean);
+    const double sd = std::sqrt(sumSq / static_cast<double>(p.trainRows()));
+    p.targetStd = sd > 0.0 ? sd : 1.0;  // one training row, or a constant split: leave the scale
+    for (auto* ys : {&p.trainY, &p.valY})
+        for (float& y : *ys) y = static_cast<float>((y - p.targetMean) / p.targetStd);
+}
+
 }  // namespace
 
 PreparedData prepare(const Dataset& data, const PrepareSpec& spec) {
@@ -109,7 +152,10 @@ PreparedData prepare(const Dataset& data, const PrepareSpec& spec) {
     checkShape(data);
     PreparedData out;
     out.cols = data.cols;
+    out.task = data.task;
+    out.classes = data.task == Task::Regression ? 0 : std::max<std::size_t>(data.classes(), 2);
     split(data, spec, out);
+    if (out.task == Task::Regression) standardizeTargets(out);
     if (spec.standardize && out.cols > 0) {
         fitStandardizer(out.trainX, out.trainRows(), out.cols, out);
         applyStandardizer(out.trainX, out.cols, out);

@@ -34,7 +34,10 @@ nlohmann::json datasetToJson(const DatasetDescription& d) {
                         {"label_mapping", d.labelMapping},
                         {"hash", d.hash},
                         {"train_rows", d.trainRows},
-                        {"val_rows", d.valRows}};
+                        {"val_rows", d.valRows},
+                        {"task", toString(d.task)}};
+    if (!d.classes.empty()) j["classes"] = d.classes;
+    if (!d.taskReason.empty()) j["task_reason"] = d.taskReason;
     if (!d.notes.empty()) j["notes"] = d.notes;  // absent when the loader had nothing to say
     return j;
 }
@@ -50,6 +53,9 @@ DatasetDescription datasetFromJson(const nlohmann::json& j) {
     d.trainRows = valueOrDefault<std::size_t>(j, "train_rows", d.rows);
     d.valRows = valueOrDefault<std::size_t>(j, "val_rows", 0);
     d.notes = valueOrDefault<std::vector<std::string>>(j, "notes", {});
+    d.task = taskFromString(valueOrDefault<std::string>(j, "task", "binary"));  // records before tasks: binary
+    d.classes = valueOrDefault<std::vector<std::string>>(j, "classes", {});
+    d.taskReason = valueOrDefault<std::string>(j, "task_reason", "");
     return d;
 }
 
@@ -90,11 +96,13 @@ std::vector<EpochMetrics> epochsFromJson(const nlohmann::json& j) {
 nlohmann::json summaryToJson(const RunSummary& s) {
     auto orNull = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
     nlohmann::json final = nullptr;
-    if (s.final)
-        final = {{"train_loss", s.final->trainLoss},
-                 {"train_accuracy", s.final->trainAccuracy},
-                 {"val_loss", orNull(s.final->valLoss)},
-                 {"val_accuracy", orNull(s.final->valAccuracy)}};
+    if (s.final) {  // the last epoch's metrics, as its own entry in "epochs" writes them
+        const nlohmann::json last = *s.final;
+        final = nlohmann::json::object();
+        for (const char* key : {"train_loss", "train_accuracy", "val_loss", "val_accuracy", "train_mse", "train_mae",
+                                "train_r2", "val_mse", "val_mae", "val_r2"})
+            if (last.contains(key)) final[key] = last.at(key);
+    }
     return {{"median_epoch_ms", orNull(s.medianEpochMs)},
             {"min_epoch_ms", orNull(s.minEpochMs)},
             {"total_ms", s.totalMs},

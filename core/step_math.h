@@ -19,6 +19,7 @@
 #include "math_ops.h"
 #include "model.h"
 #include "optimizer.h"
+#include "task.h"
 
 #ifdef __CUDACC__
 #define WB_HD __host__ __device__
@@ -96,7 +97,7 @@ WB_HD inline float activationBackward(Activation a, float z, float y, float dy) 
     return dy;
 }
 
-// ---- Losses (one logit z, one label y in {0, 1}) -------------------------------------------------
+// ---- Losses of a binary label (one logit z, one label y in {0, 1}) -------------------------------------------------
 
 // BCEWithLogits: max(z,0) - z y + log(1 + exp(-|z|)), finite for any finite z; given
 // softplusTerm = log1p(exp(-|z|)).
@@ -129,6 +130,53 @@ WB_HD inline float lossGrad(LossKind kind, float y, float p, float invN) {
 // Whether the prediction (p >= 0.5) matches the label.
 WB_HD inline bool isCorrect(float p, float y) {
     return (p >= 0.5f) == (y >= 0.5f);
+}
+
+// ---- Losses of K logits per row (multiclass) ------------------------------------------------------
+// The `loss` switch keeps its meaning: bce_with_logits stands for the fused CrossEntropyLoss on the
+// logits, sigmoid_bce for the separate steps torch.log(torch.softmax(z, 1)) + NLLLoss.
+
+// CrossEntropyLoss of one row given lse = log(sum_k exp(z_k)) (computed as m + log sum exp(z - m)
+// with m = max z, which never overflows) and zy = the target's logit.
+WB_HD inline float crossEntropyFrom(float lse, float zy) {
+    return lse - zy;
+}
+// NLLLoss of log(softmax): -log(p_y), not clamped (torch.log(0) is -inf, and so is this).
+WB_HD inline float softmaxNllFrom(float logPy) {
+    return -logPy;
+}
+// CrossEntropyLoss' d(mean loss)/dz_k: (p_k - [k = y]) / N.
+WB_HD inline float crossEntropyGrad(float pk, bool isTarget, float invN) {
+    return (pk - (isTarget ? 1.0f : 0.0f)) * invN;
+}
+// The separate steps' backward, as PyTorch chains them: NLLLoss gives g_y = -1/N at the target,
+// log's backward g_y / p_y, softmax's backward p_k (g_k - sum_j g_j p_j) = p_k (g_k - g_y p_y).
+// A p_y that underflowed to 0 gives -inf * 0 = NaN, as in PyTorch.
+WB_HD inline float softmaxNllGrad(float pk, bool isTarget, float py, float invN) {
+    const float gy = -invN / py;
+    return pk * ((isTarget ? gy : 0.0f) - gy * py);
+}
+
+// ---- Losses of one output per row (regression) ----------------------------------------------------
+
+// MSELoss of one row: (z - t)^2.
+WB_HD inline float squaredError(float z, float t) {
+    const float d = z - t;
+    return d * d;
+}
+// HuberLoss (delta 1), equal to SmoothL1Loss (beta 1): 0.5 d^2 within 1, |d| - 0.5 beyond.
+WB_HD inline float huber(float z, float t) {
+    const float d = ::fabsf(z - t);
+    return d < 1.0f ? 0.5f * d * d : d - 0.5f;
+}
+// d(mean loss)/dz for the regression loss chosen.
+WB_HD inline float regressionGrad(RegressionLoss loss, float z, float t, float invN) {
+    const float d = z - t;
+    if (loss == RegressionLoss::Mse) return 2.0f * d * invN;
+    return (d < -1.0f ? -1.0f : d > 1.0f ? 1.0f : d) * invN;
+}
+WB_HD inline float regressionLoss(RegressionLoss loss, float z, float t) {
+    return loss == RegressionLoss::Mse ? squaredError(z, t) : huber(z, t);
 }
 
 // ---- Optimizers ---------------------------------------------------------------------------------

@@ -11,6 +11,7 @@
 #include "memory_budget.h"
 #include "random.h"
 #include "safetensors.h"
+#include "task_metrics.h"
 
 namespace wb {
 
@@ -32,6 +33,9 @@ DatasetDescription describeDataset(const Dataset& ds, const PreparedData& data) 
     d.trainRows = data.trainRows();
     d.valRows = data.valRows();
     d.notes = ds.notes;
+    d.task = ds.task;
+    d.classes = ds.classNames;
+    d.taskReason = ds.taskReason;
     return d;
 }
 
@@ -76,6 +80,7 @@ Trainer::Trainer(RunConfig config, const Dataset& dataset, const PreparedData& d
       recordPath_(std::move(recordPath)) {}
 
 RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbacks) {
+    config_.model.outputs = data_.outputs();  // the output layer the data's task needs
     config_.validate();
     MlpParams initial;
     if (config_.initWeights.empty()) {
@@ -120,6 +125,11 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
     save();
     EpochJournal journal(recordPath_);
 
+    // A regression's R^2 compares with the spread of each split's targets around their own mean.
+    const bool regression = data_.task == Task::Regression;
+    const double trainSpread = regression ? sumOfSquaresAroundMean(data_.trainY) : 0.0;
+    const double valSpread = regression ? sumOfSquaresAroundMean(data_.valY) : 0.0;
+    if (regression) record.notApplicable.push_back(regressionLossSwitch());
     const auto runStart = Clock::now();
     Rng shuffleRng(config_.train.seed ^ kShuffleStream);
     int epoch = 1;
@@ -145,12 +155,18 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
             m.warmup = epoch == 1;
             m.trainLoss = r.lossSum / static_cast<double>(r.samples);
             m.trainAccuracy = static_cast<double>(r.correct) / static_cast<double>(r.samples);
+            if (regression)
+                m.trainRegression = regressionMetrics(r.squaredError, r.absoluteError, r.samples, data_.targetStd,
+                                                      trainSpread);
             if (data_.valRows() > 0) {
                 const EvalResult v = r.validation
                                          ? *r.validation
                                          : backend_.evaluate(data_.valX.data(), data_.valY.data(), data_.valRows());
                 m.valLoss = v.lossSum / static_cast<double>(data_.valRows());
-                m.valAccuracy = static_cast<double>(v.correct) / static_cast<double>(data_.valRows());
+                if (!regression) m.valAccuracy = static_cast<double>(v.correct) / static_cast<double>(data_.valRows());
+                if (regression)
+                    m.valRegression = regressionMetrics(v.squaredError, v.absoluteError, data_.valRows(),
+                                                        data_.targetStd, valSpread);
             }
             const auto end = Clock::now();
             m.wallMs = r.wallMs.value_or(msBetween(start, end));

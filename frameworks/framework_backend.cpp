@@ -65,6 +65,7 @@ public:
     void setup(const TrainingProblem& problem) override {
         if (!problem.data || problem.data->trainRows() == 0) throw ConfigError("no training rows");
         if (!problem.config) throw ConfigError("the " + framework_ + " backend needs the run's configuration");
+        requireBinaryTask(problem.data->task, framework_);
         config_ = *problem.config;
         config_.execution = problem.execution;
         config_.train.batchSize = problem.batchSize;

@@ -42,6 +42,7 @@ public:
 
     void setup(const TrainingProblem& problem) override {
         if (!problem.data || problem.data->trainRows() == 0) throw ConfigError("no training rows");
+        requireBinaryTask(problem.data->task, "cuda");
         problem.execution.validate();
         selectDevice();
         freeDeviceState();

@@ -61,7 +61,61 @@ private slots:
     void invalidSplits();
     void splitsLeavingAPartEmpty_data();
     void splitsLeavingAPartEmpty();
+    void stratifiesEveryClass();
+    void refusesAClassOfOneRow();
+    void regressionTargetsStandardisedOnTrainingRows();
 };
+
+// Three classes of 30, 20 and 10 rows: each gives round(0.3 * its rows) to validation.
+void TestPrepare::stratifiesEveryClass() {
+    wb::Dataset d = indexedData(60, 0);
+    d.task = wb::Task::Multiclass;
+    d.classNames = {"a", "b", "c"};
+    for (std::size_t r = 0; r < 60; ++r) d.labels[r] = r < 30 ? 0.0f : r < 50 ? 1.0f : 2.0f;
+    const wb::PreparedData p = wb::prepare(d, {0.3, false, 5});
+    QCOMPARE(p.classes, std::size_t(3));
+    QCOMPARE(p.outputs(), 3);
+    QCOMPARE(std::count(p.valY.begin(), p.valY.end(), 0.0f), 9);
+    QCOMPARE(std::count(p.valY.begin(), p.valY.end(), 1.0f), 6);
+    QCOMPARE(std::count(p.valY.begin(), p.valY.end(), 2.0f), 3);
+    QCOMPARE(p.trainRows(), std::size_t(42));
+}
+
+void TestPrepare::refusesAClassOfOneRow() {
+    wb::Dataset d = indexedData(21, 0);
+    d.task = wb::Task::Multiclass;
+    d.classNames = {"a", "b", "lonely"};
+    d.labelName = "species";
+    for (std::size_t r = 0; r < 21; ++r) d.labels[r] = r < 10 ? 0.0f : r < 20 ? 1.0f : 2.0f;
+    try {
+        wb::prepare(d, {0.2, false, 5});
+        QFAIL("prepared");
+    } catch (const wb::DataError& e) {
+        QVERIFY2(QString(e.what()).contains("'species': class 'lonely' has a single row"), e.what());
+    }
+    QCOMPARE(wb::prepare(d, {0.0, false, 5}).trainRows(), std::size_t(21));  // without a split it trains
+}
+
+// Targets 0..9, the last 3 held out (seed-dependent which): train targets get mean 0 and std 1 with
+// the training rows' statistics, and the validation targets the same transform.
+void TestPrepare::regressionTargetsStandardisedOnTrainingRows() {
+    wb::Dataset d = indexedData(10, 0);
+    d.task = wb::Task::Regression;
+    for (std::size_t r = 0; r < 10; ++r) d.labels[r] = float(r) * 10.0f;
+    const wb::PreparedData p = wb::prepare(d, {0.3, false, 5});
+    QCOMPARE(p.classes, std::size_t(0));
+    QCOMPARE(p.valRows(), std::size_t(3));
+    double mean = 0, sq = 0;
+    for (std::size_t r : rowIds(p.trainX)) mean += 10.0 * double(r);
+    mean /= double(p.trainRows());
+    for (std::size_t r : rowIds(p.trainX)) sq += (10.0 * double(r) - mean) * (10.0 * double(r) - mean);
+    const double sd = std::sqrt(sq / double(p.trainRows()));
+    QVERIFY(std::abs(p.targetMean - mean) < 1e-9);
+    QVERIFY(std::abs(p.targetStd - sd) < 1e-9);
+    const auto valIds = rowIds(p.valX);
+    for (std::size_t i = 0; i < valIds.size(); ++i)
+        QVERIFY(std::abs(p.valY[i] - (10.0 * double(valIds[i]) - mean) / sd) < 1e-5);
+}
 
 void TestPrepare::splitSizes_data() {
     QTest::addColumn<int>("rows");

@@ -40,7 +40,8 @@ inline void require(bool ok, const std::string& what) {
     if (!ok) throw std::logic_error("broken promise: " + what);
 }
 
-// The promises of every loaded Dataset: a consistent shape, finite features, labels 0 or 1.
+// The promises of every loaded Dataset: a consistent shape, finite features, finite labels that
+// are 0 or 1 for a binary task and a class index for a multiclass one.
 inline void checkDataset(const Dataset& d) {
     require(d.rows > 0 && d.cols > 0, "a data set has rows and feature columns");
     require(d.features.size() == d.rows * d.cols, "features hold rows x cols values");
@@ -48,7 +49,12 @@ inline void checkDataset(const Dataset& d) {
     require(d.columnNames.size() == d.cols, "one name per feature column");
     require(!d.hash.empty(), "the hash is filled in");
     for (const float x : d.features) require(std::isfinite(x), "features are finite");
-    for (const float y : d.labels) require(y == 0.0f || y == 1.0f, "labels are 0 or 1");
+    for (const float y : d.labels) require(std::isfinite(y), "labels are finite");
+    if (d.task == Task::Regression) return;
+    require(d.classNames.size() >= 2 && d.classNames.size() <= kMaxClasses, "2 to kMaxClasses classes");
+    const auto classes = static_cast<float>(d.classNames.size());
+    for (const float y : d.labels) require(y >= 0.0f && y < classes && y == std::floor(y), "labels are class indices");
+    if (d.task == Task::Binary) require(d.classNames.size() == 2, "a binary task has two classes");
 }
 
 // The option sets the CSV target tries on every input: the defaults, then the other header modes,
@@ -72,6 +78,11 @@ inline void feedCsv(std::string_view bytes) {
     for (const CsvOptions& options : csvOptionSets()) {
         Dataset d;
         if (loadsOrRefuses([&] { d = parseCsv(bytes, "fuzz.csv", options); })) checkDataset(d);
+    }
+    // Every task the user can ask for, with the default options.
+    for (const TaskChoice task : {TaskChoice::Binary, TaskChoice::Multiclass, TaskChoice::Regression}) {
+        Dataset d;
+        if (loadsOrRefuses([&] { d = parseCsv(bytes, "fuzz.csv", {}, task); })) checkDataset(d);
     }
 }
 

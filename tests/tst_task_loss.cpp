@@ -1,0 +1,126 @@
+// TaskLoss (task_loss.h) for multiclass and regression: hand-computed losses, gradients against
+// central finite differences of the mean loss in double, the two multiclass forms agreeing where
+// they should and differing where PyTorch's do, and argmax accuracy with ties.
+#include <QtTest>
+
+#include <cmath>
+#include <vector>
+
+#include "errors.h"
+#include "random.h"
+#include "task_loss.h"
+
+using namespace wb;
+
+Q_DECLARE_METATYPE(wb::LossSpec)
+
+namespace {
+// The mean loss of TaskLoss over (n, K) logits, for finite differences.
+double meanLoss(const LossSpec& spec, const std::vector<float>& z, const std::vector<float>& y) {
+    TaskLoss loss(spec, y.size());
+    return loss(z.data(), y.data(), y.size(), nullptr).loss / double(y.size());
+}
+
+LossSpec spec(Task task, LossKind kind, int outputs, RegressionLoss r = RegressionLoss::Mse) {
+    return {task, kind, r, outputs};
+}
+}  // namespace
+
+class TestTaskLoss : public QObject {
+    Q_OBJECT
+
+private slots:
+    void crossEntropyByHand() {
+        // logits (1, 3) = {1, 2, 3}, target 0: loss = log(e + e^2 + e^3) - 1.
+        const std::vector<float> z{1, 2, 3}, y{0};
+        std::vector<float> g(3);
+        TaskLoss loss(spec(Task::Multiclass, LossKind::BceWithLogits, 3), 1);
+        const LossSums s = loss(z.data(), y.data(), 1, g.data());
+        const double lse = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
+        QVERIFY(std::abs(s.loss - (lse - 1.0)) < 1e-6);
+        QCOMPARE(s.correct, std::size_t(0));  // argmax is class 2
+        QVERIFY(std::abs(g[0] - (std::exp(1.0 - lse) - 1.0)) < 1e-6);
+        QVERIFY(std::abs(g[2] - std::exp(3.0 - lse)) < 1e-6);
+    }
+
+    void gradientsMatchFiniteDifferences_data() {
+        QTest::addColumn<LossSpec>("lossSpec");
+        QTest::addColumn<double>("scale");
+        QTest::newRow("cross-entropy K=3") << spec(Task::Multiclass, LossKind::BceWithLogits, 3) << 2.0;
+        QTest::newRow("cross-entropy K=10") << spec(Task::Multiclass, LossKind::BceWithLogits, 10) << 2.0;
+        QTest::newRow("log(softmax)+NLL K=3") << spec(Task::Multiclass, LossKind::SigmoidBce, 3) << 2.0;
+        QTest::newRow("log(softmax)+NLL K=10") << spec(Task::Multiclass, LossKind::SigmoidBce, 10) << 2.0;
+        QTest::newRow("mse") << spec(Task::Regression, LossKind::BceWithLogits, 1) << 2.0;
+        QTest::newRow("huber, both sides of 1")
+            << spec(Task::Regression, LossKind::BceWithLogits, 1, RegressionLoss::Huber) << 2.0;
+    }
+
+    void gradientsMatchFiniteDifferences() {
+        QFETCH(LossSpec, lossSpec);
+        QFETCH(double, scale);
+        const std::size_t n = 7, k = std::size_t(lossSpec.outputs);
+        Rng rng(11);
+        std::vector<float> z(n * k), y(n), g(n * k);
+        for (float& v : z) v = float(rng.normal() * scale);
+        for (std::size_t i = 0; i < n; ++i)
+            y[i] = lossSpec.task == Task::Multiclass ? float(i % k) : float(rng.normal());
+        TaskLoss loss(lossSpec, n);
+        loss(z.data(), y.data(), n, g.data());
+        for (std::size_t i = 0; i < z.size(); ++i) {
+            const float h = 1e-2f;
+            std::vector<float> up = z, down = z;
+            up[i] += h;
+            down[i] -= h;
+            const double numeric = (meanLoss(lossSpec, up, y) - meanLoss(lossSpec, down, y)) / (2.0 * h);
+            QVERIFY2(std::abs(numeric - g[i]) < 2e-3, qPrintable(QString("logit %1: analytic %2, numeric %3")
+                                                                     .arg(i)
+                                                                     .arg(g[i])
+                                                                     .arg(numeric)));
+        }
+    }
+
+    // Where nothing underflows, the separate steps give the fused loss; where the target's
+    // probability underflows to 0, log(softmax) + NLL is inf with NaN gradients (as in PyTorch)
+    // and CrossEntropyLoss stays finite.
+    void separateStepsUnderflowWhereFusedDoesNot() {
+        const std::vector<float> mild{0.5f, -1, 2}, extreme{-200, 0, 200}, y{0};
+        std::vector<float> gFused(3), gSplit(3);
+        TaskLoss fused(spec(Task::Multiclass, LossKind::BceWithLogits, 3), 1);
+        TaskLoss split(spec(Task::Multiclass, LossKind::SigmoidBce, 3), 1);
+        const double a = fused(mild.data(), y.data(), 1, gFused.data()).loss;
+        const double b = split(mild.data(), y.data(), 1, gSplit.data()).loss;
+        QVERIFY(std::abs(a - b) < 1e-5);
+        for (int j = 0; j < 3; ++j) QVERIFY(std::abs(gFused[j] - gSplit[j]) < 1e-6);
+
+        QVERIFY(std::isfinite(fused(extreme.data(), y.data(), 1, gFused.data()).loss));
+        QVERIFY(std::abs(fused(extreme.data(), y.data(), 1, gFused.data()).loss - 400.0) < 1e-3);
+        QVERIFY(std::isinf(split(extreme.data(), y.data(), 1, gSplit.data()).loss));
+        QVERIFY(std::isnan(gSplit[0]));
+    }
+
+    void accuracyTakesTheFirstLargestLogit() {
+        const std::vector<float> z{1, 3, 3, /**/ 5, 5, 0}, y{1, 1};
+        TaskLoss loss(spec(Task::Multiclass, LossKind::BceWithLogits, 3), 2);
+        QCOMPARE(loss(z.data(), y.data(), 2, nullptr).correct, std::size_t(1));  // row 0: class 1; row 1: class 0
+    }
+
+    void regressionSums() {
+        const std::vector<float> z{1, -1, 4}, t{0, 1, 1.5f};
+        TaskLoss mse(spec(Task::Regression, LossKind::BceWithLogits, 1), 3);
+        TaskLoss huber(spec(Task::Regression, LossKind::BceWithLogits, 1, RegressionLoss::Huber), 3);
+        const LossSums m = mse(z.data(), t.data(), 3, nullptr);
+        QCOMPARE(m.loss, 1.0 + 4.0 + 6.25);
+        QCOMPARE(m.squaredError, m.loss);
+        QCOMPARE(m.absoluteError, 1.0 + 2.0 + 2.5);
+        // Huber: |d| = 1 is linear (1 - 0.5), 2 -> 1.5, 2.5 -> 2.
+        QCOMPARE(huber(z.data(), t.data(), 3, nullptr).loss, 0.5 + 1.5 + 2.0);
+    }
+
+    void refusesOutputsTheTaskCannotHave() {
+        QVERIFY_THROWS_EXCEPTION(ConfigError, TaskLoss(spec(Task::Regression, LossKind::BceWithLogits, 3), 4));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, TaskLoss(spec(Task::Binary, LossKind::BceWithLogits, 2), 4));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTaskLoss)
+#include "tst_task_loss.moc"
