@@ -237,9 +237,10 @@ std::vector<int> checkLayers(const std::string& path, const std::map<std::size_t
         widths.push_back(static_cast<int>(ws[0]));
         ++expect;
     }
-    if (widths.back() != 1)
-        throw DataError(
-            path, "the last layer has " + std::to_string(widths.back()) + " outputs; the model needs 1 (one logit)");
+    if (widths.back() < 1 || static_cast<std::size_t>(widths.back()) > kMaxClasses)
+        throw DataError(path, "the last layer has " + std::to_string(widths.back()) +
+                                  " outputs; a model has 1 (one logit, or a regression's value) up to " +
+                                  std::to_string(kMaxClasses) + " (one per class)");
     return widths;
 }
 

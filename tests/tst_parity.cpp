@@ -10,6 +10,7 @@
 
 #include "cpu_backend.h"
 #include "npy_io.h"
+#include "parity_support.h"
 #include "prepare.h"
 #include "safetensors.h"
 #include "test_support.h"
@@ -21,16 +22,9 @@ namespace {
 const std::string kDir = WB_TEST_DATA_DIR "/parity/";
 
 nlohmann::json expected() {
-    std::ifstream in(kDir + "expected.json");
-    return nlohmann::json::parse(in);
+    return parity::readExpected(kDir);
 }
-
-// The fixture's optimizer block, in our JSON's words ("kind" is called "type" there).
-OptimizerSpec optimizerOf(const nlohmann::json& block) {
-    nlohmann::json j = block;
-    j["type"] = j.at("kind");
-    return j.get<OptimizerSpec>();
-}
+using parity::optimizerOf;
 }  // namespace
 
 class TestParity : public QObject {
@@ -65,26 +59,11 @@ private slots:
         const RunRecord record = trainer.run(cancel);
         WB_COMPARE_NAME(record.status, "completed");
 
-        const auto losses = c.at("epoch_train_loss").get<std::vector<double>>();
-        QCOMPARE(record.epochs.size(), losses.size());
-        for (std::size_t e = 0; e < losses.size(); ++e)
-            QVERIFY2(std::abs(record.epochs[e].trainLoss - losses[e]) <= 1e-4 * std::abs(losses[e]),
-                     qPrintable(QString("epoch %1: ours %2, PyTorch %3")
-                                    .arg(e + 1)
-                                    .arg(record.epochs[e].trainLoss, 0, 'g', 10)
-                                    .arg(losses[e], 0, 'g', 10)));
+        parity::compareLossCurve(record, c.at("epoch_train_loss").get<std::vector<double>>());
         const auto accuracies = c.at("epoch_train_accuracy").get<std::vector<double>>();
         QVERIFY(std::abs(record.epochs.back().trainAccuracy - accuracies.back()) <= 2e-3);  // a row or two
 
-        const MlpParams torch = loadSafetensors(kDir + c.at("final_weights").get<std::string>());
-        const MlpParams& ours = trainer.finalParams();
-        QCOMPARE(ours.count(), torch.count());
-        for (std::size_t k = 0; k < ours.count(); ++k) {
-            const double want = torch.values[k], got = ours.values[k];
-            QVERIFY2(std::abs(got - want) <= 1e-3 * std::abs(want) + 1e-5,
-                     qPrintable(
-                         QString("parameter %1: ours %2, PyTorch %3").arg(k).arg(got, 0, 'g', 9).arg(want, 0, 'g', 9)));
-        }
+        parity::compareWeights(trainer.finalParams(), loadSafetensors(kDir + c.at("final_weights").get<std::string>()));
     }
 };
 

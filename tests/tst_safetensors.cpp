@@ -179,11 +179,11 @@ void TestSafetensors::malformed_data() {
                             R"("layers.1.bias":{"dtype":"F32","shape":[1],"data_offsets":[28,32]})"),
                      floats({1, 2, 3, 4, 5, 6, 7, 8}))
         << "takes 3 inputs";
-    QTest::newRow("last layer not one output")
-        << fileBytes(header(R"("layers.0.weight":{"dtype":"F32","shape":[2,1],"data_offsets":[0,8]},)"
-                            R"("layers.0.bias":{"dtype":"F32","shape":[2],"data_offsets":[8,16]})"),
-                     floats({1, 2, 3, 4}))
-        << "needs 1";
+    QTest::newRow("last layer wider than 1000 classes")
+        << fileBytes(header(R"("layers.0.weight":{"dtype":"F32","shape":[1001,1],"data_offsets":[0,4004]},)"
+                            R"("layers.0.bias":{"dtype":"F32","shape":[1001],"data_offsets":[4004,8008]})"),
+                     QByteArray(8008, 0))
+        << "1001 outputs; a model has 1";
 }
 
 void TestSafetensors::malformed() {

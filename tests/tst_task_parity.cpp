@@ -1,0 +1,73 @@
+// Parity with PyTorch for the tasks beyond yes/no: from the same initial weights and batches, 3
+// epochs of the CPU backend match PyTorch's loss curve and final weights for softmax
+// cross-entropy (fused, and log(softmax) + NLLLoss) with K = 3 and 10, and for MSE and Huber
+// regression on a standardised target. The fixture (tests/data/parity_tasks) is made by
+// `/usr/bin/python3 bench/make_task_parity_fixture.py` with Debian's PyTorch.
+#include <QtTest>
+
+#include "cpu_backend.h"
+#include "npy_io.h"
+#include "parity_support.h"
+#include "prepare.h"
+#include "safetensors.h"
+#include "test_support.h"
+#include "trainer.h"
+
+using namespace wb;
+
+namespace {
+const std::string kDir = WB_TEST_DATA_DIR "/parity_tasks/";
+}  // namespace
+
+class TestTaskParity : public QObject {
+    Q_OBJECT
+
+private slots:
+    void matchesPyTorch_data() {
+        QTest::addColumn<QString>("name");
+        const nlohmann::json fixture = parity::readExpected(kDir);  // outlives the loop over its items
+        for (const auto& [name, c] : fixture.at("cases").items())
+            QTest::newRow(name.c_str()) << QString::fromStdString(name);
+    }
+
+    void matchesPyTorch() {
+        QFETCH(QString, name);
+        const nlohmann::json fixture = parity::readExpected(kDir);
+        const nlohmann::json& c = fixture.at("cases").at(name.toStdString());
+        const Task task = taskFromString(c.at("task").get<std::string>());
+        const Dataset ds = loadNpyDataset(kDir + "x.npy", kDir + c.at("labels").get<std::string>(),
+                                          task == Task::Regression ? TaskChoice::Regression : TaskChoice::Multiclass);
+        QCOMPARE(int(ds.task), int(task));
+
+        RunConfig config;
+        config.name = name.toStdString();
+        config.prepare.standardize = false;  // the same rows PyTorch saw, in file order
+        config.model.hidden = fixture.at("model").at("hidden").get<std::vector<int>>();
+        config.optimizer = parity::optimizerOf(fixture.at("optimizer"));
+        if (c.contains("loss")) config.execution.loss = lossKindFromString(c.at("loss").get<std::string>());
+        if (c.contains("regression_loss"))
+            config.model.regressionLoss = regressionLossFromString(c.at("regression_loss").get<std::string>());
+        config.train.epochs = fixture.at("train").at("epochs").get<int>();
+        config.train.batchSize = fixture.at("train").at("batch_size").get<int>();
+        config.initWeights = kDir + c.at("init_weights").get<std::string>();
+        const PreparedData data = prepare(ds, config.prepare);
+        QCOMPARE(data.outputs(), c.at("outputs").get<int>());
+        auto backend = makeCpuBackend();
+        Trainer trainer(config, ds, data, *backend);
+        CancelFlag cancel{false};
+        const RunRecord record = trainer.run(cancel);
+        WB_COMPARE_NAME(record.status, "completed");
+
+        parity::compareLossCurve(record, c.at("epoch_train_loss").get<std::vector<double>>());
+        if (c.contains("epoch_train_accuracy")) {
+            const auto accuracies = c.at("epoch_train_accuracy").get<std::vector<double>>();
+            QVERIFY(std::abs(record.epochs.back().trainAccuracy - accuracies.back()) <= 4e-3);  // a row or two
+        } else {
+            QVERIFY(record.epochs.back().trainRegression.has_value());
+        }
+        parity::compareWeights(trainer.finalParams(), loadSafetensors(kDir + c.at("final_weights").get<std::string>()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTaskParity)
+#include "tst_task_parity.moc"
