@@ -16,6 +16,7 @@
 
 #include <cstddef>
 
+#include "loss_spec.h"
 #include "math_ops.h"
 #include "model.h"
 #include "optimizer.h"
@@ -97,7 +98,7 @@ WB_HD inline float activationBackward(Activation a, float z, float y, float dy) 
     return dy;
 }
 
-// ---- Losses of a binary label (one logit z, one label y in {0, 1}) -------------------------------------------------
+// ---- Losses of a binary label (one logit z, one label y in {0, 1}) -------------------------------
 
 // BCEWithLogits: max(z,0) - z y + log(1 + exp(-|z|)), finite for any finite z; given
 // softplusTerm = log1p(exp(-|z|)).
@@ -132,7 +133,7 @@ WB_HD inline bool isCorrect(float p, float y) {
     return (p >= 0.5f) == (y >= 0.5f);
 }
 
-// ---- Losses of K logits per row (multiclass) ------------------------------------------------------
+// ---- Losses of K logits per row (multiclass) ---------------------------------------------------
 // The `loss` switch keeps its meaning: bce_with_logits stands for the fused CrossEntropyLoss on the
 // logits, sigmoid_bce for the separate steps torch.log(torch.softmax(z, 1)) + NLLLoss.
 
@@ -157,7 +158,7 @@ WB_HD inline float softmaxNllGrad(float pk, bool isTarget, float py, float invN)
     return pk * ((isTarget ? gy : 0.0f) - gy * py);
 }
 
-// ---- Losses of one output per row (regression) ----------------------------------------------------
+// ---- Losses of one output per row (regression) -------------------------------------------------
 
 // MSELoss of one row: (z - t)^2.
 WB_HD inline float squaredError(float z, float t) {
@@ -177,6 +178,63 @@ WB_HD inline float regressionGrad(RegressionLoss loss, float z, float t, float i
 }
 WB_HD inline float regressionLoss(RegressionLoss loss, float z, float t) {
     return loss == RegressionLoss::Mse ? squaredError(z, t) : huber(z, t);
+}
+
+// ---- One row of any task's loss ---------------------------------------------------------------
+
+struct RowLoss {
+    float loss = 0.0f;
+    bool right = false;                                // classification: the prediction is the label
+    float squaredError = 0.0f, absoluteError = 0.0f;  // regression: (z - t)^2 and |z - t|
+};
+
+// A multiclass row: the first largest logit predicts (torch.argmax); m = that logit keeps every
+// exp(z - m) <= 1. A label outside 0..K-1 gives a NaN loss and zero gradients instead of a read
+// out of bounds (prepare() never lets one through).
+WB_HD inline RowLoss multiclassRow(LossKind kind, const float* z, int k, float label, float invN, float scale,
+                                   float* g) {
+    RowLoss r;
+    const int y = static_cast<int>(label);
+    if (!(label >= 0.0f) || y >= k) {
+        r.loss = ::nanf("");
+        for (int j = 0; g && j < k; ++j) g[j] = 0.0f;
+        return r;
+    }
+    int best = 0;
+    for (int j = 1; j < k; ++j)
+        if (z[j] > z[best]) best = j;
+    const float m = z[best];
+    float sum = 0.0f;
+    for (int j = 0; j < k; ++j) sum += ::expf(z[j] - m);
+    const float py = ::expf(z[y] - m) / sum;
+    const bool fused = kind == LossKind::BceWithLogits;
+    r.loss = fused ? crossEntropyFrom(m + ::logf(sum), z[y]) : softmaxNllFrom(::logf(py));
+    r.right = best == y;
+    for (int j = 0; g && j < k; ++j) {
+        const float pj = ::expf(z[j] - m) / sum;
+        g[j] = (fused ? crossEntropyGrad(pj, j == y, invN) : softmaxNllGrad(pj, j == y, py, invN)) * scale;
+    }
+    return r;
+}
+
+// One row of `spec`'s loss from its logits z (outputs) and label; writes g (outputs) =
+// d(mean loss)/dz * scale unless g is null. invN = 1 / (rows of the batch); scale = the fp16 loss
+// scale (1 otherwise). The CPU (task_loss.cpp) and the CUDA loss kernel both run this per row.
+WB_HD inline RowLoss rowLoss(const LossSpec& spec, const float* z, float label, float invN, float scale, float* g) {
+    RowLoss r;
+    if (spec.task == Task::Multiclass) return multiclassRow(spec.kind, z, spec.outputs, label, invN, scale, g);
+    if (spec.task == Task::Regression) {
+        r.loss = regressionLoss(spec.regression, z[0], label);
+        r.squaredError = squaredError(z[0], label);
+        r.absoluteError = ::fabsf(z[0] - label);
+        if (g) g[0] = regressionGrad(spec.regression, z[0], label, invN) * scale;
+        return r;
+    }
+    const float p = sigmoid(z[0]);
+    r.loss = sampleLoss(spec.kind, z[0], label, p);
+    r.right = isCorrect(p, label);
+    if (g) g[0] = lossGrad(spec.kind, label, p, invN) * scale;
+    return r;
 }
 
 // ---- Optimizers ---------------------------------------------------------------------------------

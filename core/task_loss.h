@@ -1,6 +1,7 @@
-// The loss of a batch for any task, on the CPU: binary through BatchLoss (cpu_loss.h), multiclass
-// (softmax cross-entropy over K logits) and regression (MSE or Huber on one output) here, each
-// with step_math.h's formulas. Also the sums an epoch's metrics are made of.
+// The loss of a batch for any task, on the CPU: binary through BatchLoss (cpu_loss.h, vectorised),
+// multiclass (softmax cross-entropy over K logits) and regression (MSE or Huber on one output) row
+// by row through stepmath::rowLoss -- the very function the CUDA loss kernel runs per row, so this
+// is also that kernel's CPU twin. Also the sums an epoch's metrics are made of.
 #pragma once
 
 #include <cstddef>
@@ -8,22 +9,13 @@
 #include "aligned_vector.h"
 #include "cpu_loss.h"
 #include "execution_settings.h"
+#include "loss_spec.h"
 #include "math_ops.h"
 #include "model.h"
 #include "prepare.h"
 #include "task.h"
 
 namespace wb {
-
-// Which loss, in which form.
-struct LossSpec {
-    Task task = Task::Binary;
-    // Binary and multiclass: the fused form on the logits (BCEWithLogitsLoss, CrossEntropyLoss) or
-    // the separate steps (Sigmoid + BCELoss, log(softmax) + NLLLoss). Not used by a regression.
-    LossKind kind = LossKind::BceWithLogits;
-    RegressionLoss regression = RegressionLoss::Mse;
-    int outputs = 1;  // logits per row: K for multiclass, else 1
-};
 
 // The loss a run trains with: the data's task, the `loss` switch, the model's regression loss.
 LossSpec lossSpecOf(const PreparedData& data, const ModelSpec& model, const ExecutionSettings& settings);
@@ -52,12 +44,8 @@ public:
     const LossSpec& spec() const { return spec_; }
 
 private:
-    LossSums multiclass(const float* logits, const float* labels, std::size_t n, float* dlogits, float invN);
-    LossSums regression(const float* logits, const float* labels, std::size_t n, float* dlogits, float invN) const;
-
     LossSpec spec_;
     BatchLoss binary_;
-    AlignedVector<float> exps_;  // (K) exp(z_k - max z) of the current row
 };
 
 }  // namespace wb

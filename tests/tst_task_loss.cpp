@@ -8,6 +8,7 @@
 
 #include "errors.h"
 #include "random.h"
+#include "step_math.h"
 #include "task_loss.h"
 
 using namespace wb;
@@ -114,6 +115,40 @@ private slots:
         QCOMPARE(m.absoluteError, 1.0 + 2.0 + 2.5);
         // Huber: |d| = 1 is linear (1 - 0.5), 2 -> 1.5, 2.5 -> 2.
         QCOMPARE(huber(z.data(), t.data(), 3, nullptr).loss, 0.5 + 1.5 + 2.0);
+    }
+
+    // rowLoss (what the CUDA loss kernel runs per row) on a binary row is lossAndGrad's formula.
+    void rowLossOfABinaryRowIsTheBinaryLoss() {
+        for (const LossKind kind : {LossKind::BceWithLogits, LossKind::SigmoidBce}) {
+            const std::vector<float> z{-3.5f, 0.25f, 7}, y{1, 0, 1};
+            std::vector<float> want(3);
+            std::size_t correct = 0;
+            const double sum = lossAndGrad(kind, z.data(), y.data(), 3, want.data(), &correct);
+            double rows = 0;
+            std::size_t right = 0;
+            for (std::size_t i = 0; i < 3; ++i) {
+                float g = 0;
+                const auto r = stepmath::rowLoss(spec(Task::Binary, kind, 1), &z[i], y[i], 1.0f / 3, 1.0f, &g);
+                rows += r.loss;
+                right += r.right ? 1 : 0;
+                QCOMPARE(g, want[i]);
+            }
+            QVERIFY(std::abs(rows - sum) < 1e-6);
+            QCOMPARE(right, correct);
+        }
+    }
+
+    // A class index outside 0..K-1 (never from prepare()) is a NaN loss with zero gradients, not a
+    // read out of bounds.
+    void labelOutsideTheClassesIsNaN() {
+        const std::vector<float> z{1, 2, 3};
+        std::vector<float> g{9, 9, 9};
+        for (const float label : {3.0f, -1.0f, NAN}) {
+            const auto r = stepmath::rowLoss(spec(Task::Multiclass, LossKind::BceWithLogits, 3), z.data(), label,
+                                             1.0f, 1.0f, g.data());
+            QVERIFY(std::isnan(r.loss));
+            QCOMPARE(g, (std::vector<float>{0, 0, 0}));
+        }
     }
 
     void refusesOutputsTheTaskCannotHave() {
