@@ -20,6 +20,15 @@ namespace wb {
 namespace {
 constexpr std::size_t kCublasWorkspaceBytes = 32u << 20;  // fixed, so cuBLAS allocates nothing inside a graph
 
+// The eager and graph paths train every task (their loss kernel runs stepmath::rowLoss); the fused
+// and persistent kernels compute the binary loss inside their own code, so they refuse the others.
+void requireBinaryUnlessPerOp(const TrainingProblem& problem) {
+    const Launch l = problem.execution.launch;
+    if ((l == Launch::Fused || l == Launch::Persistent) && problem.data->task != Task::Binary)
+        throw ConfigError("launch=" + toString(l) + " computes a binary loss inside its fused kernels, and this data is a " +
+                          toString(problem.data->task) + " task; use launch=graph_step or eager");
+}
+
 class CudaBackend final : public Backend {
 public:
     explicit CudaBackend(int device) : device_(device) {
@@ -42,7 +51,7 @@ public:
 
     void setup(const TrainingProblem& problem) override {
         if (!problem.data || problem.data->trainRows() == 0) throw ConfigError("no training rows");
-        requireBinaryTask(problem.data->task, "cuda");
+        requireBinaryUnlessPerOp(problem);
         problem.execution.validate();
         selectDevice();
         freeDeviceState();
@@ -98,6 +107,8 @@ public:
             std::min(rows_, static_cast<std::size_t>(run.stepsRun) * static_cast<std::size_t>(problem_.batchSize));
         result.lossSum = c.lossSum;
         result.correct = static_cast<std::size_t>(c.correct);
+        result.squaredError = c.squaredError;
+        result.absoluteError = c.absoluteError;
         const double deviceMs = epochEnd_->msSince(*epochStart_);
         result.deviceMs = deviceMs;
         result.phases = launch_->phases(run.stepsRun, deviceMs);  // null where the mode fuses them
@@ -128,7 +139,8 @@ public:
         }
         evalCounters_.copyTo(hostCounters_.data(), 1, s);
         stream_->synchronize();
-        return {hostCounters_.data()->lossSum, static_cast<std::size_t>(hostCounters_.data()->correct)};
+        const DeviceCounters& c = *hostCounters_.data();
+        return {c.lossSum, static_cast<std::size_t>(c.correct), c.squaredError, c.absoluteError};
     }
 
     MlpParams parameters() const override {

@@ -31,6 +31,7 @@ DeviceMlp::DeviceMlp(const TrainingProblem& problem, int batchCapacity, cudaStre
                      Gemm gemm)
     : stream_(stream),
       exec_(problem.execution),
+      lossSpec_(lossSpecOf(*problem.data, problem.model, problem.execution)),
       activation_(problem.model.activation),
       layers_(problem.initialParams.layers),
       gemm_(handle, stream, problem.execution.precision, gemm),
@@ -144,7 +145,7 @@ void DeviceMlp::forward(const float* x, int n) {
 
 void DeviceMlp::loss(const float* y, int n, DeviceCounters* counters, bool training) {
     const bool scaled = exec_.precision == Precision::Fp16;
-    launchLoss(exec_.loss, pre_.back().data(), y, training ? delta_.data() : nullptr, n, counters, scaled, stream_);
+    launchLoss(lossSpec_, pre_.back().data(), y, training ? delta_.data() : nullptr, n, counters, scaled, stream_);
 }
 
 void DeviceMlp::backward(const float* x, int n, bool accumulate) {

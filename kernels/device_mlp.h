@@ -13,6 +13,7 @@
 #include "cuda_stream.h"
 #include "device_buffer.h"
 #include "step_kernels.h"
+#include "task_loss.h"
 
 namespace wb {
 
@@ -23,10 +24,10 @@ public:
 
     // model.zero_grad() `times` times: one memset per parameter tensor each time.
     void zeroGrads(int times);
-    // x (n, w[0]) on the device -> the logits (n) in pre_.back().
+    // x (n, w[0]) on the device -> the logits (n, K) in pre_.back().
     void forward(const float* x, int n);
-    // The loss of the logits against y (n) into `counters`; with `training`, also d(loss)/d(logit)
-    // (scaled by the fp16 loss scale) for backward.
+    // The loss of the logits against y (n) into `counters` (the run's task: lossSpec_); with
+    // `training`, also d(loss)/d(logits) (scaled by the fp16 loss scale) for backward.
     void loss(const float* y, int n, DeviceCounters* counters, bool training);
     // Gradients from the last forward/loss; added to the gradient buffers when `accumulate`.
     void backward(const float* x, int n, bool accumulate);
@@ -60,6 +61,7 @@ private:
 
     cudaStream_t stream_;
     ExecutionSettings exec_;
+    LossSpec lossSpec_;  // the task's loss: binary, K classes or a regression
     Activation activation_;
     std::vector<LayerSlice> layers_;
     LayerGemm gemm_;

@@ -25,6 +25,8 @@ __device__ inline bool finite(float v) {
 __global__ void beginEpochKernel(DeviceCounters* c) {
     c->lossSum = 0.0;
     c->correct = 0;
+    c->squaredError = 0.0;
+    c->absoluteError = 0.0;
     c->epochStep = 0;
     c->nonFiniteStep = 0;
 }
@@ -65,27 +67,36 @@ __global__ void biasActivationKernel(float* z, const float* bias, float* y, H* y
 
 // One block of kThreads: each thread takes rows i, i + kThreads, ...; the block sums in shared memory,
 // then one atomic add per block (the order of the block sums varies, at double precision).
-__global__ void lossKernel(LossKind kind, const float* logits, const float* labels, float* dlogits, int n,
+// Per block: each thread's rows through stepmath::rowLoss, then a tree sum of the loss, the right
+// predictions and a regression's errors, added to the counters once per block.
+__global__ void lossKernel(LossSpec spec, const float* logits, const float* labels, float* dlogits, int n,
                            DeviceCounters* c, bool useLossScale) {
-    __shared__ double lossPart[kThreads];
+    __shared__ double lossPart[kThreads], squaredPart[kThreads], absolutePart[kThreads];
     __shared__ unsigned rightPart[kThreads];
     const float invN = 1.0f / static_cast<float>(n);
     const float scale = useLossScale ? c->lossScale : 1.0f;
-    double loss = 0.0;
+    const int k = spec.outputs;
+    double loss = 0.0, squared = 0.0, absolute = 0.0;
     unsigned right = 0;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        const float z = logits[i], label = labels[i];
-        const float p = stepmath::sigmoid(z);
-        loss += static_cast<double>(stepmath::sampleLoss(kind, z, label, p));
-        right += stepmath::isCorrect(p, label) ? 1u : 0u;
-        if (dlogits) dlogits[i] = stepmath::lossGrad(kind, label, p, invN) * scale;
+        const std::size_t row = static_cast<std::size_t>(i) * static_cast<std::size_t>(k);
+        const stepmath::RowLoss r =
+            stepmath::rowLoss(spec, logits + row, labels[i], invN, scale, dlogits ? dlogits + row : nullptr);
+        loss += static_cast<double>(r.loss);
+        squared += static_cast<double>(r.squaredError);
+        absolute += static_cast<double>(r.absoluteError);
+        right += r.right ? 1u : 0u;
     }
     lossPart[threadIdx.x] = loss;
+    squaredPart[threadIdx.x] = squared;
+    absolutePart[threadIdx.x] = absolute;
     rightPart[threadIdx.x] = right;
     __syncthreads();
     for (int half = kThreads / 2; half > 0; half /= 2) {
         if (static_cast<int>(threadIdx.x) < half) {
             lossPart[threadIdx.x] += lossPart[threadIdx.x + half];
+            squaredPart[threadIdx.x] += squaredPart[threadIdx.x + half];
+            absolutePart[threadIdx.x] += absolutePart[threadIdx.x + half];
             rightPart[threadIdx.x] += rightPart[threadIdx.x + half];
         }
         __syncthreads();
@@ -94,6 +105,10 @@ __global__ void lossKernel(LossKind kind, const float* logits, const float* labe
         atomicAdd(&c->stepLoss, lossPart[0]);
         atomicAdd(&c->lossSum, lossPart[0]);
         atomicAdd(&c->correct, static_cast<unsigned long long>(rightPart[0]));
+        if (spec.task == Task::Regression) {
+            atomicAdd(&c->squaredError, squaredPart[0]);
+            atomicAdd(&c->absoluteError, absolutePart[0]);
+        }
     }
 }
 
@@ -209,10 +224,10 @@ void launchBiasActivation(float* z, const float* bias, float* y, void* yHalf, in
     WB_KERNEL_CHECK("biasActivation");
 }
 
-void launchLoss(LossKind kind, const float* logits, const float* labels, float* dlogits, int n, DeviceCounters* c,
-                bool useLossScale, cudaStream_t stream) {
+void launchLoss(const LossSpec& spec, const float* logits, const float* labels, float* dlogits, int n,
+                DeviceCounters* c, bool useLossScale, cudaStream_t stream) {
     const unsigned blocks = blocksFor(static_cast<std::size_t>(n)) < 64 ? blocksFor(static_cast<std::size_t>(n)) : 64;
-    lossKernel<<<blocks, kThreads, 0, stream>>>(kind, logits, labels, dlogits, n, c, useLossScale);
+    lossKernel<<<blocks, kThreads, 0, stream>>>(spec, logits, labels, dlogits, n, c, useLossScale);
     WB_KERNEL_CHECK("loss");
 }
 

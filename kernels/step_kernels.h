@@ -29,9 +29,12 @@ struct DeviceCounters {
     float lossScale;                // fp16 dynamic loss scale (1 otherwise)
     int goodSteps;                  // fp16: steps since the scale last changed
     stepmath::StepScalars scalars;  // the optimizer's per-step scalars of step optimizerStep
+    double squaredError;            // regression: this epoch's sum of (z - t)^2, standardised units
+    double absoluteError;           // regression: this epoch's sum of |z - t|
 };
 
-// Starts an epoch: clears the epoch's sums, keeps the optimizer state and loss scale.
+// Starts an epoch: clears the epoch's sums (loss, correct, the regression's errors), keeps the
+// optimizer state and loss scale.
 void launchBeginEpoch(DeviceCounters* c, cudaStream_t stream);
 // Starts a step: epochStep += 1, stepLoss = 0, foundInf = 0.
 void launchBeginStep(DeviceCounters* c, cudaStream_t stream);
@@ -41,11 +44,12 @@ void launchBeginStep(DeviceCounters* c, cudaStream_t stream);
 void launchBiasActivation(float* z, const float* bias, float* y, void* yHalf, int halfLd, HalfKind half, Activation a,
                           int n, int width, cudaStream_t stream);
 
-// From the logits (n) and labels (n): dlogits (n) = d(mean loss)/dz * lossScale; adds the loss to
-// stepLoss and lossSum and the right predictions to correct; marks nonFiniteStep. dlogits may be null
-// (evaluation).
-void launchLoss(LossKind kind, const float* logits, const float* labels, float* dlogits, int n, DeviceCounters* c,
-                bool useLossScale, cudaStream_t stream);
+// From the logits (n, K) and labels (n) under `spec` (K = spec.outputs): dlogits (n, K) =
+// d(mean loss)/dz * lossScale; adds the loss to stepLoss and lossSum, the right predictions to
+// correct and a regression's errors to squaredError/absoluteError. Each row is stepmath::rowLoss,
+// as on the CPU (task_loss.cpp is its twin). dlogits may be null (evaluation).
+void launchLoss(const LossSpec& spec, const float* logits, const float* labels, float* dlogits, int n,
+                DeviceCounters* c, bool useLossScale, cudaStream_t stream);
 
 // In place on d (n, width): d = d * f'(z), given z and y = f(z) (n, width).
 void launchActivationBackward(Activation a, const float* z, const float* y, float* d, int n, int width,

@@ -1,6 +1,7 @@
 // The CUDA backend on a real device (ctest label gpu): every valid combination of the switches
 // against the CPU reference (the checks of `mlpwb verify`), the presets through the Trainer with their
-// timing fields, the experimental persistent path against the fused one, and device errors. Without a
+// timing fields, the experimental persistent path against the fused one, multiclass and regression
+// against PyTorch's fixture, and device errors. Without a
 // CUDA build or a device, every test skips with the reason.
 #include <QtTest>
 
@@ -10,7 +11,10 @@
 
 #include "builtin_data.h"
 #include "errors.h"
+#include "npy_io.h"
 #include "parity_check.h"
+#include "parity_support.h"
+#include "safetensors.h"
 #include "switch_combinations.h"
 #include "trainer.h"
 #ifdef WB_WITH_CUDA
@@ -98,6 +102,55 @@ private slots:
         QVERIFY(r.epochs.back().trainLoss < r.epochs.front().trainLoss);
     }
 
+    void tasksMatchPyTorch_data() {
+        QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("launch");
+        const nlohmann::json fixture = parity::readExpected(kTaskDir);  // outlives the loop over its items
+        for (const auto& [name, c] : fixture.at("cases").items())
+            for (const Launch l : {Launch::Eager, Launch::GraphStep})
+                QTest::newRow((name + ", " + toString(l)).c_str()) << QString::fromStdString(name) << int(l);
+    }
+
+    // Multiclass and regression on the eager and graph paths: the PyTorch fixture's loss curve and
+    // final weights (tests/data/parity_tasks), as the CPU backend matches them in tst_task_parity.
+    void tasksMatchPyTorch() {
+        QFETCH(QString, name);
+        QFETCH(int, launch);
+        const nlohmann::json fixture = parity::readExpected(kTaskDir);
+        const nlohmann::json& c = fixture.at("cases").at(name.toStdString());
+        RunConfig config = taskConfig(fixture, c);
+        config.execution.launch = static_cast<Launch>(launch);
+        const Dataset ds = loadTaskData(c);
+        const PreparedData data = prepare(ds, config.prepare);
+        auto backend = makeCudaBackend(0);
+        Trainer trainer(config, ds, data, *backend);
+        const CancelFlag never{false};
+        const RunRecord r = trainer.run(never);
+        QVERIFY2(r.status == RunStatus::Completed, r.message.c_str());
+        parity::compareLossCurve(r, c.at("epoch_train_loss").get<std::vector<double>>());
+        parity::compareWeights(trainer.finalParams(),
+                               loadSafetensors(kTaskDir + c.at("final_weights").get<std::string>()));
+    }
+
+    // The fused and persistent kernels compute the binary loss inside: other tasks are refused, with why.
+    void fusedRefusesOtherTasks() {
+        const nlohmann::json fixture = parity::readExpected(kTaskDir);
+        const nlohmann::json& c = fixture.at("cases").at("k3_cross_entropy");
+        RunConfig config = taskConfig(fixture, c);
+        config.execution = presetByName("Fastest").settings;
+        const Dataset ds = loadTaskData(c);
+        const PreparedData data = prepare(ds, config.prepare);
+        auto backend = makeCudaBackend(0);
+        Trainer trainer(config, ds, data, *backend);
+        const CancelFlag never{false};
+        try {
+            trainer.run(never);
+            QFAIL("trained");
+        } catch (const ConfigError& e) {
+            QVERIFY2(QString(e.what()).contains("multiclass"), e.what());
+        }
+    }
+
     void missingDeviceIsDeviceError() {
         QVERIFY_THROWS_EXCEPTION(DeviceError, makeCudaBackend(4096));
     }
@@ -112,6 +165,31 @@ private slots:
     }
 
 private:
+    inline static const std::string kTaskDir = WB_TEST_DATA_DIR "/parity_tasks/";
+
+    static Dataset loadTaskData(const nlohmann::json& c) {
+        const bool regression = c.at("task").get<std::string>() == "regression";
+        return loadNpyDataset(kTaskDir + "x.npy", kTaskDir + c.at("labels").get<std::string>(),
+                              regression ? TaskChoice::Regression : TaskChoice::Multiclass);
+    }
+
+    // The fixture's training on the CUDA backend in fp32, from its initial weights.
+    static RunConfig taskConfig(const nlohmann::json& fixture, const nlohmann::json& c) {
+        RunConfig config;
+        config.backend = "cuda";
+        config.prepare.standardize = false;
+        config.model.hidden = fixture.at("model").at("hidden").get<std::vector<int>>();
+        config.optimizer = parity::optimizerOf(fixture.at("optimizer"));
+        config.execution.dataPath = DataPath::DeviceResident;
+        if (c.contains("loss")) config.execution.loss = lossKindFromString(c.at("loss").get<std::string>());
+        if (c.contains("regression_loss"))
+            config.model.regressionLoss = regressionLossFromString(c.at("regression_loss").get<std::string>());
+        config.train.epochs = fixture.at("train").at("epochs").get<int>();
+        config.train.batchSize = fixture.at("train").at("batch_size").get<int>();
+        config.initWeights = kTaskDir + c.at("init_weights").get<std::string>();
+        return config;
+    }
+
     // Four shuffled epochs of 5000 seed-like rows (batch 512, a fifth for validation) on device 0.
     static RunRecord trainFourEpochs(const ExecutionSettings& settings) {
         RunConfig config;
