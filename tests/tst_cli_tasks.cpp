@@ -1,0 +1,113 @@
+// mlpwb end to end with tasks beyond yes/no: what --task auto decides and writes in the record
+// (task, classes, mapping, K outputs), a regression's metrics by name, the dataset description, and
+// each bad label column as one line on stderr, exit 3 and no record that claims success.
+#include <QtTest>
+
+#include "cli_runner.h"
+
+namespace {
+constexpr int kTimeoutMs = 60000;
+
+// rows x 2 features and a label from `label(i)`.
+QByteArray csvOf(int rows, const std::function<QByteArray(int)>& label) {
+    QByteArray csv = "a,b,y\n";
+    for (int i = 0; i < rows; ++i)
+        csv += QByteArray::number(i % 7) + "," + QByteArray::number((i * 3) % 11) + "," + label(i) + "\n";
+    return csv;
+}
+}  // namespace
+
+class TestCliTasks : public QObject {
+    Q_OBJECT
+
+private slots:
+    // An empty folder per test (and per data row), so no run sees another's record.
+    void init() {
+        QVERIFY(dir_.isValid());
+        QVERIFY(QDir(dir_.path()).removeRecursively() && QDir().mkpath(dir_.path()));
+    }
+
+    void multiclassByAuto() {
+        write("three.csv", csvOf(90, [](int i) { return QByteArrayList{"cat", "dog", "emu"}[i % 3]; }));
+        RUN_MLPWB(r, (QStringList{"train", "--data", "three.csv", "--epochs", "3", "--val-split", "0.2", "--out",
+                                  "run.json", "--quiet"}));
+        QVERIFY2(r.exitCode == 0, r.describe().constData());
+        const auto j = readJson(dir_.filePath("run.json"));
+        QCOMPARE(str(j["status"]), QString("completed"));
+        QCOMPARE(str(j["dataset"]["task"]), QString("multiclass"));
+        QCOMPARE(j["dataset"]["classes"], nlohmann::json({"cat", "dog", "emu"}));
+        QCOMPARE(j["dataset"]["label_mapping"], nlohmann::json({{"cat", 0}, {"dog", 1}, {"emu", 2}}));
+        QCOMPARE(j["config"]["model"]["outputs"].get<int>(), 3);
+        QVERIFY(j["epochs"][2]["val_accuracy"].is_number());
+    }
+
+    void regressionAsAsked() {
+        write("price.csv", csvOf(60, [](int i) { return QByteArray::number(100.0 + i * 1.5); }));
+        RUN_MLPWB(r, (QStringList{"train", "--data", "price.csv", "--task", "regression", "--regression-loss",
+                                  "huber", "--epochs", "3", "--val-split", "0.2", "--out", "run.json"}));
+        QVERIFY2(r.exitCode == 0, r.describe().constData());
+        QVERIFY2(QString::fromUtf8(r.out).contains(" r2 "), r.out.constData());
+        const auto j = readJson(dir_.filePath("run.json"));
+        QCOMPARE(str(j["dataset"]["task"]), QString("regression"));
+        QCOMPARE(str(j["config"]["model"]["regression_loss"]), QString("huber"));
+        const auto& last = j["epochs"][2];
+        for (const char* key : {"train_mse", "train_mae", "train_r2", "val_mse", "val_mae", "val_r2"})
+            QVERIFY2(last[key].is_number(), key);
+        QVERIFY(last["train_accuracy"].is_null());
+        QVERIFY(j["summary"]["final"]["val_r2"].is_number());
+    }
+
+    void datasetDescribesTheTask() {
+        write("three.csv", csvOf(30, [](int i) { return QByteArrayList{"cat", "dog", "emu"}[i % 3]; }));
+        RUN_MLPWB(r, (QStringList{"dataset", "--data", "three.csv"}));
+        QVERIFY2(r.exitCode == 0, r.describe().constData());
+        QVERIFY(r.outLines().contains("task:     multiclass (3 text values: multiclass)"));
+        QVERIFY(r.outLines().contains("class 2:  emu: 10 rows (33.33 %)"));
+    }
+
+    void badLabelColumns_data() {
+        QTest::addColumn<QByteArray>("csv");
+        QTest::addColumn<QStringList>("extra");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("one value") << csvOf(20, [](int) { return QByteArray("x"); }) << QStringList{}
+                                   << "column 'y' holds a single value";
+        QTest::newRow("a number to predict") << csvOf(40, [](int i) { return QByteArray::number(i * 0.7); })
+                                             << QStringList{} << "--task regression";
+        QTest::newRow("a class of one row")
+            << csvOf(21, [](int i) { return QByteArray(i == 20 ? "lonely" : i % 2 ? "a" : "b"); })
+            << QStringList{"--val-split", "0.2"} << "class 'lonely' has a single row";
+        QTest::newRow("text as a target") << csvOf(20, [](int i) { return QByteArray(i % 2 ? "a" : "b"); })
+                                          << QStringList{"--task", "regression"}
+                                          << "a regression target must be a number";
+        QTest::newRow("non-finite target") << csvOf(20, [](int i) { return QByteArray(i == 5 ? "inf" : "1.5"); })
+                                           << QStringList{"--task", "regression"} << "not a finite number";
+        QTest::newRow("three values for binary")
+            << csvOf(30, [](int i) { return QByteArray::number(i % 3); }) << QStringList{"--task", "binary"}
+            << "a binary label needs exactly two";
+    }
+
+    void badLabelColumns() {
+        QFETCH(QByteArray, csv);
+        QFETCH(QStringList, extra);
+        QFETCH(QString, reason);
+        write("bad.csv", csv);
+        RUN_MLPWB(r, (QStringList{"train", "--data", "bad.csv", "--epochs", "2", "--out", "run.json"} + extra));
+        QVERIFY2(r.exitCode == 3, r.describe().constData());
+        QCOMPARE(r.errLines().size(), 1);
+        QVERIFY2(r.errLines().first().contains(reason), r.err.constData());
+        const auto j = readJson(dir_.filePath("run.json"));  // nothing, or a record that says it failed
+        QVERIFY2(j.is_null() || str(j["status"]) == "failed", j.dump().c_str());
+    }
+
+private:
+    void write(const QString& name, const QByteArray& content) {
+        QFile f(dir_.filePath(name));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(content);
+    }
+
+    QTemporaryDir dir_;
+};
+
+QTEST_GUILESS_MAIN(TestCliTasks)
+#include "tst_cli_tasks.moc"
