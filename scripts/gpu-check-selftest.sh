@@ -61,7 +61,7 @@ rc=$?
 check "1: exit 0" [ "$rc" -eq 0 ]
 check "1: status passed" [ "$(field "$work/o1" "s['status'], s['passed']")" = "passed True" ]
 order=$(field "$work/o1" "' '.join(x['step'] for x in s['steps'])")
-want="build info verify-fused verify-persistent speed verify verify-large sanitize-memcheck-fused sanitize-racecheck-fused sanitize-synccheck-fused sanitize-memcheck-graph_step sanitize-racecheck-graph_step sanitize-synccheck-graph_step determinism bench-rest ablate"
+want="build info verify-fused verify-persistent tasks speed verify verify-large sanitize-memcheck-fused sanitize-racecheck-fused sanitize-synccheck-fused sanitize-memcheck-graph_step sanitize-racecheck-graph_step sanitize-synccheck-graph_step determinism bench-rest ablate"
 check "1: the steps in order ($order)" [ "$order" = "$want" ]
 check "1: speed figures from its JSON" grep -q "Fastest 0.500 ms; xtorch_compile 6.0" "$work/o1/summary.json"
 check "1: the Markdown table" grep -q '^| determinism | ok | [0-9]* | two Fastest runs' "$work/o1/table.md"
@@ -75,7 +75,7 @@ check "2: exit 1" [ "$rc" -eq 1 ]
 check "2: verify-fused timed_out" [ "$(field "$work/o2" "[x['status'] for x in s['steps'] if x['step']=='verify-fused'][0]")" = timed_out ]
 check "2: verify-persistent timed_out" [ "$(field "$work/o2" "[x['status'] for x in s['steps'] if x['step']=='verify-persistent'][0]")" = timed_out ]
 check "2: quick mode's steps" [ "$(field "$work/o2" "s['mode'], ' '.join(x['step'] for x in s['steps'])")" = \
-  "quick build info verify-fused verify-persistent speed sanitize-memcheck-fused sanitize-memcheck-graph_step determinism" ]
+  "quick build info verify-fused verify-persistent tasks speed sanitize-memcheck-fused sanitize-memcheck-graph_step determinism" ]
 check "2: status failed" [ "$(field "$work/o2" "s['status'], s['passed']")" = "failed False" ]
 
 # 2b. an overall budget: the hang takes what is left, the later steps are skipped

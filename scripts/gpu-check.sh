@@ -9,6 +9,8 @@
 #   2. mlpwb info (fails loudly when nvidia-smi lists a GPU but mlpwb finds CUDA unavailable),
 #   3. mlpwb verify --isolate --only launch=fused, then --only launch=persistent (EXPERIMENTAL: its first
 #      run on a GPU; a short cap, since a grid barrier that never opens hangs rather than fails),
+#   3b. multiclass and regression on the eager and graph paths against PyTorch's fixture
+#      (scripts/check_task_parity.py; their first run on a GPU),
 #   4. the decisive speed table (bench/gpu_bench.py): Fastest, Static graph, torch.compile
 #      reduce-overhead (with ~200 s for its compiling warm-up), JAX jit+scan, PyTorch resident,
 #   5. the full mlpwb verify --isolate (and, in full mode, the batch-1024 split-K variant),
@@ -18,7 +20,7 @@
 #      larger than the GPU's memory),
 #   9. mlpwb ablate --backend cuda.
 # --quick (at most 5 minutes after the build, TOTAL_SECONDS=300; a cold build adds its own minutes):
-# steps 1-4 with one repeat and fewer epochs, step 6 with memcheck only, step 7; no full verify, no
+# steps 1-4 (and 3b) with one repeat and fewer epochs, step 6 with memcheck only, step 7; no full verify, no
 # rest, no ablation.
 # The full mode takes about 20 minutes after the build.
 # At the end: one Markdown table (step, status, seconds, key figures) to paste into bench/RESULTS.md.
@@ -255,6 +257,16 @@ run verify-fused "$([ "$quick" -eq 1 ] && echo 120 || echo 180)" verify_figures 
 run verify-persistent "$([ "$quick" -eq 1 ] && echo 60 || echo 120)" verify_figures \
   "$mlpwb" verify --isolate --combination-timeout "$([ "$quick" -eq 1 ] && echo 30 || echo 60)" --device "$device" \
   --only launch=persistent
+
+# 3b. the tasks beyond yes/no: each fixture case on eager and graph_step, PyTorch's loss curve ------------
+if need_device tasks; then
+  if command -v "$python" >/dev/null 2>&1; then
+    run tasks 120 verify_figures "$python" "$root/scripts/check_task_parity.py" --mlpwb "$mlpwb" --backend cuda \
+      --device "$device" --launches eager,graph_step --timeout 60 --out-dir "$outdir/tasks"
+  else
+    skip tasks "$python not found"
+  fi
+fi
 
 # 4. the decisive speed table ----------------------------------------------------------------------------
 decisive="Fastest,Static graph (Keras-like),torch_compile,jax_scan,torch_resident"
