@@ -59,7 +59,9 @@ void estimateCpu(const RunConfig& config, const MemoryShape& shape, MemoryEstima
         e.add("the shuffled copy of the training rows", floats(rows * (stride + 1)) + rows * sizeof(std::uint32_t));
     std::uint64_t activations = batch * (stride + 4);  // gathered rows, labels, logits, loss gradient
     std::uint64_t params = 0;
-    const std::vector<int> widths = config.model.widths(shape.cols);
+    ModelSpec model = config.model;
+    model.outputs = shape.outputs;
+    const std::vector<int> widths = model.widths(shape.cols);
     for (std::size_t l = 0; l + 1 < widths.size(); ++l) {
         const std::uint64_t perLayer = activationSaves(config.model.activation) ? 3 : 2;  // z, f(z), saved
         activations += perLayer * batch * padded(widths[l + 1]);
@@ -134,7 +136,7 @@ std::size_t batchCapacity(int batchSize, const MemoryShape& shape) {
 }
 
 MemoryShape shapeOf(const RunConfig& config, std::size_t rows, std::size_t cols) {
-    MemoryShape s{rows, cols, rows, 0};
+    MemoryShape s{rows, cols, rows, 0, 1};
     if (config.prepare.valSplit > 0) {
         // prepare() rounds per class; one more row than the share bounds it
         s.valRows = std::min(rows, static_cast<std::size_t>(static_cast<double>(rows) * config.prepare.valSplit) + 1);
@@ -144,11 +146,13 @@ MemoryShape shapeOf(const RunConfig& config, std::size_t rows, std::size_t cols)
 }
 
 MemoryShape shapeOf(const RunConfig& config, const Dataset& dataset) {
-    return shapeOf(config, dataset.rows, dataset.cols);
+    MemoryShape s = shapeOf(config, dataset.rows, dataset.cols);
+    s.outputs = outputsFor(dataset.task, dataset.classes());
+    return s;
 }
 
 MemoryShape shapeOf(const PreparedData& data) {
-    return {data.trainRows() + data.valRows(), data.cols, data.trainRows(), data.valRows()};
+    return {data.trainRows() + data.valRows(), data.cols, data.trainRows(), data.valRows(), data.outputs()};
 }
 
 MemoryEstimate estimateRunMemory(const RunConfig& config, const MemoryShape& shape, MemoryStage stage) {

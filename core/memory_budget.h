@@ -53,6 +53,7 @@ struct MemoryShape {
     std::size_t cols = 0;
     std::size_t trainRows = 0;
     std::size_t valRows = 0;
+    int outputs = 1;  // the output layer's width: the data's task's (K for K classes)
 };
 
 // Adds the bytes backend `name` allocates in its setup (buffers, copies, model, optimizer state).
