@@ -37,8 +37,8 @@ void printTarget(const std::vector<float>& y) {
     for (float v : y) mean += v;
     mean /= static_cast<double>(y.size());
     for (float v : y) sq += (v - mean) * (v - mean);
-    std::printf("target:   mean %.6g, std %.6g, min %.6g, max %.6g\n", mean, std::sqrt(sq / static_cast<double>(y.size())),
-                static_cast<double>(*lo), static_cast<double>(*hi));
+    std::printf("target:   mean %.6g, std %.6g, min %.6g, max %.6g\n", mean,
+                std::sqrt(sq / static_cast<double>(y.size())), static_cast<double>(*lo), static_cast<double>(*hi));
 }
 
 int describeDataset(const DatasetOptions& opt) {

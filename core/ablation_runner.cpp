@@ -151,8 +151,7 @@ private:
     // The notes of a step about to run: what the switches it changed can do here (precision_note.h).
     void addNotes(AblationStep& step, const std::vector<std::string>& changed) const {
         if (std::find(changed.begin(), changed.end(), "precision") == changed.end()) return;
-        if (auto note =
-                precisionNote(result_.backend, step.settings, modelWidths(), base_.train.batchSize))
+        if (auto note = precisionNote(result_.backend, step.settings, modelWidths(), base_.train.batchSize))
             step.notes.push_back(*note);
     }
 

@@ -152,10 +152,10 @@ private:
 
         // Forward, loss and backward chunk by chunk on the pool; the loss' sum and the gradients are
         // then reduced in chunk order, so any thread count gives the same bits.
-        mlp_->forwardLoss(
-            x, n, [&](std::size_t c, std::size_t first, std::size_t rows, const float* logits, float* dlogits) {
-                chunkSums_[c] = chunkLoss_[c](logits, y + first, rows, dlogits, n);
-            });
+        mlp_->forwardLoss(x, n,
+                          [&](std::size_t c, std::size_t first, std::size_t rows, const float* logits, float* dlogits) {
+                              chunkSums_[c] = chunkLoss_[c](logits, y + first, rows, dlogits, n);
+                          });
         LossSums sums;
         for (std::size_t c = 0; c < CpuMlp::chunkCount(n); ++c) sums += chunkSums_[c];
         phases.forward += msSince(mark);
@@ -220,9 +220,9 @@ private:
     TrainingProblem problem_;
     std::unique_ptr<WorkerPool> pool_;  // before mlp_, which holds a pointer to it
     std::unique_ptr<CpuMlp> mlp_;
-    std::unique_ptr<TaskLoss> loss_;     // evaluate()'s
-    std::vector<TaskLoss> chunkLoss_;    // (K) forwardLoss's, one per chunk
-    std::vector<LossSums> chunkSums_;    // (K) each chunk's loss and metric sums
+    std::unique_ptr<TaskLoss> loss_;   // evaluate()'s
+    std::vector<TaskLoss> chunkLoss_;  // (K) forwardLoss's, one per chunk
+    std::vector<LossSums> chunkSums_;  // (K) each chunk's loss and metric sums
     std::unique_ptr<Optimizer> optimizer_;
     std::size_t ldx_ = 0;          // the stride of every copy of the rows below: paddedWidth(cols)
     AlignedVector<float> trainX_;  // (rows, ldx) aligned, padded copy of the training rows

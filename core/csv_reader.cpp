@@ -222,7 +222,8 @@ private:
         float value = 0;
         const Cell kind = field.escaped ? Cell::NotNumber : parseNumber(text, value);
         if (kind == Cell::NotNumber)
-            throw DataError(file_, line, column, std::string(text), "label is not a number, unlike the labels above it");
+            throw DataError(file_, line, column, std::string(text),
+                            "label is not a number, unlike the labels above it");
         if (kind != Cell::Number) throw DataError(file_, line, column, std::string(text), cellProblem(kind));
         return value;
     }

@@ -23,8 +23,8 @@ struct Dataset {
     Task task = Task::Binary;
     std::vector<std::string> classNames;  // (K) classification: each class's label, in class order
     std::string taskReason;               // why this task: "3 text values: multiclass", for the user
-    std::string hash;                         // "sha256:<hex>" of shape, features and labels
-    std::vector<std::string> notes;           // what the loader did, for the user (rows dropped, ...)
+    std::string hash;                     // "sha256:<hex>" of shape, features and labels
+    std::vector<std::string> notes;       // what the loader did, for the user (rows dropped, ...)
 
     // Fills `hash` from the current contents. Call after the features and labels are final.
     void computeHash();

@@ -21,10 +21,10 @@ struct RegressionMetrics {
 };
 
 struct EpochMetrics {
-    int epoch = 0;         // 1-based
-    bool warmup = false;   // the first epoch: excluded from summaries
-    double trainLoss = 0;  // mean over the epoch's samples
-    double trainAccuracy = 0;  // classification; written as null for a regression
+    int epoch = 0;                  // 1-based
+    bool warmup = false;            // the first epoch: excluded from summaries
+    double trainLoss = 0;           // mean over the epoch's samples
+    double trainAccuracy = 0;       // classification; written as null for a regression
     std::optional<double> valLoss;  // null without a validation split
     std::optional<double> valAccuracy;
     // A regression's metrics ("train_mse", "train_mae", "train_r2", "val_..." in the record); null

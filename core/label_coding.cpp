@@ -45,7 +45,8 @@ struct Classes {
 Classes textClasses(const LabelColumn& column) {
     std::vector<std::size_t> order(column.texts.size());  // text ids sorted by their text
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return column.texts[a] < column.texts[b]; });
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return column.texts[a] < column.texts[b]; });
     std::vector<float> rank(order.size());  // (distinct texts) text id -> class index
     Classes c;
     for (std::size_t k = 0; k < order.size(); ++k) {
@@ -91,7 +92,8 @@ public:
         if (k == 1) fail("holds a single value ('" + c.names[0] + "'); a label needs at least two distinct values");
         if (k > kMaxClasses)
             fail("holds more than " + std::to_string(kMaxClasses) + " distinct values (" + someNames(c.names) +
-                 "); that is not a class label" + (column.text ? "" : " (for a number to predict, use --task regression)"));
+                 "); that is not a class label" +
+                 (column.text ? "" : " (for a number to predict, use --task regression)"));
         if (choice == TaskChoice::Binary && k != 2)
             fail("holds " + std::to_string(k) + " values (" + someNames(c.names) +
                  "); a binary label needs exactly two: use --task multiclass (or auto)");
@@ -127,7 +129,8 @@ private:
         if (text || !c.identity)  // the coded labels differ from what the file says
             for (std::size_t k = 0; k < c.names.size(); ++k) data_.labelMapping[c.names[k]] = static_cast<int>(k);
         data_.classNames = std::move(c.names);
-        const std::string values = std::to_string(data_.classNames.size()) + (text ? " text values" : " numeric values");
+        const std::string values =
+            std::to_string(data_.classNames.size()) + (text ? " text values" : " numeric values");
         data_.taskReason = automatic ? values + ": " + toString(task) : toString(task) + " as asked, " + values;
     }
 

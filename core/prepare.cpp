@@ -40,8 +40,8 @@ std::vector<std::vector<std::size_t>> strata(const Dataset& data) {
     std::vector<std::vector<std::size_t>> byClass(std::max<std::size_t>(data.classes(), 2));
     for (std::size_t r = 0; r < data.rows; ++r) {
         // Binary data from older callers may carry no class names: any non-zero label is class 1.
-        const auto cls = data.task == Task::Binary ? (data.labels[r] != 0.0f ? 1u : 0u)
-                                                   : static_cast<std::size_t>(data.labels[r]);
+        const auto cls =
+            data.task == Task::Binary ? (data.labels[r] != 0.0f ? 1u : 0u) : static_cast<std::size_t>(data.labels[r]);
         if (cls >= byClass.size())
             throw ConfigError("The data set is inconsistent: label " + std::to_string(data.labels[r]) + " at row " +
                               std::to_string(r + 1) + " is not one of its " + std::to_string(byClass.size()) +

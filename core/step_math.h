@@ -184,7 +184,7 @@ WB_HD inline float regressionLoss(RegressionLoss loss, float z, float t) {
 
 struct RowLoss {
     float loss = 0.0f;
-    bool right = false;                                // classification: the prediction is the label
+    bool right = false;                               // classification: the prediction is the label
     float squaredError = 0.0f, absoluteError = 0.0f;  // regression: (z - t)^2 and |z - t|
 };
 

@@ -11,8 +11,7 @@ const EnumNames<TaskChoice> kChoiceNames = {{TaskChoice::Auto, "auto"},
                                             {TaskChoice::Binary, "binary"},
                                             {TaskChoice::Multiclass, "multiclass"},
                                             {TaskChoice::Regression, "regression"}};
-const EnumNames<RegressionLoss> kRegressionLossNames = {{RegressionLoss::Mse, "mse"},
-                                                        {RegressionLoss::Huber, "huber"}};
+const EnumNames<RegressionLoss> kRegressionLossNames = {{RegressionLoss::Mse, "mse"}, {RegressionLoss::Huber, "huber"}};
 }  // namespace
 
 int outputsFor(Task task, std::size_t classes) {

@@ -156,8 +156,8 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
             m.trainLoss = r.lossSum / static_cast<double>(r.samples);
             m.trainAccuracy = static_cast<double>(r.correct) / static_cast<double>(r.samples);
             if (regression)
-                m.trainRegression = regressionMetrics(r.squaredError, r.absoluteError, r.samples, data_.targetStd,
-                                                      trainSpread);
+                m.trainRegression =
+                    regressionMetrics(r.squaredError, r.absoluteError, r.samples, data_.targetStd, trainSpread);
             if (data_.valRows() > 0) {
                 const EvalResult v = r.validation
                                          ? *r.validation
@@ -165,8 +165,8 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
                 m.valLoss = v.lossSum / static_cast<double>(data_.valRows());
                 if (!regression) m.valAccuracy = static_cast<double>(v.correct) / static_cast<double>(data_.valRows());
                 if (regression)
-                    m.valRegression = regressionMetrics(v.squaredError, v.absoluteError, data_.valRows(),
-                                                        data_.targetStd, valSpread);
+                    m.valRegression =
+                        regressionMetrics(v.squaredError, v.absoluteError, data_.valRows(), data_.targetStd, valSpread);
             }
             const auto end = Clock::now();
             m.wallMs = r.wallMs.value_or(msBetween(start, end));

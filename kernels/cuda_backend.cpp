@@ -25,7 +25,8 @@ constexpr std::size_t kCublasWorkspaceBytes = 32u << 20;  // fixed, so cuBLAS al
 void requireBinaryUnlessPerOp(const TrainingProblem& problem) {
     const Launch l = problem.execution.launch;
     if ((l == Launch::Fused || l == Launch::Persistent) && problem.data->task != Task::Binary)
-        throw ConfigError("launch=" + toString(l) + " computes a binary loss inside its fused kernels, and this data is a " +
+        throw ConfigError("launch=" + toString(l) +
+                          " computes a binary loss inside its fused kernels, and this data is a " +
                           toString(problem.data->task) + " task; use launch=graph_step or eager");
 }
 

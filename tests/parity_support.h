@@ -46,8 +46,9 @@ inline void compareWeights(const MlpParams& ours, const MlpParams& torch) {
     QCOMPARE(ours.count(), torch.count());
     for (std::size_t k = 0; k < ours.count(); ++k) {
         const double want = torch.values[k], got = ours.values[k];
-        QVERIFY2(std::abs(got - want) <= 1e-3 * std::abs(want) + 1e-5,
-                 qPrintable(QString("parameter %1: ours %2, PyTorch %3").arg(k).arg(got, 0, 'g', 9).arg(want, 0, 'g', 9)));
+        QVERIFY2(
+            std::abs(got - want) <= 1e-3 * std::abs(want) + 1e-5,
+            qPrintable(QString("parameter %1: ours %2, PyTorch %3").arg(k).arg(got, 0, 'g', 9).arg(want, 0, 'g', 9)));
     }
 }
 

@@ -43,8 +43,8 @@ private slots:
 
     void regressionAsAsked() {
         write("price.csv", csvOf(60, [](int i) { return QByteArray::number(100.0 + i * 1.5); }));
-        RUN_MLPWB(r, (QStringList{"train", "--data", "price.csv", "--task", "regression", "--regression-loss",
-                                  "huber", "--epochs", "3", "--val-split", "0.2", "--out", "run.json"}));
+        RUN_MLPWB(r, (QStringList{"train", "--data", "price.csv", "--task", "regression", "--regression-loss", "huber",
+                                  "--epochs", "3", "--val-split", "0.2", "--out", "run.json"}));
         QVERIFY2(r.exitCode == 0, r.describe().constData());
         QVERIFY2(QString::fromUtf8(r.out).contains(" r2 "), r.out.constData());
         const auto j = readJson(dir_.filePath("run.json"));
@@ -71,14 +71,16 @@ private slots:
         QTest::addColumn<QString>("reason");
         QTest::newRow("one value") << csvOf(20, [](int) { return QByteArray("x"); }) << QStringList{}
                                    << "column 'y' holds a single value";
-        QTest::newRow("a number to predict") << csvOf(40, [](int i) { return QByteArray::number(i * 0.7); })
-                                             << QStringList{} << "--task regression";
-        QTest::newRow("a class of one row")
-            << csvOf(21, [](int i) { return QByteArray(i == 20 ? "lonely" : i % 2 ? "a" : "b"); })
-            << QStringList{"--val-split", "0.2"} << "class 'lonely' has a single row";
-        QTest::newRow("text as a target") << csvOf(20, [](int i) { return QByteArray(i % 2 ? "a" : "b"); })
-                                          << QStringList{"--task", "regression"}
-                                          << "a regression target must be a number";
+        QTest::newRow("a number to predict")
+            << csvOf(40, [](int i) { return QByteArray::number(i * 0.7); }) << QStringList{} << "--task regression";
+        QTest::newRow("a class of one row") << csvOf(21,
+                                                     [](int i) {
+                                                         return QByteArray(i == 20 ? "lonely" : i % 2 ? "a" : "b");
+                                                     })
+                                            << QStringList{"--val-split", "0.2"} << "class 'lonely' has a single row";
+        QTest::newRow("text as a target")
+            << csvOf(20, [](int i) { return QByteArray(i % 2 ? "a" : "b"); }) << QStringList{"--task", "regression"}
+            << "a regression target must be a number";
         QTest::newRow("non-finite target") << csvOf(20, [](int i) { return QByteArray(i == 5 ? "inf" : "1.5"); })
                                            << QStringList{"--task", "regression"} << "not a finite number";
         QTest::newRow("three values for binary")

@@ -62,23 +62,22 @@ private slots:
             << csvWithLabels({"virginica", "setosa", "versicolor", "setosa"}) << A << Task::Multiclass
             << QStringList{"setosa", "versicolor", "virginica"} << QList<float>{2, 0, 1, 0}
             << QStringList{"setosa=0", "versicolor=1", "virginica=2"} << "3 text values: multiclass";
-        QTest::newRow("digits 0..2, 5 rows each") << csvWithLabels(repeated({"2", "0", "1"}, 5)) << A
-                                                  << Task::Multiclass << QStringList{"0", "1", "2"}
-                                                  << QList<float>{} << QStringList{}
-                                                  << "3 numeric values: multiclass";
+        QTest::newRow("digits 0..2, 5 rows each")
+            << csvWithLabels(repeated({"2", "0", "1"}, 5)) << A << Task::Multiclass << QStringList{"0", "1", "2"}
+            << QList<float>{} << QStringList{} << "3 numeric values: multiclass";
         QTest::newRow("classes 3, 10, 20 in numeric order")
             << csvWithLabels(repeated({"10", "3", "20"}, 5)) << A << Task::Multiclass << QStringList{"3", "10", "20"}
             << QList<float>{} << QStringList{"10=1", "20=2", "3=0"} << "multiclass";
         QTest::newRow("regression as asked")
             << csvWithLabels({"1.5", "-2", "3e2"}) << TaskChoice::Regression << Task::Regression << QStringList{}
             << QList<float>{1.5f, -2, 300} << QStringList{} << "regression as asked";
-        QTest::newRow("multiclass on two values") << csvWithLabels({"b", "a"}) << TaskChoice::Multiclass
-                                                  << Task::Multiclass << QStringList{"a", "b"} << QList<float>{1, 0}
-                                                  << QStringList{"a=0", "b=1"} << "multiclass as asked";
-        QTest::newRow("multiclass on few integers") << csvWithLabels({"7", "8", "9"}) << TaskChoice::Multiclass
-                                                    << Task::Multiclass << QStringList{"7", "8", "9"}
-                                                    << QList<float>{0, 1, 2} << QStringList{"7=0", "8=1", "9=2"}
-                                                    << "multiclass as asked";
+        QTest::newRow("multiclass on two values")
+            << csvWithLabels({"b", "a"}) << TaskChoice::Multiclass << Task::Multiclass << QStringList{"a", "b"}
+            << QList<float>{1, 0} << QStringList{"a=0", "b=1"} << "multiclass as asked";
+        QTest::newRow("multiclass on few integers")
+            << csvWithLabels({"7", "8", "9"}) << TaskChoice::Multiclass << Task::Multiclass
+            << QStringList{"7", "8", "9"} << QList<float>{0, 1, 2} << QStringList{"7=0", "8=1", "9=2"}
+            << "multiclass as asked";
     }
 
     void decides() {
@@ -112,24 +111,22 @@ private slots:
         QTest::newRow("one value") << csvWithLabels({"x", "x"}) << A << "'y' holds a single value ('x')" << 0;
         QTest::newRow("one value, regression")
             << csvWithLabels({"3", "3"}) << TaskChoice::Regression << "'y' holds a single value (3)" << 0;
-        QTest::newRow("fractions under auto")
-            << csvWithLabels({"0.5", "1.5", "2.5"}) << A << "--task regression" << 0;
-        QTest::newRow("negative integers under auto") << csvWithLabels(repeated({"-1", "0", "1"}, 5)) << A
-                                                      << "--task regression" << 0;
+        QTest::newRow("fractions under auto") << csvWithLabels({"0.5", "1.5", "2.5"}) << A << "--task regression" << 0;
+        QTest::newRow("negative integers under auto")
+            << csvWithLabels(repeated({"-1", "0", "1"}, 5)) << A << "--task regression" << 0;
         QTest::newRow("an integer per row under auto (a measured quantity)")
             << csvWithLabels({"25", "301", "150", "88"}) << A << "4 distinct numbers" << 0;
-        QTest::newRow("three values for binary") << csvWithLabels({"0", "1", "2"}) << TaskChoice::Binary
-                                                 << "holds 3 values ('0', '1', '2'); a binary label needs exactly two"
-                                                 << 0;
+        QTest::newRow("three values for binary")
+            << csvWithLabels({"0", "1", "2"}) << TaskChoice::Binary
+            << "holds 3 values ('0', '1', '2'); a binary label needs exactly two" << 0;
         QTest::newRow("third text for binary, with its line")
             << csvWithLabels({"spam", "ham", "eggs"}) << TaskChoice::Binary << "a third label value" << 4;
         QTest::newRow("text regression target, with its line")
             << csvWithLabels({"1.5", "cheap"}) << TaskChoice::Regression << "label is not a number" << 3;
-        QTest::newRow("text column as regression target")
-            << csvWithLabels({"cheap", "dear"}) << TaskChoice::Regression << "a regression target must be a number"
-            << 2;
-        QTest::newRow("non-finite target") << csvWithLabels({"1", "inf", "2"}) << TaskChoice::Regression
-                                           << "not a finite number" << 3;
+        QTest::newRow("text column as regression target") << csvWithLabels({"cheap", "dear"}) << TaskChoice::Regression
+                                                          << "a regression target must be a number" << 2;
+        QTest::newRow("non-finite target")
+            << csvWithLabels({"1", "inf", "2"}) << TaskChoice::Regression << "not a finite number" << 3;
         QList<QByteArray> many;
         for (int i = 0; i <= 1000; ++i) many << "c" + QByteArray::number(i);
         QTest::newRow("1001 text classes") << csvWithLabels(many) << A << "more than 1000 distinct labels" << 1002;

@@ -40,7 +40,8 @@ wb::RunRecord makeRecord(wb::RunStatus status = wb::RunStatus::Diverged) {
     r.config = {{"model", {{"hidden", {20, 10}}, {"activation", "tanh"}}},
                 {"optimizer", {{"type", "adam"}, {"lr", 1e-3}}},
                 {"backend", "cpu"}};
-    r.dataset = {"spambase.csv", 4601, 57, "type", {{"nonspam", 0}, {"spam", 1}}, "sha256:abc123", 3681, 920, {}, wb::Task::Binary, {}, ""};
+    r.dataset = {"spambase.csv",   4601, 57, "type", {{"nonspam", 0}, {"spam", 1}}, "sha256:abc123", 3681, 920, {},
+                 wb::Task::Binary, {},   ""};
     r.environment = {{"backend", "cpu"}, {"device", "Some CPU"}, {"threads", "2"}};
     r.notApplicable = {{"launch", "the CPU backend launches no kernels"}};
     auto first = makeEpoch(1, 21.25, true);

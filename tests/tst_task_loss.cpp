@@ -73,10 +73,8 @@ private slots:
             up[i] += h;
             down[i] -= h;
             const double numeric = (meanLoss(lossSpec, up, y) - meanLoss(lossSpec, down, y)) / (2.0 * h);
-            QVERIFY2(std::abs(numeric - g[i]) < 2e-3, qPrintable(QString("logit %1: analytic %2, numeric %3")
-                                                                     .arg(i)
-                                                                     .arg(g[i])
-                                                                     .arg(numeric)));
+            QVERIFY2(std::abs(numeric - g[i]) < 2e-3,
+                     qPrintable(QString("logit %1: analytic %2, numeric %3").arg(i).arg(g[i]).arg(numeric)));
         }
     }
 
@@ -144,8 +142,8 @@ private slots:
         const std::vector<float> z{1, 2, 3};
         std::vector<float> g{9, 9, 9};
         for (const float label : {3.0f, -1.0f, NAN}) {
-            const auto r = stepmath::rowLoss(spec(Task::Multiclass, LossKind::BceWithLogits, 3), z.data(), label,
-                                             1.0f, 1.0f, g.data());
+            const auto r = stepmath::rowLoss(spec(Task::Multiclass, LossKind::BceWithLogits, 3), z.data(), label, 1.0f,
+                                             1.0f, g.data());
             QVERIFY(std::isnan(r.loss));
             QCOMPARE(g, (std::vector<float>{0, 0, 0}));
         }
