@@ -26,11 +26,13 @@ BackendInfo probeOfTheStandIn(const std::vector<BackendRegistration>& backends) 
     return backends[0].probe();
 }
 
+#ifdef WB_CUDA_PLUGIN_PATH
 const BackendInfo* findBackend(const std::vector<BackendInfo>& list, const std::string& name) {
     for (const auto& b : list)
         if (b.name == name) return &b;
     return nullptr;
 }
+#endif
 }  // namespace
 
 class TestPluginLoader : public QObject {
