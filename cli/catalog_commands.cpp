@@ -44,9 +44,6 @@ Command addInfoCommand(CLI::App& app) {
                 std::printf("%-5s unavailable: %s\n", b.name.c_str(), b.reason.c_str());
             for (const auto& [k, v] : b.details) std::printf("      %s: %s\n", k.c_str(), v.c_str());
         }
-#ifndef WB_WITH_CUDA
-        std::printf("cuda  unavailable: this build has no CUDA backend (configure with a CUDA toolkit, WB_CUDA=ON)\n");
-#endif
         return int{kOk};
     };
 }

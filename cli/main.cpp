@@ -9,22 +9,18 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.h"
-#ifdef WB_WITH_CUDA
-#include "cuda_backend.h"
-#endif
 #include "errors.h"
 #include "exit_codes.h"
 #include "framework_backend.h"
 #include "memory_budget.h"
+#include "plugin_loader.h"
 
 using namespace wb::cli;
 
 // A function-try-block: building the command line (CLI11 throws on a malformed option set) happens outside
 // the handlers below, and no exception may leave main (std::terminate would abort without our one line).
 int main(int argc, char** argv) try {
-#ifdef WB_WITH_CUDA
-    wb::registerCudaBackend();  // "cuda" joins the registry, available or with the reason why not
-#endif
+    wb::registerBackendPlugins();     // "cuda" from its plugin: available, or with the reason why not
     wb::registerFrameworkBackends();  // "torch": the user's PyTorch, in a subprocess
     CLI::App app{"MLP Workbench: train small MLPs and measure why one way of executing them is faster"};
     app.require_subcommand(1);

@@ -1,5 +1,10 @@
-# Packaging: `cpack -G DEB` in a build directory makes mlp-workbench_<version>_<arch>.deb.
-# scripts/package-test.sh configures, builds, packages, installs and removes it again.
+# Packaging: `cpack -G DEB` in a build directory makes mlp-workbench_<version>_<arch>.deb and, in a
+# build with the CUDA backend, mlp-workbench-cuda_<version>_<arch>.deb (the plugin libmlpwb-cuda.so).
+# scripts/package-test.sh configures, builds, packages, installs and removes them again.
+#
+# One package per install component: "base" (every install() without a COMPONENT: the programs, the
+# desktop entry, the icon) and "cuda" (kernels/CMakeLists.txt). The base package depends on no CUDA
+# library, so it installs and runs anywhere; the CUDA backend comes with the second package.
 #
 # A package runs on other machines, so it must be built without -march=native:
 #   cmake -S . -B build-package -DWB_NATIVE=OFF -DWB_TESTS=OFF -DCMAKE_INSTALL_PREFIX=/usr
@@ -18,7 +23,10 @@ set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
 set(CPACK_STRIP_FILES ON)
 
 set(CPACK_GENERATOR "DEB")
-set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)   # mlp-workbench_0.1.0_amd64.deb
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)   # mlp-workbench_0.1.0_amd64.deb, mlp-workbench-cuda_0.1.0_amd64.deb
+set(CPACK_DEBIAN_BASE_PACKAGE_NAME "mlp-workbench")
+set(CPACK_DEBIAN_CUDA_PACKAGE_NAME "mlp-workbench-cuda")
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${WB_PACKAGE_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_SECTION "science")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
@@ -26,17 +34,34 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 # Runtime dependencies (libc6, libstdc++6, libssl3, Qt when the GUI is built, ...) come from
 # dpkg-shlibdeps (Debian's dpkg-dev), which reads the binaries' NEEDED entries.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# The first line is the synopsis, the rest the extended description (each line indented by one space).
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}
- MLP Workbench trains small multilayer perceptrons (a 61-20-10-1 tanh network with
- binary cross-entropy and Adam is the founding case) and shows, measured side by side,
- why one way of executing the same training is many times faster than another.
- Every suspected cause of a slow training loop (per-sample data loading, host-to-device
- copies, one launch per operation, zero_grad twice, Sigmoid + BCELoss, fp32) is one
- switch, timed honestly per epoch and phase.
- .
- This package contains mlpwb, the command-line front end, and the desktop entry and
- icon of the graphical front end mlp-workbench (with the binary when it was built).")
+# The extended descriptions, as plain lines (an empty line separates paragraphs): CPack puts
+# CPACK_PACKAGE_DESCRIPTION_SUMMARY before each as the synopsis and indents every line by one space,
+# so neither may start with the synopsis or with spaces (an indented line becomes verbatim text).
+set(CPACK_DEBIAN_BASE_DESCRIPTION "MLP Workbench trains small multilayer perceptrons (a 61-20-10-1 tanh network with
+binary cross-entropy and Adam is the founding case) and shows, measured side by side,
+why one way of executing the same training is many times faster than another.
+Every suspected cause of a slow training loop (per-sample data loading, host-to-device
+copies, one launch per operation, zero_grad twice, Sigmoid + BCELoss, fp32) is one
+switch, timed honestly per epoch and phase.
+
+This package contains mlpwb, the command-line front end, and the desktop entry and
+icon of the graphical front end mlp-workbench (with the binary when it was built).
+The CUDA backend is in the package mlp-workbench-cuda.")
+
+# The CUDA backend's package: the plugin alone, for exactly this version of the programs.
+# dpkg-shlibdeps is off for it: the CUDA runtime and cuBLAS it needs (libcudart.so.13, libcublas.so.13,
+# libcublasLt.so.13) belong to no Debian package (NVIDIA's installers or repository put them in
+# place), so dpkg-shlibdeps would fail on them. Its other needs (libc6, libstdc++6) come with
+# mlp-workbench. Where the CUDA libraries are missing, `mlpwb info` names the one it could not load.
+set(CPACK_DEBIAN_CUDA_PACKAGE_SHLIBDEPS OFF)
+set(CPACK_DEBIAN_CUDA_PACKAGE_DEPENDS "mlp-workbench (= ${PROJECT_VERSION})")
+set(CPACK_DEBIAN_CUDA_PACKAGE_SECTION "science")
+set(CPACK_DEBIAN_CUDA_DESCRIPTION "This package contains the CUDA backend of MLP Workbench (NVIDIA GPUs) as a plugin,
+libmlpwb-cuda.so: mlpwb and mlp-workbench load it and then offer the backend cuda.
+
+It needs an NVIDIA driver and the CUDA ${CUDAToolkit_VERSION_MAJOR} runtime and cuBLAS libraries
+(libcudart, libcublas, libcublasLt) from NVIDIA, which no Debian package provides;
+`mlpwb info` says which one is missing.")
 
 # A source package (cpack --config CPackSourceConfig.cmake) leaves out build trees and outputs.
 set(CPACK_SOURCE_GENERATOR "TGZ")

@@ -9,9 +9,7 @@
 #include "headless_export.h"
 #include "main_window.h"
 #include "metatypes.h"
-#ifdef WB_WITH_CUDA
-#include "cuda_backend.h"
-#endif
+#include "plugin_loader.h"
 
 // --help and --version answer before any window system is asked for, so they work on a server.
 int answerWithoutDisplay(int argc, char** argv) {
@@ -43,9 +41,7 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName("MLP Workbench");
     QApplication::setApplicationVersion(WB_VERSION);
     wb::gui::registerMetaTypes();
-#ifdef WB_WITH_CUDA
-    wb::registerCudaBackend();  // the backend list then shows "cuda", available or with the reason
-#endif
+    wb::registerBackendPlugins();     // "cuda" from its plugin: the backend list shows it, or why not
     wb::registerFrameworkBackends();  // and "torch", the user's PyTorch in a subprocess
 
     const QStringList args = QApplication::arguments();

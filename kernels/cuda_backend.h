@@ -9,7 +9,8 @@
 
 namespace wb {
 
-// Adds "cuda" to BackendRegistry::instance(); calling it again does nothing.
+// Adds "cuda" to BackendRegistry::instance(); calling it again does nothing. For the tests that link
+// wb_cuda; the programs load libmlpwb-cuda.so instead (core/plugin_loader.h).
 void registerCudaBackend();
 
 // Whether a device is usable and, if not, why ("CUDA unavailable: no NVIDIA driver"). Never throws.

@@ -1,4 +1,4 @@
-// probeCudaBackend and registerCudaBackend: what `mlpwb info`, the GUI and the registry are told.
+// probeCudaBackend: what `mlpwb info`, the GUI and the registry are told about the devices.
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
@@ -59,14 +59,6 @@ BackendInfo probeOnce() {
 BackendInfo probeCudaBackend() {
     static const BackendInfo info = probeOnce();  // the answer does not change while we run
     return info;
-}
-
-void registerCudaBackend() {
-    static const bool registered = [] {
-        BackendRegistry::instance().add("cuda", probeCudaBackend, makeCudaBackend, cudaIgnoredSwitches);
-        return true;
-    }();
-    (void)registered;
 }
 
 }  // namespace wb

@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Build the Debian package and prove it installs and runs, then leave the machine as it was:
+# Build the Debian packages and prove they install and run, then leave the machine as it was:
 #   scripts/package-test.sh [BUILD_DIR]      (default: build-package in the repository root)
-# 1. configures a portable Release build (-DWB_NATIVE=OFF -DWB_TESTS=OFF -DWB_CUDA=OFF -DCMAKE_INSTALL_PREFIX=/usr),
-#    builds it, and checks that nothing was compiled with -march=native;
+# 1. configures a portable Release build (-DWB_NATIVE=OFF -DWB_TESTS=OFF -DCMAKE_INSTALL_PREFIX=/usr;
+#    -DWB_CUDA=ON where nvcc is installed, else OFF), builds it, and checks that nothing was compiled
+#    with -march=native;
 # 2. `cmake --install` into BUILD_DIR/stage (DESTDIR) and lists what went where;
-# 3. `cpack -G DEB` (dependencies from dpkg-shlibdeps) and shows the package's control fields;
-# 4. installs the .deb with apt-get (as root, else with sudo), runs /usr/bin/mlpwb info and --version
-#    (and mlp-workbench --version when the GUI is in the package), checks the desktop entry and icon;
-# 5. removes the package, and any packages apt-get pulled in for it, again.
+# 3. `cpack -G DEB` (dependencies from dpkg-shlibdeps) and shows the packages' control fields: the base
+#    package mlp-workbench (no CUDA dependency) and, with CUDA, mlp-workbench-cuda (the plugin);
+# 4. installs the base .deb alone with apt-get (as root, else with sudo), runs /usr/bin/mlpwb info and
+#    --version (and mlp-workbench --version when the GUI is in the package), checks the desktop entry
+#    and icon; mlpwb info must say the CUDA backend is not installed;
+# 5. with CUDA: runs the installed mlpwb with the plugin from mlp-workbench-cuda (MLPWB_PLUGIN_DIR) while
+#    the CUDA libraries are hidden from the loader, and again while they are visible: each must exit 0
+#    and name what is missing (the library; then the driver or device, on a machine without a GPU);
+# 6. removes the package, and any packages apt-get pulled in for it, again.
 # Exits non-zero on any failure. Environment: JOBS (default: all cores), CMAKE_ARGS (extra flags).
 set -euo pipefail
 
@@ -39,14 +45,17 @@ if dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed"; the
 fi
 [ ! -e /usr/bin/mlpwb ] || fail "/usr/bin/mlpwb exists and belongs to no package; remove it first"
 
-say "configure (portable Release) in $build_dir"
+# The CUDA backend is built where a CUDA toolkit is installed: it is a plugin in a package of its own,
+# so the base package still depends only on Debian packages (the CUDA runtime and cuBLAS are not).
+cuda=OFF
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then cuda=ON; fi
+
+say "configure (portable Release, CUDA $cuda) in $build_dir"
 generator=()
 command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
-# Without the CUDA backend: the .deb may depend only on Debian packages, and the CUDA runtime and
-# cuBLAS are not among them.
 # shellcheck disable=SC2086  # CMAKE_ARGS is a list of flags
 cmake -S "$root" -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DWB_NATIVE=OFF -DWB_TESTS=OFF \
-    -DWB_CUDA=OFF -DCMAKE_INSTALL_PREFIX=/usr ${CMAKE_ARGS:-}
+    -DWB_CUDA="$cuda" -DCMAKE_INSTALL_PREFIX=/usr ${CMAKE_ARGS:-}
 
 say "build"
 cmake --build "$build_dir" -j "$jobs"
@@ -63,6 +72,10 @@ DESTDIR=$stage cmake --install "$build_dir" >/dev/null
 for f in usr/bin/mlpwb usr/share/applications/$pkg.desktop usr/share/icons/hicolor/scalable/apps/$pkg.svg; do
     [ -e "$stage/$f" ] || fail "cmake --install did not put /$f in place"
 done
+if [ "$cuda" = ON ]; then
+    plugins=("$stage"/usr/lib/*/mlp-workbench/libmlpwb-cuda.so)
+    [ -f "${plugins[0]}" ] || fail "cmake --install did not put the CUDA plugin in /usr/lib/<multiarch>/mlp-workbench"
+fi
 
 say "cpack -G DEB"
 rm -rf "$build_dir/packages"
@@ -78,12 +91,27 @@ dpkg-deb --contents "$deb" | awk '{print "  " $1 " " $3 "  " $6}'
 version=$(dpkg-deb --field "$deb" Version)
 depends=$(dpkg-deb --field "$deb" Depends)
 [ -n "$depends" ] || fail "the package has no Depends: dpkg-shlibdeps did not run"
+if grep -qiE 'cuda|cublas|nvidia' <<<"$depends"; then fail "the base package depends on CUDA: $depends"; fi
+if dpkg-deb --contents "$deb" | grep -q 'libmlpwb-cuda'; then fail "the base package contains the CUDA plugin"; fi
+cuda_deb=""
+if [ "$cuda" = ON ]; then
+    cuda_debs=("$build_dir"/packages/"$pkg"-cuda_*.deb)
+    [ -f "${cuda_debs[0]}" ] || fail "expected a $pkg-cuda .deb in $build_dir/packages"
+    cuda_deb=${cuda_debs[0]}
+    echo
+    dpkg-deb --field "$cuda_deb" Package Version Architecture Depends Installed-Size
+    echo "files:"
+    dpkg-deb --contents "$cuda_deb" | awk '{print "  " $1 " " $3 "  " $6}'
+    cuda_depends=$(dpkg-deb --field "$cuda_deb" Depends)
+    [ "$cuda_depends" = "$pkg (= $version)" ] || fail "$pkg-cuda depends on '$cuda_depends', not '$pkg (= $version)'"
+fi
 
 say "apt-get install $deb"
 # What dpkg knows before (any state) and what is installed, to undo exactly what the test installs.
 known=$(mktemp)
 before=$(mktemp)
 after=$(mktemp)
+unpacked=$(mktemp -d)
 list_installed() { dpkg-query -W -f='${db:Status-Abbrev} ${Package}:${Architecture}\n' | awk '$1 == "ii" {print $2}' | sort; }
 dpkg-query -W -f='${Package}:${Architecture}\n' | sort >"$known"
 list_installed >"$before"
@@ -116,6 +144,7 @@ cleanup() {
         fi
     fi
     rm -f "$known" "$before" "$after"
+    rm -rf "$unpacked"
     if [ "$rc" -eq 0 ]; then
         say "package-test: OK ($pkg $version, $(($(date +%s) - start)) s)"
     fi
@@ -143,8 +172,48 @@ echo "\$ /usr/bin/mlpwb --version"
 got=$(/usr/bin/mlpwb --version) || fail "mlpwb --version failed"
 echo "$got"
 [ "$got" = "mlpwb $version" ] || fail "mlpwb --version says '$got', the package is version $version"
+if ldd /usr/bin/mlpwb | grep -E 'libcudart|libcublas'; then fail "/usr/bin/mlpwb links a CUDA library"; fi
 echo "\$ /usr/bin/mlpwb info"
-/usr/bin/mlpwb info || fail "mlpwb info failed"
+info=$(/usr/bin/mlpwb info) || fail "mlpwb info failed"
+echo "$info"
+grep -qE '^cpu +available' <<<"$info" || fail "mlpwb info lists no available cpu backend"
+grep -qE '^cuda +unavailable: ' <<<"$info" || fail "mlpwb info does not list cuda as unavailable"
+if [ "$cuda" = ON ]; then
+    grep -qE '^cuda +unavailable: the CUDA backend is not installed' <<<"$info" ||
+        fail "without $pkg-cuda, mlpwb info does not say the CUDA backend is not installed"
+fi
+if [ -n "$cuda_deb" ]; then
+    # The plugin exactly as mlp-workbench-cuda installs it, found through MLPWB_PLUGIN_DIR (the base
+    # package stays the only one installed).
+    dpkg-deb -x "$cuda_deb" "$unpacked"
+    plugin_dirs=("$unpacked"/usr/lib/*/mlp-workbench)
+    plugin_dir=${plugin_dirs[0]}
+    grep -qF "/${plugin_dir#"$unpacked"/}" <<<"$info" ||
+        fail "mlpwb does not look for the plugin where $pkg-cuda installs it (/${plugin_dir#"$unpacked"/})"
+    # The CUDA libraries hidden: the dynamic loader run with --inhibit-cache ignores /etc/ld.so.cache
+    # (where the toolkit's directories are listed) and searches only the system's own directories.
+    ldso=$(ldd /usr/bin/mlpwb | awk '$1 ~ /^\/.*ld-linux/ {print $1; exit}')
+    echo "\$ MLPWB_PLUGIN_DIR=$plugin_dir $ldso --inhibit-cache /usr/bin/mlpwb info   (CUDA libraries hidden)"
+    hidden=$(env -u LD_LIBRARY_PATH MLPWB_PLUGIN_DIR="$plugin_dir" "$ldso" --inhibit-cache /usr/bin/mlpwb info) ||
+        fail "mlpwb info failed with the plugin and no CUDA libraries"
+    echo "$hidden"
+    cuda_line=$(grep -E '^cuda ' <<<"$hidden") || fail "mlpwb info lists no cuda backend"
+    if ls /lib/*/libcudart.so.* /usr/lib/*/libcudart.so.* >/dev/null 2>&1; then
+        # A CUDA runtime in the system's own directories cannot be hidden this way.
+        grep -qE '^cuda +(available|unavailable: .+)' <<<"$cuda_line" || fail "unexpected: $cuda_line"
+        echo "(a CUDA runtime is in the system's library directories: the missing-library case was not exercised)"
+    else
+        grep -qE '^cuda +unavailable: .*lib(cudart|cublas|cublasLt)\.so[.0-9]*: cannot open shared object file' \
+            <<<"$cuda_line" || fail "mlpwb info does not name the missing CUDA library: $cuda_line"
+        echo "checked: with the CUDA libraries hidden, mlpwb names the missing one and exits 0"
+    fi
+    # The CUDA libraries visible (as on a machine with the toolkit): the plugin loads, and the probe
+    # answers (on a machine without a GPU: "no NVIDIA driver").
+    echo "\$ MLPWB_PLUGIN_DIR=$plugin_dir /usr/bin/mlpwb info   (CUDA libraries as installed)"
+    visible=$(MLPWB_PLUGIN_DIR="$plugin_dir" /usr/bin/mlpwb info) || fail "mlpwb info failed with the plugin"
+    echo "$visible"
+    grep -qE '^cuda +(available|unavailable: .+)' <<<"$visible" || fail "mlpwb info lists no cuda backend"
+fi
 if dpkg -L "$pkg" | grep -qx /usr/bin/mlp-workbench; then
     echo "\$ /usr/bin/mlp-workbench --version"
     got=$(QT_QPA_PLATFORM=offscreen /usr/bin/mlp-workbench --version) || fail "mlp-workbench --version failed"
