@@ -28,8 +28,9 @@ struct DatasetDescription {
     std::size_t valRows = 0;
     std::vector<std::string> notes;  // what the loader did ("labels decoded as Latin-1/CP-1252 ...")
     Task task = Task::Binary;
-    std::vector<std::string> classes;  // classification: the label of each class, in class order
-    std::string taskReason;            // why this task ("3 text values: multiclass")
+    // (Default member initialisers: a description brace-initialised up to `notes` stays valid.)
+    std::vector<std::string> classes{};  // classification: the label of each class, in class order
+    std::string taskReason{};            // why this task ("3 text values: multiclass")
 };
 
 struct RunSummary {
