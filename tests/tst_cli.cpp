@@ -205,7 +205,8 @@ private slots:
         QTest::newRow("a directory") << "folder.csv" << QByteArray("<dir>") << "directory";
         QTest::newRow("empty CSV") << "empty.csv" << QByteArray() << "empty";
         QTest::newRow("ragged row") << "ragged.csv" << QByteArray("a,b,y\n1,2,0\n3,4\n5,6,1\n") << ":3";
-        QTest::newRow("label 2") << "label2.csv" << QByteArray("a,b,y\n1,2,0\n3,4,2\n5,6,1\n") << ":3";
+        QTest::newRow("three labels on three rows")
+            << "label2.csv" << QByteArray("a,b,y\n1,2,0\n3,4,2\n5,6,1\n") << "--task regression";
         QTest::newRow("text in a feature") << "text.csv" << QByteArray("a,b,y\n1,2,0\n3,oops,1\n") << "oops";
         QTest::newRow("not a .npy") << "fake.npy" << QByteArray("hello, this is no numpy array\n") << "npy";
     }

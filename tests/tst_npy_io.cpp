@@ -1,5 +1,6 @@
 // .npy files: what writeNpy writes reads back; float64 and format versions 2 and 3 read; every
 // malformed file is a DataError that says what is wrong.
+#include <cmath>
 #include <QtTest>
 
 #include <cstring>
@@ -221,16 +222,19 @@ void TestNpyIo::malformedDataset_data() {
                                      << npyFile(dictFor("<f4", "(2,)"), bytesOf(std::vector<float>{0, 1}))
                                      << "has 2 labels but";
     QTest::newRow("label 2") << "pair" << x3x2 << npyFile(dictFor("<f4", "(3,)"), bytesOf(std::vector<float>{0, 1, 2}))
-                             << "label at row 2 (0-based) is 2";
+                             << "holds 3 distinct numbers ('0', '1', '2')";
     QTest::newRow("label 0.5 in float64")
         << "pair" << x3x2 << npyFile(dictFor("<f8", "(3,)"), bytesOf(std::vector<double>{0.5, 1, 0}))
-        << "label at row 0 (0-based) is 0.5";
+        << "holds 3 distinct numbers ('0', '0.5', '1')";
     QTest::newRow("labels of two columns")
         << "pair" << x3x2 << npyFile(dictFor("<f4", "(3, 2)"), bytesOf(std::vector<float>(6)))
         << "(rows,) or (rows, 1)";
-    QTest::newRow("single label not 0/1")
-        << "single" << npyFile(dictFor("<f4", "(2, 2)"), bytesOf(std::vector<float>{1, 0, 2, 3})) << QByteArray()
-        << "label at row 1 (0-based) is 3";
+    QTest::newRow("single file, one label value")
+        << "single" << npyFile(dictFor("<f4", "(2, 2)"), bytesOf(std::vector<float>{1, 3, 2, 3})) << QByteArray()
+        << "holds a single value ('3')";
+    QTest::newRow("non-finite label") << "pair" << x3x2
+                                      << npyFile(dictFor("<f4", "(3,)"), bytesOf(std::vector<float>{0, NAN, 1}))
+                                      << "holds nan at row 2; labels must be finite";
     QTest::newRow("single 1-D") << "single" << npyFile(dictFor("<f4", "(2,)"), bytesOf(std::vector<float>{1, 0}))
                                 << QByteArray() << "must be 2-D";
     QTest::newRow("single no rows") << "single" << npyFile(dictFor("<f4", "(0, 3)"), QByteArray()) << QByteArray()
