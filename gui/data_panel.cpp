@@ -355,6 +355,7 @@ DataSpec DataPanel::editedSpec() const {
     spec.rows = static_cast<std::size_t>(rowsSpin_->value());
     spec.seed = static_cast<std::uint64_t>(dataSeedSpin_->value());
     spec.csv = csvOptions();
+    spec.task = task_;
     return spec;
 }
 
@@ -377,7 +378,14 @@ void DataPanel::setDataSpec(const DataSpec& spec) {
     rowsSpin_->setValue(static_cast<int>(std::clamp<std::size_t>(spec.rows, 1, kMaxBuiltinRows)));
     dataSeedSpin_->setValue(static_cast<int>(std::min<std::uint64_t>(spec.seed, std::numeric_limits<int>::max())));
     setCsvOptions(spec.csv);
+    task_ = spec.task;
     updateSourceFields();
+}
+
+void DataPanel::setTaskChoice(TaskChoice choice) {
+    if (task_ == choice) return;
+    task_ = choice;
+    if (dataset_ || isLoading()) load();
 }
 
 void DataPanel::setPrepareSpec(const PrepareSpec& spec) {
