@@ -30,7 +30,7 @@ std::size_t classCount(const RunEntry& run) {
 
 // Blue, as deep as the share of the row: the diagonal of a good model stands out.
 QColor shade(double share) {
-    const int fade = static_cast<int>(std::lround(255 - 150 * share));
+    const int fade = static_cast<int>(std::lround(255 - 110 * share));
     return QColor(fade, fade + static_cast<int>(std::lround(60 * share * (1 - share))), 255);
 }
 

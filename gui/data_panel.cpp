@@ -29,6 +29,7 @@
 #include "dataset_preview_model.h"
 #include "dataset_summary.h"
 #include "field_guard.h"
+#include "task_fields.h"
 
 namespace wb::gui {
 
@@ -495,7 +496,8 @@ void DataPanel::onLoaded(const std::shared_ptr<const Dataset>& dataset, const Da
     emit datasetChanged(dataset_);
 }
 
-void DataPanel::onFailed(const QString& message) {
+void DataPanel::onFailed(const QString& loaderMessage) {
+    const QString message = inWindowWords(loaderMessage);
     // The previous data set stays: a bad file must not cost the user what already worked. A long
     // message (a CSV error quoting a whole row) is cut here; the tooltip has all of it.
     showMessage(errorLabel_, message);

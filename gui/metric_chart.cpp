@@ -363,7 +363,8 @@ void MetricChart::fillGraph(QCPGraph* graph, QCPGraph* raw, std::vector<std::siz
     if (raw) raw->setData(keys, values, true);
     const std::vector<double> smoothed = smoothExponential({values.begin(), values.end()}, smoothing_);
     graph->setData(keys, QVector<double>(smoothed.begin(), smoothed.end()), true);
-    const bool markers = graph->dataCount() < kMarkersBelowPoints;
+    // No point at all (a run of another task than the metric shown) draws nothing, not a legend marker.
+    const bool markers = graph->dataCount() > 0 && graph->dataCount() < kMarkersBelowPoints;
     graph->setScatterStyle(markers ? QCPScatterStyle(QCPScatterStyle::ssDisc, graph->pen().color(), 7)
                                    : QCPScatterStyle(QCPScatterStyle::ssNone));
 }

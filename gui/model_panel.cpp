@@ -134,7 +134,7 @@ QWidget* ModelPanel::buildModelGroup() {
     auto* form = new QFormLayout(group);
     activationCombo_ = new QComboBox;
     activationCombo_->setObjectName("activation");
-    activationCombo_->setToolTip("The nonlinearity after every hidden layer (the output is one logit)");
+    activationCombo_->setToolTip("The nonlinearity after every hidden layer (none after the output layer)");
     addEnumItem(activationCombo_, "tanh", Activation::Tanh, "Smooth, outputs in (-1, 1): the founding model");
     addEnumItem(activationCombo_, "relu", Activation::Relu, "max(0, x): cheap and the common default");
     addEnumItem(activationCombo_, "sigmoid", Activation::Sigmoid, "Outputs in (0, 1); saturates easily");

@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QRegularExpression>
 #include <utility>
 
 namespace wb::gui {
@@ -23,6 +24,11 @@ void select(QComboBox* combo, E value) {
 }
 
 }  // namespace
+
+QString inWindowWords(QString message) {
+    static const QRegularExpression option(QStringLiteral("--task (auto|binary|multiclass|regression)"));
+    return message.replace(option, QStringLiteral("Task \u2018\\1\u2019 (Model section)"));
+}
 
 TaskFields::TaskFields(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout(this);

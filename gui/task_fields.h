@@ -14,6 +14,10 @@ class QLabel;
 
 namespace wb::gui {
 
+// A loader's message in the window's words: its advice "use --task regression" names the command
+// line's option; here the task is picked in the Model section.
+QString inWindowWords(QString message);
+
 class TaskFields : public QWidget {
     Q_OBJECT
 

@@ -115,7 +115,10 @@ private slots:
         QSignalSpy failed(data, &DataPanel::loadFailed);
         data->openFile(prices_);
         QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, kLoadTimeoutMs);
-        QVERIFY2(text(*data, "errorLabel").contains("regression"), qPrintable(text(*data, "errorLabel")));
+        // The advice names the Task field, not the command line's option.
+        QVERIFY2(text(*data, "errorLabel").contains(QString::fromUtf8("Task ‘regression’ (Model section)")),
+                 qPrintable(text(*data, "errorLabel")));
+        QVERIFY(!text(*data, "errorLabel").contains("--task"));
         auto* model = window.findChild<ModelPanel*>();
         pick(window.findChild<QComboBox*>("task"), "regression");
         QTRY_VERIFY_WITH_TIMEOUT(!data->isLoading() && data->dataset()->task == Task::Regression, kLoadTimeoutMs);
