@@ -19,11 +19,13 @@ ChartControls::ChartControls(QWidget* parent) : QWidget(parent) {
     row->setSpacing(8);
     buildSmoothing();
     buildAxes();
+    buildQuality();
     row->addWidget(new QLabel("Smoothing"));
     row->addWidget(smoothing_);
     row->addWidget(smoothingValue_);
     row->addSpacing(8);
     row->addWidget(xAxis_);
+    row->addWidget(quality_);
     row->addWidget(logLoss_);
     row->addWidget(logTime_);
     row->addWidget(legend_);
@@ -99,7 +101,26 @@ double ChartControls::smoothing() const {
     return smoothing_->value() / 100.0;
 }
 
+// Accuracy means nothing for a regression: by default the chart follows the task of the newest run
+// (R² for a regression); the user may pin a metric, e.g. the MAE, in the target's own units.
+void ChartControls::buildQuality() {
+    quality_ = new QComboBox;
+    quality_->setObjectName("qualityBox");
+    quality_->addItem("Metric: by task", -1);
+    quality_->addItem("Metric: accuracy", static_cast<int>(MetricChart::Quality::Accuracy));
+    quality_->addItem("Metric: R\u00b2", static_cast<int>(MetricChart::Quality::R2));
+    quality_->addItem("Metric: MAE", static_cast<int>(MetricChart::Quality::Mae));
+    quality_->setToolTip(
+        "What the accuracy chart shows: accuracy for classification runs, R\u00b2 or the mean "
+        "absolute error for regression runs; by task follows the newest run shown");
+    connect(quality_, &QComboBox::currentIndexChanged, this, &ChartControls::applyToAll);
+}
+
 void ChartControls::apply(MetricChart* chart) const {
+    if (chart->kind() == MetricChart::Kind::Accuracy) {
+        const int q = quality_->currentData().toInt();
+        chart->setQuality(q < 0 ? std::nullopt : std::optional(static_cast<MetricChart::Quality>(q)));
+    }
     chart->setSmoothing(smoothing());
     chart->setXAxis(static_cast<XAxis>(xAxis_->currentData().toInt()));
     if (chart->kind() == MetricChart::Kind::Loss) chart->setLogScale(logLoss_->isChecked());

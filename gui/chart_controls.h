@@ -30,6 +30,7 @@ public:
     // For tests and the window: the controls themselves.
     QSlider* smoothingSlider() const { return smoothing_; }
     QComboBox* xAxisBox() const { return xAxis_; }
+    QComboBox* qualityBox() const { return quality_; }  // the Accuracy chart's metric
     QCheckBox* logLossBox() const { return logLoss_; }
     QCheckBox* logTimeBox() const { return logTime_; }
     QCheckBox* legendBox() const { return legend_; }
@@ -38,6 +39,7 @@ public:
 private:
     void buildSmoothing();
     void buildAxes();
+    void buildQuality();
     void apply(MetricChart* chart) const;
     void applyToAll();
     void showZoomState();
@@ -47,6 +49,7 @@ private:
     QSlider* smoothing_ = nullptr;
     QLabel* smoothingValue_ = nullptr;
     QComboBox* xAxis_ = nullptr;
+    QComboBox* quality_ = nullptr;
     QCheckBox* logLoss_ = nullptr;
     QCheckBox* logTime_ = nullptr;
     QCheckBox* legend_ = nullptr;

@@ -145,14 +145,20 @@ QString number(const std::optional<double>& v) {
 }
 
 QString csvLine(const QString& run, const EpochMetrics& e) {
-    QStringList cells = {csvField(run),           QString::number(e.epoch),  e.warmup ? "1" : "0",  number(e.trainLoss),
-                         number(e.trainAccuracy), number(e.valLoss),         number(e.valAccuracy), number(e.wallMs),
-                         number(e.deviceMs),      number(e.samplesPerSecond)};
+    // A regression has no accuracy (its record says null): an empty cell, and its own columns at the end.
+    const std::optional<double> trainAccuracy = e.trainRegression ? std::nullopt : std::optional(e.trainAccuracy);
+    QStringList cells = {csvField(run),         QString::number(e.epoch),  e.warmup ? "1" : "0",  number(e.trainLoss),
+                         number(trainAccuracy), number(e.valLoss),         number(e.valAccuracy), number(e.wallMs),
+                         number(e.deviceMs),    number(e.samplesPerSecond)};
     const std::optional<PhaseTimes>& p = e.phases;
     for (const double PhaseTimes::*phase :
          {&PhaseTimes::data, &PhaseTimes::forward, &PhaseTimes::backward, &PhaseTimes::optimizer, &PhaseTimes::other})
         cells << (p ? number((*p).*phase) : QString());
     cells << number(e.elapsedMs);
+    for (const std::optional<RegressionMetrics>& r : {e.trainRegression, e.valRegression})
+        for (const double RegressionMetrics::*metric :
+             {&RegressionMetrics::mse, &RegressionMetrics::mae, &RegressionMetrics::r2})
+            cells << (r ? number((*r).*metric) : QString());
     return cells.join(',');
 }
 }  // namespace
@@ -195,7 +201,8 @@ void exportChart(QCustomPlot& plot, const QString& path, int width, int height, 
 void exportRunsCsv(const RunStore& store, const std::vector<int>& ids, const QString& path) {
     QString text =
         "run,epoch,warmup,train_loss,train_accuracy,val_loss,val_accuracy,wall_ms,device_ms,samples_per_s,"
-        "data_ms,forward_ms,backward_ms,optimizer_ms,other_ms,elapsed_ms\n";
+        "data_ms,forward_ms,backward_ms,optimizer_ms,other_ms,elapsed_ms,"
+        "train_mse,train_mae,train_r2,val_mse,val_mae,val_r2\n";
     for (const int id : ids) {
         const RunEntry* run = store.find(id);
         if (!run) continue;

@@ -29,6 +29,7 @@
 #include "dataset_preview_model.h"
 #include "dataset_summary.h"
 #include "field_guard.h"
+#include "task_fields.h"
 
 namespace wb::gui {
 
@@ -355,6 +356,7 @@ DataSpec DataPanel::editedSpec() const {
     spec.rows = static_cast<std::size_t>(rowsSpin_->value());
     spec.seed = static_cast<std::uint64_t>(dataSeedSpin_->value());
     spec.csv = csvOptions();
+    spec.task = task_;
     return spec;
 }
 
@@ -377,7 +379,14 @@ void DataPanel::setDataSpec(const DataSpec& spec) {
     rowsSpin_->setValue(static_cast<int>(std::clamp<std::size_t>(spec.rows, 1, kMaxBuiltinRows)));
     dataSeedSpin_->setValue(static_cast<int>(std::min<std::uint64_t>(spec.seed, std::numeric_limits<int>::max())));
     setCsvOptions(spec.csv);
+    task_ = spec.task;
     updateSourceFields();
+}
+
+void DataPanel::setTaskChoice(TaskChoice choice) {
+    if (task_ == choice) return;
+    task_ = choice;
+    if (dataset_ || isLoading()) load();
 }
 
 void DataPanel::setPrepareSpec(const PrepareSpec& spec) {
@@ -487,7 +496,8 @@ void DataPanel::onLoaded(const std::shared_ptr<const Dataset>& dataset, const Da
     emit datasetChanged(dataset_);
 }
 
-void DataPanel::onFailed(const QString& message) {
+void DataPanel::onFailed(const QString& loaderMessage) {
+    const QString message = inWindowWords(loaderMessage);
     // The previous data set stays: a bad file must not cost the user what already worked. A long
     // message (a CSV error quoting a whole row) is cut here; the tooltip has all of it.
     showMessage(errorLabel_, message);

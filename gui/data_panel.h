@@ -46,6 +46,9 @@ public:
     // Fills the fields (e.g. from the last session); loads nothing.
     void setDataSpec(const DataSpec& spec);
     void setPrepareSpec(const PrepareSpec& spec);
+    // What the label column is learned as (the Model section's Task). It decides how the column is read,
+    // so once data is loaded a new choice reloads it; a refusal shows here and the data set stays.
+    void setTaskChoice(TaskChoice choice);
     bool isLoading() const;
     // Whether the data set in use is the one the fields describe (no unapplied edit, no load pending).
     bool showsLoaded() const;
@@ -92,7 +95,8 @@ private:
     DatasetSummary* summary_ = nullptr;  // what was loaded, and its first rows
     std::shared_ptr<const Dataset> dataset_;
     DataSpec loadedSpec_;
-    QString openingFile_;  // the file being opened by a file action; empty otherwise
+    TaskChoice task_ = TaskChoice::Auto;  // the Model section's choice; part of every load
+    QString openingFile_;                 // the file being opened by a file action; empty otherwise
 
     QRadioButton* builtinRadio_ = nullptr;
     QRadioButton* fileRadio_ = nullptr;

@@ -6,6 +6,8 @@
 #include <QLocale>
 #include <QStringList>
 #include <QTableView>
+#include <algorithm>
+#include <vector>
 
 #include "dataset_preview_model.h"
 
@@ -22,10 +24,32 @@ QLabel* valueLabel(const QString& name) {
 }
 
 QString labelMappingText(const Dataset& d) {
+    if (d.task == Task::Regression) return "a number to predict (regression)";
+    if (d.labelMapping.empty() && d.task == Task::Multiclass)
+        return QString("%1 numbered classes").arg(d.classNames.size());
     if (d.labelMapping.empty()) return "numeric 0 / 1";
     QStringList parts;
     for (const auto& [text, code] : d.labelMapping)
         parts << QString("%1 → %2").arg(QString::fromStdString(text)).arg(code);
+    return parts.join(", ");
+}
+
+// The class balance: the share of 1s for yes/no, each class's share for K classes, the range of a target.
+QString balanceText(const Dataset& d, const QLocale& locale) {
+    if (d.task == Task::Binary)
+        return QString("%1 % labelled 1").arg(locale.toString(100.0 * d.positiveFraction(), 'f', 1));
+    if (d.labels.empty()) return "—";
+    if (d.task == Task::Regression) {
+        const auto [lo, hi] = std::minmax_element(d.labels.begin(), d.labels.end());
+        return QString("target from %1 to %2").arg(locale.toString(*lo, 'g', 4), locale.toString(*hi, 'g', 4));
+    }
+    std::vector<std::size_t> counts(d.classNames.size(), 0);
+    for (float y : d.labels)
+        if (y >= 0 && static_cast<std::size_t>(y) < counts.size()) ++counts[static_cast<std::size_t>(y)];
+    QStringList parts;
+    for (std::size_t k = 0; k < counts.size(); ++k)
+        parts << QString("%1 %2 %").arg(QString::fromStdString(d.classNames[k]),
+                                        locale.toString(100.0 * double(counts[k]) / double(d.labels.size()), 'f', 1));
     return parts.join(", ");
 }
 
@@ -46,16 +70,16 @@ DatasetSummary::DatasetSummary(QWidget* parent) : QGroupBox("Loaded data set", p
     featuresValue_ = valueLabel("featuresValue");
     balanceValue_ = valueLabel("balanceValue");
     balanceValue_->setToolTip(
-        "The share of rows labelled 1. Far from 50 %, accuracy alone says little: "
+        "The share of rows in each class (yes/no: labelled 1). Far from even, accuracy alone says little: "
         "always guessing the larger class already scores that much.");
     mappingValue_ = valueLabel("mappingValue");
-    mappingValue_->setToolTip("How text labels were turned into 0 and 1 (in sorted order)");
+    mappingValue_->setToolTip("How text labels were turned into class numbers (in sorted order)");
     notesValue_ = valueLabel("notesValue");
     notesValue_->setToolTip("What the loader did to the data: rows dropped, values filled in, ...");
     form->addRow("Source", sourceValue_);
     form->addRow("Rows", rowsValue_);
     form->addRow("Features", featuresValue_);
-    form->addRow("Positive", balanceValue_);
+    form->addRow("Balance", balanceValue_);
     form->addRow("Labels", mappingValue_);
     form->addRow("Notes", notesValue_);
     previewTable_ = new QTableView;
@@ -81,7 +105,7 @@ void DatasetSummary::showDataset(const std::shared_ptr<const Dataset>& dataset, 
     sourceValue_->setToolTip(QString("%1\n%2").arg(QString::fromStdString(d.source), QString::fromStdString(d.hash)));
     rowsValue_->setText(locale.toString(static_cast<qulonglong>(d.rows)));
     featuresValue_->setText(locale.toString(static_cast<qulonglong>(d.cols)));
-    balanceValue_->setText(QString("%1 % labelled 1").arg(locale.toString(100.0 * d.positiveFraction(), 'f', 1)));
+    balanceValue_->setText(balanceText(d, locale));
     mappingValue_->setText(QString("%1: %2").arg(QString::fromStdString(d.labelName), labelMappingText(d)));
     notesValue_->setText(notesText(d));
 }

@@ -25,6 +25,7 @@
 #include "breakdown_chart.h"
 #include "chart_controls.h"
 #include "chart_export.h"
+#include "confusion_view.h"
 #include "data_panel.h"
 #include "editor_escape_filter.h"
 #include "errors.h"
@@ -84,10 +85,12 @@ void MainWindow::buildCharts() {
     breakdownChart_ = new BreakdownChart(store_, tabs_);
     speedupChart_ = new SpeedupChart(store_, tabs_);
     tabs_->addTab(lossChart_, "Loss");
-    tabs_->addTab(accuracyChart_, "Accuracy");
+    tabs_->addTab(accuracyChart_, "Accuracy / R\u00b2");
     tabs_->addTab(timeChart_, "Epoch time");
     tabs_->addTab(breakdownChart_, "Time breakdown");
     tabs_->addTab(speedupChart_, "Speedup");
+    confusionView_ = new ConfusionView(store_, tabs_);
+    tabs_->addTab(confusionView_, "Confusion");
     ablationTab_ = new AblationTab(controller_, tabs_);
     tabs_->addTab(ablationTab_, "Ablation");
     setCentralWidget(tabs_);
@@ -118,6 +121,7 @@ void MainWindow::buildDocks() {
     runsDock->setObjectName("runsDock");
     runsDock->setWidget(runsView_);
     addDockWidget(Qt::BottomDockWidgetArea, runsDock);
+    confusionView_->followSelection(runsView_);
     connect(runsView_, &RunsTableView::exported, this,
             [this](const QString& message) { statusBar()->showMessage(message, 10000); });
 
@@ -132,8 +136,10 @@ void MainWindow::buildDocks() {
 
     ablationTab_->setSources([this] { return currentConfig(); }, [this] { return dataPanel_->dataset(); });
     connect(dataPanel_, &DataPanel::datasetChanged, this, [this](const std::shared_ptr<const Dataset>& ds) {
-        if (ds) modelPanel_->setInputs(static_cast<int>(ds->cols));
+        if (ds) modelPanel_->setDataset(*ds);
     });
+    // The task decides how the label column is read: a new choice reloads the data (DataSpec::task).
+    connect(modelPanel_, &ModelPanel::taskChoiceChanged, dataPanel_, &DataPanel::setTaskChoice);
     connect(executionPanel_, &ExecutionPanel::changed, this, &MainWindow::showStatus);  // backend and device
     // A load error shows in the Data panel, which may be scrolled out of view: the status bar says it
     // too, and a file the user opened gets a dialog.
@@ -510,6 +516,7 @@ void MainWindow::restoreSettings() {
         executionPanel_->setThreads(c.threads);
         dataPanel_->setPrepareSpec(c.prepare);
         dataPanel_->setDataSpec(c.data);  // the built-in rows and seed, the CSV options, the last file
+        modelPanel_->setTaskChoice(c.data.task);
     } catch (const std::exception&) {
         // A setting from another version: keep the defaults rather than fail at start-up.
     }

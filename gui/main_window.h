@@ -18,6 +18,7 @@ namespace wb::gui {
 
 class AblationTab;
 class BreakdownChart;
+class ConfusionView;
 class DataPanel;
 class ExecutionPanel;
 class MetricChart;
@@ -98,6 +99,7 @@ private:
     MetricChart* timeChart_ = nullptr;
     BreakdownChart* breakdownChart_ = nullptr;
     SpeedupChart* speedupChart_ = nullptr;
+    ConfusionView* confusionView_ = nullptr;
     AblationTab* ablationTab_ = nullptr;
     QLabel* backendLabel_ = nullptr;
     QLabel* runLabel_ = nullptr;

@@ -59,6 +59,7 @@ MetricChart::MetricChart(RunStore* store, Kind kind, QWidget* parent) : Throttle
     plot().yAxis->setLabel(kind_ == Kind::Loss       ? "Loss"
                            : kind_ == Kind::Accuracy ? "Accuracy (%)"
                                                      : "Wall time per epoch (ms)");
+    if (kind_ == Kind::Accuracy) showQualityLabels();
     applyAxisModes();
 
     installBoxZoom(plot());
@@ -76,7 +77,10 @@ MetricChart::~MetricChart() = default;
 QString MetricChart::title() const {
     switch (kind_) {
         case Kind::Loss: return "Loss";
-        case Kind::Accuracy: return "Accuracy";
+        case Kind::Accuracy:
+            return shownQuality_ == Quality::R2    ? "R\u00b2 (coefficient of determination)"
+                   : shownQuality_ == Quality::Mae ? "Mean absolute error"
+                                                   : "Accuracy";
         case Kind::EpochTime: return "Wall time per epoch";
     }
     return {};
@@ -141,6 +145,30 @@ void MetricChart::setLegendShown(bool shown) {
     replot();
 }
 
+MetricChart::Quality MetricChart::quality() const {
+    if (chosenQuality_) return *chosenQuality_;
+    const auto& runs = store().runs();
+    for (auto it = runs.rbegin(); it != runs.rend(); ++it)  // the newest shown run that has trained
+        if (it->visible && !it->record.epochs.empty())
+            return it->task() == Task::Regression ? Quality::R2 : Quality::Accuracy;
+    return Quality::Accuracy;
+}
+
+void MetricChart::setQuality(std::optional<Quality> quality) {
+    if (chosenQuality_ == quality) return;
+    chosenQuality_ = quality;
+    autoFit_ = true;  // a percentage's range means nothing for R^2
+    markAllDirty();
+}
+
+void MetricChart::showQualityLabels() {
+    shownQuality_ = quality();
+    plot().yAxis->setLabel(shownQuality_ == Quality::R2    ? QString("R\u00b2")
+                           : shownQuality_ == Quality::Mae ? QString("Mean absolute error (target units)")
+                                                           : QString("Accuracy (%)"));
+    if (title_) title_->setText(title());
+}
+
 void MetricChart::fitToData() {
     autoFit_ = true;
     fitAxes();
@@ -165,6 +193,11 @@ void MetricChart::markAllDirty() {
 }
 
 void MetricChart::refresh() {
+    if (kind_ == Kind::Accuracy && quality() != shownQuality_) {  // a regression joined, or left
+        showQualityLabels();
+        allDirty_ = true;
+        autoFit_ = true;
+    }
     std::vector<RunShape> shape = currentShape();
     if (shape != shape_ || rawBuilt_ != (smoothing_ > 0)) {
         shape_ = std::move(shape);
@@ -330,7 +363,8 @@ void MetricChart::fillGraph(QCPGraph* graph, QCPGraph* raw, std::vector<std::siz
     if (raw) raw->setData(keys, values, true);
     const std::vector<double> smoothed = smoothExponential({values.begin(), values.end()}, smoothing_);
     graph->setData(keys, QVector<double>(smoothed.begin(), smoothed.end()), true);
-    const bool markers = graph->dataCount() < kMarkersBelowPoints;
+    // No point at all (a run of another task than the metric shown) draws nothing, not a legend marker.
+    const bool markers = graph->dataCount() > 0 && graph->dataCount() < kMarkersBelowPoints;
     graph->setScatterStyle(markers ? QCPScatterStyle(QCPScatterStyle::ssDisc, graph->pen().color(), 7)
                                    : QCPScatterStyle(QCPScatterStyle::ssNone));
 }
@@ -338,10 +372,23 @@ void MetricChart::fillGraph(QCPGraph* graph, QCPGraph* raw, std::vector<std::siz
 std::optional<double> MetricChart::valueOf(const EpochMetrics& epoch, bool validation) const {
     switch (kind_) {
         case Kind::Loss: return validation ? epoch.valLoss : std::optional<double>(epoch.trainLoss);
-        case Kind::Accuracy:
+        case Kind::Accuracy: return qualityOf(epoch, validation);
+        case Kind::EpochTime: return validation ? std::nullopt : std::optional<double>(epoch.wallMs);
+    }
+    return std::nullopt;
+}
+
+// A regression has no accuracy (its record says null, read back as 0) and a classification no R^2:
+// such an epoch has no value here, so overlaid runs of other tasks are left out, not drawn at 0.
+std::optional<double> MetricChart::qualityOf(const EpochMetrics& epoch, bool validation) const {
+    const std::optional<RegressionMetrics>& regression = validation ? epoch.valRegression : epoch.trainRegression;
+    switch (shownQuality_) {
+        case Quality::Accuracy:
+            if (epoch.trainRegression) return std::nullopt;
             if (validation) return epoch.valAccuracy ? std::optional<double>(*epoch.valAccuracy * 100) : std::nullopt;
             return epoch.trainAccuracy * 100;
-        case Kind::EpochTime: return validation ? std::nullopt : std::optional<double>(epoch.wallMs);
+        case Quality::R2: return regression ? std::optional<double>(regression->r2) : std::nullopt;
+        case Quality::Mae: return regression ? std::optional<double>(regression->mae) : std::nullopt;
     }
     return std::nullopt;
 }
@@ -376,7 +423,10 @@ void MetricChart::fitAxes() {
     plot().yAxis->setRange(y);
     plot().yAxis->scaleRange(1.12, plot().yAxis->range().center());
     // Times start at zero on a linear axis, so the heights of two runs compare as their ratio.
-    if (!logScale_ && (kind_ == Kind::EpochTime || plot().yAxis->range().lower < 0)) plot().yAxis->setRangeLower(0);
+    // R^2 below 0 (worse than predicting the mean, as early epochs are) is a value worth seeing.
+    const bool signedValues = kind_ == Kind::Accuracy && shownQuality_ == Quality::R2;
+    if (!logScale_ && (kind_ == Kind::EpochTime || (plot().yAxis->range().lower < 0 && !signedValues)))
+        plot().yAxis->setRangeLower(0);
     settingRange_ = false;
 }
 
@@ -407,7 +457,9 @@ void MetricChart::applyAxisModes() {
 QString MetricChart::formatValue(double value) const {
     switch (kind_) {
         case Kind::Loss: return QString::number(value, 'f', 4);
-        case Kind::Accuracy: return QString::number(value, 'f', 2) + " %";
+        case Kind::Accuracy:
+            if (shownQuality_ == Quality::Accuracy) return QString::number(value, 'f', 2) + " %";
+            return QString::number(value, 'g', 4);
         case Kind::EpochTime: return QString::number(value, 'f', value >= 100 ? 0 : (value >= 10 ? 1 : 2)) + " ms";
     }
     return {};

@@ -33,6 +33,9 @@ class MetricChart : public ThrottledChart {
 
 public:
     enum class Kind { Loss, Accuracy, EpochTime };
+    // What the Accuracy chart measures: accuracy for classification, R^2 or the mean absolute error
+    // (in the target's units) for a regression. A run of another task has no value there and is not drawn.
+    enum class Quality { Accuracy, R2, Mae };
 
     MetricChart(RunStore* store, Kind kind, QWidget* parent = nullptr);
     ~MetricChart() override;
@@ -40,7 +43,10 @@ public:
     Kind kind() const { return kind_; }
     QString title() const;
     XAxis xAxisMode() const { return xAxis_; }
-    bool userZoomed() const { return !autoFit_; }  // live updates leave the view alone until reset
+    bool userZoomed() const { return !autoFit_; }
+    // The metric shown by an Accuracy chart: the one chosen, or by default the newest shown run's
+    // (R^2 for a regression, else accuracy).
+    Quality quality() const;  // live updates leave the view alone until reset
 
     // For tests: the runs' data graphs (train and validation; raw curves, markers, legend keys and
     // hidden runs' entries not counted), the points of a run's train graph, a run's graphs, and
@@ -59,6 +65,7 @@ public slots:
     void setLogScale(bool on);         // a logarithmic value axis (for epoch times, or a loss over decades)
     void setSmoothing(double factor);  // TensorBoard's debiased EMA, 0 = off (the raw curve stays faint behind)
     void setLegendShown(bool shown);
+    void setQuality(std::optional<wb::gui::MetricChart::Quality> quality);  // nullopt: follow the task
     void fitToData();  // rescales to all data and follows new points again (the reset-zoom button)
 
 signals:
@@ -111,6 +118,8 @@ private:
     void rangeChangedByUser();
 
     std::optional<double> valueOf(const EpochMetrics& epoch, bool validation) const;
+    std::optional<double> qualityOf(const EpochMetrics& epoch, bool validation) const;
+    void showQualityLabels();
     QString formatValue(double value) const;
     QString formatKey(double key) const;
     QString runLine(const RunGraphs& graphs, double key, double tolerance) const;
@@ -130,7 +139,9 @@ private:
     XAxis xAxis_ = XAxis::Epoch;
     bool logScale_ = false;
     double smoothing_ = 0.0;
-    bool rawBuilt_ = false;  // the graphs were built with the faint raw curves
+    std::optional<Quality> chosenQuality_;      // nullopt: follow the task of the newest shown run
+    Quality shownQuality_ = Quality::Accuracy;  // what the axis and values say now
+    bool rawBuilt_ = false;                     // the graphs were built with the faint raw curves
 };
 
 }  // namespace wb::gui

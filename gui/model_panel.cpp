@@ -19,6 +19,7 @@
 
 #include "errors.h"
 #include "field_guard.h"
+#include "task_fields.h"
 
 namespace wb::gui {
 
@@ -133,7 +134,7 @@ QWidget* ModelPanel::buildModelGroup() {
     auto* form = new QFormLayout(group);
     activationCombo_ = new QComboBox;
     activationCombo_->setObjectName("activation");
-    activationCombo_->setToolTip("The nonlinearity after every hidden layer (the output is one logit)");
+    activationCombo_->setToolTip("The nonlinearity after every hidden layer (none after the output layer)");
     addEnumItem(activationCombo_, "tanh", Activation::Tanh, "Smooth, outputs in (-1, 1): the founding model");
     addEnumItem(activationCombo_, "relu", Activation::Relu, "max(0, x): cheap and the common default");
     addEnumItem(activationCombo_, "sigmoid", Activation::Sigmoid, "Outputs in (0, 1); saturates easily");
@@ -148,6 +149,8 @@ QWidget* ModelPanel::buildModelGroup() {
     paramsLabel_->setObjectName("parameterCount");
     paramsLabel_->setWordWrap(true);
     paramsLabel_->setToolTip("Weights and biases to train, for the feature count of the loaded data set");
+    taskFields_ = new TaskFields;
+    form->addRow(taskFields_);
     form->addRow(new QLabel("Hidden layers, input side first:"));
     form->addRow(buildLayersEditor());
     form->addRow("Activation", activationCombo_);
@@ -155,6 +158,8 @@ QWidget* ModelPanel::buildModelGroup() {
     form->addRow("Parameters", paramsLabel_);
     connect(activationCombo_, &QComboBox::currentIndexChanged, this, &ModelPanel::notify);
     connect(initCombo_, &QComboBox::currentIndexChanged, this, &ModelPanel::notify);
+    connect(taskFields_, &TaskFields::taskChoiceChanged, this, &ModelPanel::taskChoiceChanged);
+    connect(taskFields_, &TaskFields::regressionLossChanged, this, &ModelPanel::notify);
     return group;
 }
 
@@ -368,6 +373,8 @@ ModelSpec ModelPanel::modelSpec() const {
         spec.hidden.push_back(layersList_->item(i)->data(kWidthRole).toInt());
     spec.activation = activationFromString(nameOf(activationCombo_));
     spec.init = initKindFromString(nameOf(initCombo_));
+    spec.outputs = taskFields_->outputs();
+    spec.regressionLoss = taskFields_->regressionLoss();
     return spec;
 }
 
@@ -404,6 +411,7 @@ void ModelPanel::setModelSpec(const ModelSpec& spec) {
     setLayers(widths);
     selectEnum(activationCombo_, spec.activation);
     selectEnum(initCombo_, spec.init);
+    taskFields_->setRegressionLoss(spec.regressionLoss);  // the outputs follow the data, not a saved config
     updating_ = was;
     notify();
 }
@@ -431,6 +439,19 @@ void ModelPanel::setTrainSpec(const TrainSpec& spec) {
 void ModelPanel::setInputs(int inputs) {
     inputs_ = std::max(inputs, 1);
     refreshSummary();
+}
+
+TaskChoice ModelPanel::taskChoice() const {
+    return taskFields_->taskChoice();
+}
+
+void ModelPanel::setTaskChoice(TaskChoice choice) {
+    taskFields_->setTaskChoice(choice);
+}
+
+void ModelPanel::setDataset(const Dataset& loaded) {
+    taskFields_->showDataset(loaded);
+    setInputs(static_cast<int>(loaded.cols));
 }
 
 std::size_t ModelPanel::parameterCount() const {

@@ -9,9 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include "dataset.h"
 #include "model.h"
 #include "optimizer.h"
 #include "run_config.h"
+#include "task.h"
 
 class QCheckBox;
 class QComboBox;
@@ -21,6 +23,10 @@ class QLabel;
 class QListWidget;
 class QPushButton;
 class QSpinBox;
+
+namespace wb::gui {
+class TaskFields;
+}
 
 namespace wb::gui {
 
@@ -40,6 +46,11 @@ public:
     // The number of input features, for the parameter count (the loaded data set's feature count).
     void setInputs(int inputs);
     std::size_t parameterCount() const;
+    // The task rows (task_fields.h): the user's choice, and what the loaded data set is learned as;
+    // the output layer of the preview and of modelSpec() follows the loaded data's task.
+    TaskChoice taskChoice() const;
+    void setTaskChoice(TaskChoice choice);  // emits nothing
+    void setDataset(const Dataset& loaded);  // the feature count, the task and auto's reason
 
     // Why Run must refuse these fields ("learning rate 100 is outside 1e-12 … 10"); empty when it need not.
     // A number outside a field's range is kept as typed and the field shows red until it is fixed.
@@ -47,6 +58,7 @@ public:
 
 signals:
     void changed();
+    void taskChoiceChanged(wb::TaskChoice choice);  // the user picked another task: the data reloads
 
 private:
     QWidget* buildModelGroup();
@@ -77,6 +89,7 @@ private:
     QComboBox* activationCombo_ = nullptr;
     QComboBox* initCombo_ = nullptr;
     QLabel* paramsLabel_ = nullptr;
+    TaskFields* taskFields_ = nullptr;
 
     QFormLayout* optimizerForm_ = nullptr;
     QComboBox* optimizerCombo_ = nullptr;

@@ -58,6 +58,12 @@ QString RunEntry::backend() const {
     return chosen.empty() ? QString("unknown") : QString::fromStdString(chosen);
 }
 
+Task RunEntry::task() const {
+    const bool regression = std::any_of(record.epochs.begin(), record.epochs.end(),
+                                        [](const EpochMetrics& e) { return e.trainRegression.has_value(); });
+    return regression ? Task::Regression : record.dataset.task;
+}
+
 QString RunEntry::dataset() const {
     // Ours: the RunConfig's "data" part. A peer: the record's dataset description.
     if (config.is_object() && config.contains("data") && config.at("data").is_object()) {
@@ -214,6 +220,13 @@ void RunStore::setPath(int id, const QString& path) {
     RunEntry* run = findMutable(id);
     if (!run || run->path == path) return;
     run->path = path;
+    emit runChanged(id);
+}
+
+void RunStore::setConfusion(int id, const std::vector<std::size_t>& counts) {
+    RunEntry* run = findMutable(id);
+    if (!run) return;
+    run->confusion = counts;
     emit runChanged(id);
 }
 

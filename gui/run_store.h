@@ -13,6 +13,7 @@
 #include "run_config.h"
 #include "run_record.h"
 #include "speed_comparison.h"
+#include "task.h"
 
 namespace wb::gui {
 
@@ -28,11 +29,18 @@ struct RunEntry {
     // Opened from a file that still says "running" with nothing in this session training it: the
     // session that trained it ended (was killed) before the run did. Shown as "interrupted".
     bool interrupted = false;
+    // The confusion matrix of a classification run that completed in this session: (K, K) counts, true
+    // class rows, predicted class columns, over the validation rows. Kept in memory only (the final
+    // parameters it comes from are not in the RunRecord); empty otherwise.
+    std::vector<std::size_t> confusion;
     QString preset() const;   // the preset the execution settings match, or "custom" / "peer"
     QString backend() const;  // "cpu", "cuda", "pytorch", ...
     // The data set it trained on: the file name of a CSV/.npy source, "built-in" for the generator,
     // what a peer's record names, or "—" when nothing says.
     QString dataset() const;
+    // What it learned: a regression once an epoch has a regression's metrics (a run still training has
+    // no data description yet), else what its record says (records from before tasks: binary).
+    Task task() const;
 };
 
 // The RunRecords in a file: one RunRecord JSON (its epoch journal merged when it still says
@@ -66,6 +74,7 @@ public:
     void setBaseline(int id);
     void clearBaseline();
     void setPath(int id, const QString& path);
+    void setConfusion(int id, const std::vector<std::size_t>& counts);  // see RunEntry::confusion
 
     const RunEntry* find(int id) const;  // nullptr when unknown
     const std::vector<RunEntry>& runs() const { return runs_; }

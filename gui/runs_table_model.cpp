@@ -13,8 +13,9 @@ namespace wb::gui {
 
 namespace {
 constexpr std::array<const char*, RunsTableModel::ColumnCount> kHeaders = {
-    "Show",       "Name",       "Data set",   "Preset",   "Backend / device", "Status",  "Progress", "Median epoch",
-    "Total time", "Train loss", "Train acc.", "Val loss", "Val acc.",         "Speedup", "Message"};
+    "Show",          "Name",         "Data set",   "Preset",     "Backend / device", "Status",
+    "Progress",      "Median epoch", "Total time", "Train loss", "Train acc. / R²",  "Val loss",
+    "Val acc. / R²", "Speedup",      "Message"};
 
 constexpr std::array<const char*, RunsTableModel::ColumnCount> kHeaderTips = {
     "Colour in the charts; untick to hide the run there",
@@ -27,9 +28,10 @@ constexpr std::array<const char*, RunsTableModel::ColumnCount> kHeaderTips = {
     "Median wall time of an epoch, the warm-up epoch excluded",
     "Sum of the epochs' wall times",
     "Training loss after the last epoch",
-    "Training accuracy after the last epoch",
+    "After the last epoch: training accuracy, or for a regression R² and the mean absolute error",
     "Validation loss after the last epoch (empty without a validation split)",
-    "Validation accuracy after the last epoch (empty without a validation split)",
+    "After the last epoch: validation accuracy, or for a regression R² and the mean absolute error (empty "
+    "without a validation split)",
     "Median epoch time of the baseline run divided by this run's (higher is faster)",
     "Why the run failed, diverged or was cancelled"};
 
@@ -47,6 +49,30 @@ QString formatDuration(double ms) {
 
 QString formatPercent(double fraction) {
     return QString("%1 %").arg(fraction * 100, 0, 'f', 1);
+}
+
+// A regression's quality in a cell: R² first (the accuracy's place), then the error in the target's units.
+QString formatRegression(const RegressionMetrics& r) {
+    return QString("R² %1 · MAE %2").arg(r.r2, 0, 'f', 3).arg(r.mae, 0, 'g', 4);
+}
+
+// The final accuracy of a classification, the final R²/MAE of a regression (whose accuracy is null).
+QVariant qualityText(const EpochMetrics& last, bool validation) {
+    if (last.trainRegression) {
+        const auto& r = validation ? last.valRegression : last.trainRegression;
+        return r ? QVariant(formatRegression(*r)) : QVariant();
+    }
+    if (!validation) return formatPercent(last.trainAccuracy);
+    return last.valAccuracy ? QVariant(formatPercent(*last.valAccuracy)) : QVariant();
+}
+
+QVariant qualityValue(const EpochMetrics& last, bool validation) {
+    if (last.trainRegression) {
+        const auto& r = validation ? last.valRegression : last.trainRegression;
+        return r ? QVariant(r->r2) : QVariant();
+    }
+    if (!validation) return last.trainAccuracy;
+    return last.valAccuracy ? QVariant(*last.valAccuracy) : QVariant();
 }
 
 // Epochs asked for: from the config, or what a peer's file holds when it does not say.
@@ -170,9 +196,9 @@ QVariant RunsTableModel::display(const RunEntry& run, int column) const {
         case MedianEpochMs: return textOr(summary.medianEpochMs, formatMs);
         case TotalTime: return run.record.epochs.empty() ? QVariant() : formatDuration(summary.totalMs);
         case TrainLoss: return last ? QVariant(formatLoss(last->trainLoss)) : QVariant();
-        case TrainAccuracy: return last ? QVariant(formatPercent(last->trainAccuracy)) : QVariant();
+        case TrainAccuracy: return last ? qualityText(*last, false) : QVariant();
         case ValLoss: return last ? textOr(last->valLoss, formatLoss) : QVariant();
-        case ValAccuracy: return last ? textOr(last->valAccuracy, formatPercent) : QVariant();
+        case ValAccuracy: return last ? qualityText(*last, true) : QVariant();
         case Message: return QString::fromStdString(run.record.message).section('\n', 0, 0);
         case Speedup: {
             if (store_->effectiveBaseline() == run.id) return QString("baseline");
@@ -197,9 +223,9 @@ QVariant RunsTableModel::sortValue(const RunEntry& run, int column) const {
         case MedianEpochMs: return number(summary.medianEpochMs);
         case TotalTime: return summary.totalMs;
         case TrainLoss: return last ? QVariant(last->trainLoss) : QVariant();
-        case TrainAccuracy: return last ? QVariant(last->trainAccuracy) : QVariant();
+        case TrainAccuracy: return last ? qualityValue(*last, false) : QVariant();
         case ValLoss: return last ? number(last->valLoss) : QVariant();
-        case ValAccuracy: return last ? number(last->valAccuracy) : QVariant();
+        case ValAccuracy: return last ? qualityValue(*last, true) : QVariant();
         case Speedup: return store_->effectiveBaseline() == run.id ? QVariant(1.0) : number(store_->speedup(run.id));
         default: return display(run, column);
     }

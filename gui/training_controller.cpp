@@ -20,6 +20,7 @@ TrainingController::TrainingController(QObject* parent)
     connectAcrossThreads(this, &TrainingController::runRequested, worker_, &TrainingWorker::run);
     connectAcrossThreads(worker_, &TrainingWorker::runStarted, this, &TrainingController::runStarted);
     connectAcrossThreads(worker_, &TrainingWorker::epochsFinished, this, &TrainingController::onEpochsFinished);
+    connectAcrossThreads(worker_, &TrainingWorker::confusionComputed, this, &TrainingController::confusionComputed);
     connectAcrossThreads(worker_, &TrainingWorker::runFinished, this, &TrainingController::onRunFinished);
     connectAcrossThreads(worker_, &TrainingWorker::ablationProgress, this, &TrainingController::ablationProgress);
     connectAcrossThreads(worker_, &TrainingWorker::ablationStepFinished, this,

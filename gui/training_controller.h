@@ -58,6 +58,9 @@ signals:
     // The same epochs one by one, emitted right after their batch (for code that wants single ones).
     void epochFinished(int id, const wb::EpochMetrics& metrics);
     void runFinished(int id, const wb::RunRecord& record);
+    // Just before runFinished of a completed classification run with validation rows: its confusion
+    // matrix over them (K * K counts, true rows, predicted columns).
+    void confusionComputed(int id, const QList<qulonglong>& counts);
     void queueChanged();
     // An ablation request: before each of its runs (1-based, of at most `planned`), after each step
     // (the result so far), and at its end (completed, cancelled or failed).

@@ -7,7 +7,9 @@
 
 #include "backend.h"
 #include "epoch_metrics.h"
+#include "prepare.h"
 #include "run_record.h"
+#include "trainer.h"
 #include "training_controller.h"
 
 namespace wb::gui {
@@ -31,6 +33,9 @@ signals:
     // of thousands of tiny epochs a second would otherwise queue thousands of events on the GUI thread.
     void epochsFinished(int id, const QList<wb::EpochMetrics>& metrics);
     void runFinished(int id, const wb::RunRecord& record);
+    // Before runFinished of a classification run that completed with validation rows: its confusion
+    // matrix (K * K counts, true rows, predicted columns) from the final parameters.
+    void confusionComputed(int id, const QList<qulonglong>& counts);
     void ablationProgress(int id, int run, int planned, const QString& step, int repeat);
     void ablationStepFinished(int id, const wb::AblationResult& partial);
     void ablationFinished(int id, const wb::AblationResult& result);
@@ -38,6 +43,8 @@ signals:
 private:
     class EpochBatcher;
     RunRecord train(const RunRequest& request, const CancelFlag& cancel);
+    void emitConfusion(int id, const RunRecord& record, Activation activation, const Trainer& trainer,
+                       const PreparedData& data);
     // Runs every step of request.ablation; never throws (a failure is a result with status "failed").
     void ablate(const RunRequest& request, const CancelFlag& cancel);
 };

@@ -92,8 +92,9 @@ private slots:
         QTest::newRow("ragged row") << QByteArray("a,b,label\n1,2,0\n3,1\n") << QStringList{"bad.csv", "line 3"};
         QTest::newRow("text in a number column")
             << QByteArray("a,b,label\n1,2,0\n4,five,1\n") << QStringList{"bad.csv", "line 3", "column", "five"};
-        QTest::newRow("three label values")
-            << QByteArray("a,label\n1,x\n2,y\n3,z\n") << QStringList{"bad.csv", "line 4"};
+        // Three text values are classes now (auto: multiclass); fractions under auto are refused.
+        QTest::newRow("a numeric target under auto")
+            << QByteArray("a,label\n1,0.5\n2,1.25\n3,2.75\n") << QStringList{"bad.csv", "label", "regression"};
         QTest::newRow("empty file") << QByteArray() << QStringList{"bad.csv"};
     }
 
