@@ -1,7 +1,8 @@
 // .npy files: what writeNpy writes reads back; float64 and format versions 2 and 3 read; every
 // malformed file is a DataError that says what is wrong.
-#include <cmath>
 #include <QtTest>
+
+#include <cmath>
 
 #include <cstring>
 #include <limits>
