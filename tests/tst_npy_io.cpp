@@ -3,7 +3,6 @@
 #include <QtTest>
 
 #include <cmath>
-
 #include <cstring>
 #include <limits>
 #include <optional>
