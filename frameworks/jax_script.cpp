@@ -3,7 +3,9 @@
 #include <map>
 
 #include "jax_optimizers.h"
+#include "jax_task_code.h"
 #include "script_text.h"
+#include "task_code.h"
 
 namespace wb {
 
@@ -35,17 +37,21 @@ std::string describeValue(const std::string& name, const std::string& value) {
 }
 
 std::string docstring(const RunConfig& c, const ExecutionSettings& run, const JaxTarget& t,
-                      const std::vector<IgnoredSwitch>& ignored) {
+                      const std::vector<IgnoredSwitch>& ignored, Task task) {
+    const bool binary = task == Task::Binary;
     std::string s = "#!/usr/bin/env python3\n\"\"\"" + plain(c.name.empty() ? "custom" : c.name) +
                     ": a JAX training loop written by MLP Workbench.\n\n";
-    s += "Model: inputs -> " + join(c.model.hidden, " -> ") + " -> 1, " + toString(c.model.activation) +
-         "; loss: " + (run.loss == LossKind::BceWithLogits ? "BCE with logits" : "sigmoid + BCE") +
+    s += "Model: inputs -> " + join(c.model.hidden, " -> ") + " -> " + (binary ? "1" : outputText(c, task)) + ", " +
+         toString(c.model.activation) + "; loss: " +
+         (binary ? (run.loss == LossKind::BceWithLogits ? "BCE with logits" : "sigmoid + BCE")
+                 : taskLossName(c, run.loss, task)) +
          "; optimizer: " + toString(c.optimizer.kind) + " (lr " + pyNumber(c.optimizer.lr) + ");\nbatch " +
          std::to_string(c.train.batchSize) + ", " + std::to_string(c.train.epochs) + " epochs, " +
          (c.train.shuffle ? "reshuffled every epoch" : "file order") + ", seed " + std::to_string(c.train.seed) +
          "; written for the " + (t.device == "cuda" ? "GPU (CUDA)" : "CPU") +
          ".\nThe loss and the optimizer are PyTorch's formulas, written out in jax.numpy.\n\n";
-    return s + switchesSection(run, ignored, describeValue) + usageSection("JAX and numpy");
+    return s + switchesSection(run, ignored, describeForTask(describeValue, task)) +
+           taskUsageSection("JAX and numpy", task);
 }
 
 std::string imports() {
@@ -96,14 +102,17 @@ std::string precisionCode(Precision p) {
            "MATMUL_PRECISION = \"highest\"  # precision=fp32: no TF32 or bf16 passes on a GPU\n";
 }
 
-std::string modelCode(const RunConfig& c, const ExecutionSettings& run) {
+std::string modelCode(const RunConfig& c, const ExecutionSettings& run, Task task) {
     const bool probabilities = run.loss == LossKind::SigmoidBce;
-    std::string s = "\n\nACTIVATION = " + activationCode(c.model.activation) + "\nTHRESHOLD = " +
-                    (probabilities ? "0.5  # on the sigmoid's probability\n" : "0.0  # on the logit\n");
+    std::string s = "\n\nACTIVATION = " + activationCode(c.model.activation) + "\n";
+    if (task == Task::Binary)
+        s += std::string("THRESHOLD = ") +
+             (probabilities ? "0.5  # on the sigmoid's probability\n" : "0.0  # on the logit\n");
     s += R"PY(
 
 def forward(params, x):
-    """The model's output (B, 1) for x (B, cols); params = [w0 (out, in), b0, w1, b1, ...]."""
+    """The model's output (B, )PY" +
+         std::to_string(c.model.outputs) + R"PY() for x (B, cols); params = [w0 (out, in), b0, w1, b1, ...]."""
     h = x.astype(COMPUTE)
     for i in range(0, len(params), 2):
         h = h @ params[i].T.astype(COMPUTE) + params[i + 1].astype(COMPUTE)
@@ -111,6 +120,7 @@ def forward(params, x):
             h = ACTIVATION(h)
     z = h.astype(jnp.float32)
 )PY";
+    if (task != Task::Binary) return s + jaxTaskModel(c, run, task);
     if (!probabilities)
         return s + R"PY(    return z  # the logit: the loss applies the sigmoid inside
 
@@ -159,7 +169,8 @@ def batch_loss(params, x, y):
 
 def initial_params(inputs, path):
     """[w0, b0, w1, b1, ...] from `path` (safetensors), else drawn with numpy from SEED."""
-    widths = [inputs] + HIDDEN + [1]
+    widths = [inputs] + HIDDEN + [)PY" +
+           std::to_string(c.model.outputs) + R"PY(]
     names = [f"layers.{i}.{kind}" for i in range(len(widths) - 1) for kind in ("weight", "bias")]
     if path:
         tensors = read_safetensors(path)
@@ -439,15 +450,17 @@ if __name__ == "__main__":
 }  // namespace
 
 std::string jaxScript(const RunConfig& config, const JaxTarget& target) {
-    const auto ignored = jaxIgnoredSwitches(config.execution, target);
+    const Task task = scriptTask(config);
+    const auto ignored = withTaskIgnored(jaxIgnoredSwitches(config.execution, target), task);
     const ExecutionSettings run = jaxEffectiveSettings(config.execution, target);
     const bool scan = wholeEpoch(run);
-    return docstring(config, run, target, ignored) + imports() +
-           scriptConstants(config, "jax", target.device, "JAX loop") + precisionCode(run.precision) +
-           pythonFileHelpers() + pythonRunHelpers() + modelCode(config, run) + paramsCode(config) +
-           jaxOptimizerCode(config.optimizer) + stepCode(run.precision) +
-           (scan ? epochDataCode(run.dataPath) : stepDataCode(run.dataPath)) + epochSumsCode() +
-           (scan ? scanEpochCode(run.launch) : stepLoopCode(run.launch)) + mainCode();
+    std::string script = docstring(config, run, target, ignored, task) + imports() +
+                         scriptConstants(config, "jax", target.device, "JAX loop") + precisionCode(run.precision) +
+                         taskFileHelpers(task) + taskRunHelpers(task) + modelCode(config, run, task) +
+                         paramsCode(config) + jaxOptimizerCode(config.optimizer) + stepCode(run.precision) +
+                         (scan ? epochDataCode(run.dataPath) : stepDataCode(run.dataPath)) + epochSumsCode() +
+                         (scan ? scanEpochCode(run.launch) : stepLoopCode(run.launch)) + mainCode();
+    return task == Task::Binary ? script : jaxTaskRewrite(std::move(script), task);
 }
 
 }  // namespace wb
