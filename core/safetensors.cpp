@@ -21,7 +21,6 @@
 #include "atomic_file.h"
 #include "errors.h"
 #include "file_bytes.h"
-#include "task.h"
 
 namespace wb {
 namespace {
@@ -238,12 +237,9 @@ std::vector<int> checkLayers(const std::string& path, const std::map<std::size_t
         widths.push_back(static_cast<int>(ws[0]));
         ++expect;
     }
-    // One output for binary and regression, one logit per class for multiclass (K <= kMaxClasses);
-    // checkParamsMatch then holds the widths to the run's model.
-    if (widths.back() < 1 || static_cast<std::size_t>(widths.back()) > kMaxClasses)
-        throw DataError(path, "the last layer has " + std::to_string(widths.back()) +
-                                  " outputs; a model has 1 (binary, regression) up to " + std::to_string(kMaxClasses) +
-                                  " (one logit per class)");
+    if (widths.back() != 1)
+        throw DataError(
+            path, "the last layer has " + std::to_string(widths.back()) + " outputs; the model needs 1 (one logit)");
     return widths;
 }
 
