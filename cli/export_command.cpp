@@ -5,6 +5,7 @@
 
 #include "atomic_file.h"
 #include "commands.h"
+#include "data_source.h"
 #include "errors.h"
 #include "exit_codes.h"
 #include "framework_backend.h"
@@ -29,8 +30,18 @@ void writeScript(const std::string& path, const std::string& text) {
         std::filesystem::perm_options::add, ec);
 }
 
+// The loop's output layer and loss follow the data's task: under auto the data decides it, and only
+// the data counts a multiclass task's classes. Read it as `mlpwb train` would; a binary or regression
+// task is known without it (one output either way).
+void followDataTask(RunConfig& config) {
+    if (config.data.task == TaskChoice::Binary || config.data.task == TaskChoice::Regression) return;
+    const Dataset data = loadDataset(config.data);
+    config.model.outputs = outputsFor(data.task, data.classes());
+}
+
 int runExport(const ExportOptions& opt, const CLI::App& app) {
     RunConfig config = opt.run.toRunConfig(app);
+    followDataTask(config);
     config.backend = opt.framework;
     if (!opt.name.empty()) config.name = opt.name;
     const std::string script = frameworkScript(config);

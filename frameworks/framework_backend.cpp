@@ -15,6 +15,7 @@
 #include "npy_io.h"
 #include "python_interpreter.h"
 #include "safetensors.h"
+#include "trained_weights.h"
 
 namespace wb {
 
@@ -53,6 +54,20 @@ double number(const nlohmann::json& j, const char* key) {
     return (it == j.end() || it->is_null()) ? std::nan("") : it->get<double>();
 }
 
+// A regression's sums of errors; 0 where the line has none (a classification's).
+double errorSum(const nlohmann::json& j, const char* key) {
+    const auto it = j.find(key);
+    return (it == j.end() || it->is_null()) ? 0.0 : it->get<double>();
+}
+
+// The loop is generated from the configuration alone, so the configuration says what the prepared
+// data is: the output layer's width and, beyond binary, the task. A binary run's stays as it came.
+void followTask(RunConfig& c, const PreparedData& d) {
+    c.model.outputs = d.outputs();
+    if (d.task != Task::Binary)
+        c.data.task = d.task == Task::Regression ? TaskChoice::Regression : TaskChoice::Multiclass;
+}
+
 class FrameworkBackend final : public Backend {
 public:
     explicit FrameworkBackend(std::string framework)
@@ -65,8 +80,8 @@ public:
     void setup(const TrainingProblem& problem) override {
         if (!problem.data || problem.data->trainRows() == 0) throw ConfigError("no training rows");
         if (!problem.config) throw ConfigError("the " + framework_ + " backend needs the run's configuration");
-        requireBinaryTask(problem.data->task, framework_);
         config_ = *problem.config;
+        followTask(config_, *problem.data);
         config_.execution = problem.execution;
         config_.train.batchSize = problem.batchSize;
         python_ = resolvePython(config_.framework.python);
@@ -89,9 +104,12 @@ public:
         r.samples = j.at("samples").get<std::size_t>();
         r.correct = j.at("correct").get<std::size_t>();
         r.lossSum = number(j, "loss_sum");
+        r.squaredError = errorSum(j, "squared_error");
+        r.absoluteError = errorSum(j, "absolute_error");
         r.wallMs = j.at("wall_ms").get<double>();
         if (!j.at("val_correct").is_null())
-            r.validation = EvalResult{number(j, "val_loss_sum"), j.at("val_correct").get<std::size_t>()};
+            r.validation = EvalResult{number(j, "val_loss_sum"), j.at("val_correct").get<std::size_t>(),
+                                      errorSum(j, "val_squared_error"), errorSum(j, "val_absolute_error")};
         ++epochsRead_;
         // The loop sums its losses on the device and reads them once per epoch, so it learns of a
         // non-finite loss at the epoch's end: the step reported is the epoch's last.
@@ -108,7 +126,7 @@ public:
         if (!child_ || epochsRead_ < config_.train.epochs) return initial_;
         const int status = child_->wait(std::chrono::seconds(60));
         if (status != 0) throw FrameworkError(failure("after its last epoch"));
-        return loadSafetensors(folder_->file("final.safetensors"));
+        return readTrainedWeights(folder_->file("final.safetensors"), initial_);
     }
 
     std::vector<IgnoredSwitch> notApplicable(const ExecutionSettings& s) const override { return loop_.ignored(s); }

@@ -2,7 +2,9 @@
 
 #include <map>
 
+#include "keras_task_code.h"
 #include "script_text.h"
+#include "task_code.h"
 
 namespace wb {
 
@@ -30,7 +32,7 @@ std::string describeValue(const std::string& name, const std::string& value) {
 }
 
 // Where Keras' formulas for this run differ from PyTorch's (and so from the cpu backend's).
-std::string formulaNotes(const RunConfig& c, const ExecutionSettings& run) {
+std::string formulaNotes(const RunConfig& c, const ExecutionSettings& run, Task task) {
     const OptimizerSpec& o = c.optimizer;
     std::string s = "Where Keras computes differently from PyTorch (and the workbench's cpu backend):\n";
     if (o.kind == OptimizerKind::Adam || o.kind == OptimizerKind::AdamW)
@@ -44,7 +46,10 @@ std::string formulaNotes(const RunConfig& c, const ExecutionSettings& run) {
     if (o.weightDecay != 0.0 && o.kind != OptimizerKind::AdamW)
         s += "  weight_decay is decoupled (var -= lr * wd * var); PyTorch's " + toString(o.kind) +
              " adds wd * var to the gradient.\n";
-    if (run.loss == LossKind::SigmoidBce)
+    if (task == Task::Multiclass && run.loss == LossKind::SigmoidBce)
+        s += "  Cross-entropy on a softmax output is computed from the logits in a graph and on\n"
+             "  probabilities clipped to [1e-7, 1 - 1e-7] eagerly; PyTorch takes the log as it is.\n";
+    if (task == Task::Binary && run.loss == LossKind::SigmoidBce)
         s += "  Binary cross-entropy on a sigmoid output is computed from the logits in a graph and on\n"
              "  probabilities clipped to [1e-7, 1 - 1e-7] eagerly; PyTorch's BCELoss clamps log at -100.\n";
     s += "  fit reports the epoch's loss as a mean over its rows: loss_sum is that mean times the rows.\n";
@@ -52,17 +57,18 @@ std::string formulaNotes(const RunConfig& c, const ExecutionSettings& run) {
 }
 
 std::string docstring(const RunConfig& c, const ExecutionSettings& run, const KerasTarget& t,
-                      const std::vector<IgnoredSwitch>& ignored) {
+                      const std::vector<IgnoredSwitch>& ignored, Task task) {
     std::string s = "#!/usr/bin/env python3\n\"\"\"" + plain(c.name.empty() ? "custom" : c.name) +
                     ": a Keras training loop (model.fit) written by MLP Workbench.\n\n";
-    s += "Model: inputs -> " + join(c.model.hidden, " -> ") + " -> 1, " + toString(c.model.activation) +
-         "; loss: BinaryCrossentropy(from_logits=" + pyBool(run.loss == LossKind::BceWithLogits) +
-         "); optimizer: " + toString(c.optimizer.kind) + " (lr " + pyNumber(c.optimizer.lr) + ");\nbatch " +
-         std::to_string(c.train.batchSize) + ", " + std::to_string(c.train.epochs) + " epochs, " +
-         (c.train.shuffle ? "reshuffled every epoch" : "file order") + ", seed " + std::to_string(c.train.seed) +
-         "; written for the " + (t.device == "cuda" ? "GPU (CUDA)" : "CPU") + ".\n\n";
-    return s + switchesSection(run, ignored, describeValue) + formulaNotes(c, run) +
-           usageSection("TensorFlow, Keras 3 and numpy");
+    s += "Model: inputs -> " + join(c.model.hidden, " -> ") + " -> " +
+         (task == Task::Binary ? "1" : outputText(c, task)) + ", " + toString(c.model.activation) +
+         "; loss: " + kerasLossName(c, run, task) + "; optimizer: " + toString(c.optimizer.kind) + " (lr " +
+         pyNumber(c.optimizer.lr) + ");\nbatch " + std::to_string(c.train.batchSize) + ", " +
+         std::to_string(c.train.epochs) + " epochs, " + (c.train.shuffle ? "reshuffled every epoch" : "file order") +
+         ", seed " + std::to_string(c.train.seed) + "; written for the " + (t.device == "cuda" ? "GPU (CUDA)" : "CPU") +
+         ".\n\n";
+    return s + switchesSection(run, ignored, describeForTask(describeValue, task)) + formulaNotes(c, run, task) +
+           taskUsageSection("TensorFlow, Keras 3 and numpy", task);
 }
 
 std::string imports() {
@@ -132,7 +138,7 @@ std::string precisionCode(Precision p) {
     return s + "    pass\n";
 }
 
-std::string modelCode(const RunConfig& c, const ExecutionSettings& run) {
+std::string modelCode(const RunConfig& c, const ExecutionSettings& run, Task task) {
     const bool torchInit = c.model.init == InitKind::Torch;
     std::string s = R"PY(
 
@@ -157,12 +163,16 @@ def build_model(inputs):
         layers.append(keras.layers.Dense(width, activation=activation, **initializers(fan_in)))
         fan_in = width
 )PY";
-    s += run.loss == LossKind::SigmoidBce
-             ? "    # loss=sigmoid_bce: the model ends in a sigmoid; the output layer stays float32 as posted.\n"
-               "    layers.append(keras.layers.Dense(1, activation=\"sigmoid\", dtype=\"float32\", "
-               "**initializers(fan_in)))\n"
-             : "    # loss=bce_with_logits: the output is the logit; the output layer stays float32 as posted.\n"
-               "    layers.append(keras.layers.Dense(1, activation=None, dtype=\"float32\", **initializers(fan_in)))\n";
+    if (task != Task::Binary)
+        s += kerasTaskOutputLayer(c, run, task);
+    else
+        s += run.loss == LossKind::SigmoidBce
+                 ? "    # loss=sigmoid_bce: the model ends in a sigmoid; the output layer stays float32 as posted.\n"
+                   "    layers.append(keras.layers.Dense(1, activation=\"sigmoid\", dtype=\"float32\", "
+                   "**initializers(fan_in)))\n"
+                 : "    # loss=bce_with_logits: the output is the logit; the output layer stays float32 as posted.\n"
+                   "    layers.append(keras.layers.Dense(1, activation=None, dtype=\"float32\", "
+                   "**initializers(fan_in)))\n";
     s += R"PY(    return keras.Sequential(layers)
 
 
@@ -215,7 +225,7 @@ std::string optimizerConstruction(const OptimizerSpec& o) {
     return {};
 }
 
-std::string compileCode(const RunConfig& c, const ExecutionSettings& run) {
+std::string compileCode(const RunConfig& c, const ExecutionSettings& run, Task task) {
     const bool logits = run.loss == LossKind::BceWithLogits;
     std::string launch;
     switch (run.launch) {
@@ -241,11 +251,14 @@ def compile_model(model):
     """model.compile with the run's loss, optimizer and launch; accuracy on the output's threshold."""
 )PY" + launch +
            "    optimizer = " + optimizerConstruction(c.optimizer) +
-           "\n    model.compile(loss=keras.losses.BinaryCrossentropy(from_logits=" + pyBool(logits) +
-           "),  # loss=" + toString(run.loss) +
-           "\n                  optimizer=optimizer,\n                  "
-           "metrics=[keras.metrics.BinaryAccuracy(name=\"accuracy\", threshold=" +
-           (logits ? "0.0" : "0.5") + ")],\n                  run_eagerly=run_eagerly, jit_compile=jit_compile)\n";
+           (task != Task::Binary ? "\n    model.compile(" + kerasTaskCompileArguments(c, run, task) +
+                                       "                  run_eagerly=run_eagerly, jit_compile=jit_compile)\n"
+                                 : "\n    model.compile(loss=keras.losses.BinaryCrossentropy(from_logits=" +
+                                       pyBool(logits) + "),  # loss=" + toString(run.loss) +
+                                       "\n                  optimizer=optimizer,\n                  "
+                                       "metrics=[keras.metrics.BinaryAccuracy(name=\"accuracy\", threshold=" +
+                                       (logits ? "0.0" : "0.5") +
+                                       ")],\n                  run_eagerly=run_eagerly, jit_compile=jit_compile)\n");
 }
 
 std::string dataCode(const ExecutionSettings& run) {
@@ -268,8 +281,8 @@ def fit_inputs(x, y):
            "    return {\"x\": x, \"y\": y, \"batch_size\": BATCH_SIZE, \"shuffle\": SHUFFLE}\n";
 }
 
-std::string recorderCode() {
-    return R"PY(
+std::string recorderCode(Task task) {
+    std::string s = R"PY(
 
 def make_recorder(log, rows, rows_val):
     """A callback that times each epoch from on_epoch_begin to on_epoch_end (fit validates before
@@ -289,10 +302,23 @@ def make_recorder(log, rows, rows_val):
 
     return EpochRecorder()
 )PY";
+    if (task != Task::Regression) return s;
+    // A regression's sums: fit's mean squared and absolute errors times the rows.
+    const std::string train = "            train = (logs[\"loss\"] * rows, round(logs[\"accuracy\"] * rows), rows)\n";
+    s.replace(s.find(train), train.size(),
+              "            train = (logs[\"loss\"] * rows, 0, rows, logs[\"squared_error\"] * rows,\n"
+              "                     logs[\"absolute_error\"] * rows)\n");
+    const std::string val =
+        "            val = (logs[\"val_loss\"] * rows_val, round(logs[\"val_accuracy\"] * rows_val)) if rows_val else "
+        "None\n";
+    s.replace(s.find(val), val.size(),
+              "            val = (logs[\"val_loss\"] * rows_val, 0, logs[\"val_squared_error\"] * rows_val,\n"
+              "                   logs[\"val_absolute_error\"] * rows_val) if rows_val else None\n");
+    return s;
 }
 
-std::string mainCode() {
-    return R"PY(
+std::string mainCode(Task task) {
+    std::string s = R"PY(
 
 def device_name(device):
     if device == "cuda":
@@ -336,17 +362,23 @@ def main():
 if __name__ == "__main__":
     sys.exit(main())
 )PY";
+    if (task != Task::Regression) return s;
+    const std::string log = "    log = EpochLog(val[0].shape[0] if val else 0)\n";
+    return s.replace(
+        s.find(log), log.size(),
+        "    log = EpochLog(val[0].shape[0] if val else 0, (spread(y), spread(val[1]) if val else None))\n");
 }
 
 }  // namespace
 
 std::string kerasScript(const RunConfig& config, const KerasTarget& target) {
-    const auto ignored = kerasIgnoredSwitches(config.execution, target);
+    const Task task = scriptTask(config);
+    const auto ignored = withTaskIgnored(kerasIgnoredSwitches(config.execution, target), task);
     const ExecutionSettings run = kerasEffectiveSettings(config.execution, target);
-    return docstring(config, run, target, ignored) + imports() +
-           scriptConstants(config, "keras", target.device, "Keras loop") + pythonFileHelpers() + pythonRunHelpers() +
-           loadKerasCode() + precisionCode(run.precision) + modelCode(config, run) + compileCode(config, run) +
-           dataCode(run) + recorderCode() + mainCode();
+    return docstring(config, run, target, ignored, task) + imports() +
+           scriptConstants(config, "keras", target.device, "Keras loop") + taskFileHelpers(task) +
+           taskRunHelpers(task) + loadKerasCode() + precisionCode(run.precision) + modelCode(config, run, task) +
+           compileCode(config, run, task) + dataCode(run) + recorderCode(task) + mainCode(task);
 }
 
 }  // namespace wb

@@ -3,6 +3,9 @@
 #include <map>
 
 #include "script_text.h"
+#include "task_code.h"
+#include "torch_data_path.h"
+#include "torch_task_code.h"
 
 namespace wb {
 
@@ -67,17 +70,20 @@ std::string optimizerConstruction(const OptimizerSpec& o, bool foreach) {
 }
 
 std::string docstring(const RunConfig& c, const ExecutionSettings& run, const TorchTarget& t,
-                      const std::vector<IgnoredSwitch>& ignored) {
+                      const std::vector<IgnoredSwitch>& ignored, Task task) {
     const bool logits = run.loss == LossKind::BceWithLogits;
+    const bool binary = task == Task::Binary;
     std::string s = "#!/usr/bin/env python3\n\"\"\"" + plain(c.name.empty() ? "custom" : c.name) +
                     ": a PyTorch training loop written by MLP Workbench.\n\n";
-    s += "Model: inputs -> " + join(c.model.hidden, " -> ") + " -> 1, " + toString(c.model.activation) +
-         "; loss: " + (logits ? "BCEWithLogitsLoss" : "Sigmoid + BCELoss") +
+    s += "Model: inputs -> " + join(c.model.hidden, " -> ") + " -> " + (binary ? "1" : outputText(c, task)) + ", " +
+         toString(c.model.activation) + "; loss: " +
+         (binary ? (logits ? "BCEWithLogitsLoss" : "Sigmoid + BCELoss") : taskLossName(c, run.loss, task)) +
          "; optimizer: " + toString(c.optimizer.kind) + " (lr " + pyNumber(c.optimizer.lr) + ");\nbatch " +
          std::to_string(c.train.batchSize) + ", " + std::to_string(c.train.epochs) + " epochs, " +
          (c.train.shuffle ? "reshuffled every epoch" : "file order") + ", seed " + std::to_string(c.train.seed) +
          "; written for the " + (t.device == "cuda" ? "GPU (CUDA)" : "CPU") + ".\n\n";
-    return s + switchesSection(run, ignored, describeValue) + usageSection("PyTorch and numpy");
+    return s + switchesSection(run, ignored, describeForTask(describeValue, task)) +
+           taskUsageSection("PyTorch and numpy", task);
 }
 
 std::string imports(const ExecutionSettings& run) {
@@ -101,8 +107,9 @@ from torch import nn
     return s;
 }
 
-std::string modelClass(const RunConfig& c, const ExecutionSettings& run) {
-    const bool probabilities = run.loss == LossKind::SigmoidBce;
+std::string modelClass(const RunConfig& c, const ExecutionSettings& run, Task task) {
+    const bool binary = task == Task::Binary;
+    const bool probabilities = binary && run.loss == LossKind::SigmoidBce;
     std::string s = R"PY(
 
 class Mlp(nn.Module):
@@ -112,7 +119,8 @@ class Mlp(nn.Module):
 
     def __init__(self, inputs):
         super().__init__()
-        widths = [inputs] + HIDDEN + [1]
+        widths = [inputs] + HIDDEN + [)PY" +
+                    std::to_string(c.model.outputs) + R"PY(]
         self.layers = nn.ModuleList([nn.Linear(a, b) for a, b in zip(widths[:-1], widths[1:])])
         self.depth = len(widths) - 1
         self.activation = )PY" +
@@ -124,6 +132,7 @@ class Mlp(nn.Module):
 )PY";
     if (probabilities)
         s += "        self.probability = nn.Sigmoid()  # loss=sigmoid_bce: the model ends in a Sigmoid\n";
+    if (!binary) s += torchTaskProbability(task, run);
     s += R"PY(
     def forward(self, x):
         for i, layer in enumerate(self.layers):
@@ -131,86 +140,9 @@ class Mlp(nn.Module):
             if i < self.depth - 1:
                 x = self.activation(x)
 )PY";
+    if (!binary) return s + torchTaskReturn(task, run);
     s += probabilities ? "        return self.probability(x)\n"
                        : "        return x  # logits: BCEWithLogitsLoss applies the sigmoid inside\n";
-    return s;
-}
-
-// make_batches(): returns epoch_batches(), a generator of (inputs (B, cols), targets (B, 1)) on the device.
-std::string dataPathCode(const ExecutionSettings& run, const TorchOptions& o) {
-    std::string s = R"PY(
-
-def make_batches(x, y, device, generator):
-    """Returns epoch_batches(): one epoch of (inputs (B, cols), targets (B, 1)) on the device."""
-    rows = x.shape[0]
-)PY";
-    switch (run.dataPath) {
-        case DataPath::PerSampleGather: {
-            std::string loaderArgs = "batch_size=BATCH_SIZE, shuffle=SHUFFLE, generator=generator";
-            loaderArgs += ",\n                        num_workers=" + std::to_string(o.numWorkers);
-            if (o.prefetchFactor > 0) loaderArgs += ", prefetch_factor=" + std::to_string(o.prefetchFactor);
-            if (o.pinMemory) loaderArgs += ", pin_memory=True";
-            s +=
-                R"PY(    # data_path=per_sample_gather: the founding post's loader. The DataLoader asks the TensorDataset
-    # for every row on its own and collates the rows into a batch, then .to(device) copies it.
-    loader = DataLoader(TensorDataset(torch.Tensor(x), torch.Tensor(y)), )PY" +
-                loaderArgs + R"PY()
-
-    def epoch_batches():
-        for inputs, targets in loader:
-            yield inputs.to(device), targets.to(device)
-    return epoch_batches
-)PY";
-            return s;
-        }
-        case DataPath::PageableCopy:
-            s += R"PY(    # data_path=pageable_copy: whole batches sliced from CPU tensors, each copied to the device
-    # synchronously from ordinary (pageable) memory.
-    x_host, y_host = torch.from_numpy(x), torch.from_numpy(y)
-
-    def epoch_batches():
-        xs, ys = x_host, y_host
-        if SHUFFLE:
-            order = torch.randperm(rows, generator=generator)
-            xs, ys = x_host[order], y_host[order]
-        for start in range(0, rows, BATCH_SIZE):
-            yield xs[start:start + BATCH_SIZE].to(device), ys[start:start + BATCH_SIZE].to(device)
-    return epoch_batches
-)PY";
-            return s;
-        case DataPath::PinnedAsync:
-            s += R"PY(    # data_path=pinned_async: the rows in pinned (page-locked) memory, so each batch's copy is a
-    # DMA that runs with non_blocking=True while the host queues the step's kernels.
-    x_host, y_host = torch.from_numpy(x).pin_memory(), torch.from_numpy(y).pin_memory()
-    x_order, y_order = torch.empty_like(x_host).pin_memory(), torch.empty_like(y_host).pin_memory()
-
-    def epoch_batches():
-        xs, ys = x_host, y_host
-        if SHUFFLE:
-            order = torch.randperm(rows, generator=generator)
-            xs = torch.index_select(x_host, 0, order, out=x_order)
-            ys = torch.index_select(y_host, 0, order, out=y_order)
-        for start in range(0, rows, BATCH_SIZE):
-            yield (xs[start:start + BATCH_SIZE].to(device, non_blocking=True),
-                   ys[start:start + BATCH_SIZE].to(device, non_blocking=True))
-    return epoch_batches
-)PY";
-            return s;
-        case DataPath::DeviceResident:
-            s += R"PY(    # data_path=device_resident: the rows copied to the device once; a batch is a slice (a view).
-    x_dev, y_dev = torch.from_numpy(x).to(device), torch.from_numpy(y).to(device)
-
-    def epoch_batches():
-        xs, ys = x_dev, y_dev
-        if SHUFFLE:
-            order = torch.randperm(rows, generator=generator).to(device)
-            xs, ys = x_dev[order], y_dev[order]
-        for start in range(0, rows, BATCH_SIZE):
-            yield xs[start:start + BATCH_SIZE], ys[start:start + BATCH_SIZE]
-    return epoch_batches
-)PY";
-            return s;
-    }
     return s;
 }
 
@@ -236,7 +168,7 @@ std::string forwardCode(Precision p) {
     return "        outputs = forward(inputs)\n        loss = loss_fn(outputs, targets)\n";
 }
 
-std::string trainEpochCode(const ExecutionSettings& run) {
+std::string trainEpochCode(const ExecutionSettings& run, Task task) {
     const bool sync = run.launch == Launch::EagerSync;
     const bool scaled = run.precision == Precision::Fp16;
     const std::string threshold = run.loss == LossKind::SigmoidBce ? "0.5" : "0";
@@ -251,6 +183,10 @@ def train_epoch(forward, model, loss_fn, optimizer, epoch_batches, device, scale
                 "    loss_sum = torch.zeros((), dtype=torch.float64, device=device)\n"
                 "    correct = torch.zeros((), dtype=torch.int64, device=device)\n"
                 "    samples = 0\n";
+    if (task == Task::Regression)
+        s += sync ? "    squared, absolute = 0.0, 0.0  # sums of (z - t)^2 and |z - t| over the rows\n"
+                  : "    squared = torch.zeros((), dtype=torch.float64, device=device)  # sum of (z - t)^2\n"
+                    "    absolute = torch.zeros((), dtype=torch.float64, device=device)  # sum of |z - t|\n";
     s += "    for inputs, targets in epoch_batches():\n";
     s += zeroGradCode(run.zeroGrad);
     s += forwardCode(run.precision);
@@ -259,6 +195,11 @@ def train_epoch(forward, model, loss_fn, optimizer, epoch_batches, device, scale
                   "        scaler.update()\n"
                 : "        loss.backward()\n        optimizer.step()\n";
     s += "        rows = targets.shape[0]\n        samples += rows\n";
+    if (task != Task::Binary) {
+        if (sync)
+            s += "        # launch=eager_sync: loss.item() makes the host wait for the device after every step.\n";
+        return s + torchTaskTrainSums(run, task);
+    }
     if (sync)
         s += "        # launch=eager_sync: loss.item() makes the host wait for the device after every step.\n"
              "        loss_sum += loss.item() * rows\n"
@@ -275,7 +216,7 @@ def train_epoch(forward, model, loss_fn, optimizer, epoch_batches, device, scale
     return s;
 }
 
-std::string evaluateCode(const ExecutionSettings& run) {
+std::string evaluateCode(const ExecutionSettings& run, Task task) {
     const std::string threshold = run.loss == LossKind::SigmoidBce ? "0.5" : "0";
     const bool autocast = run.precision == Precision::Bf16 || run.precision == Precision::Fp16;
     std::string forward = "        outputs = model(x).float()\n";
@@ -283,21 +224,23 @@ std::string evaluateCode(const ExecutionSettings& run) {
         forward = std::string("        with torch.autocast(device_type=DEVICE, dtype=") +
                   (run.precision == Precision::Bf16 ? "torch.bfloat16" : "torch.float16") +
                   "):\n            outputs = model(x).float()\n";
-    return R"PY(
+    const std::string head = std::string(R"PY(
 
 def evaluate(model, loss_fn, x, y):
-    """(sum of the rows' losses, rows classified right) on resident rows, without training."""
+    """(sum of the rows' losses, rows classified right)PY") +
+                             (task == Task::Regression ? ", 0, sums of squared and absolute errors" : "") +
+                             R"PY() on resident rows, without training."""
     model.eval()
     with torch.no_grad():
-)PY" + forward +
-           R"PY(        loss = loss_fn(outputs, y).item() * y.shape[0]
-        correct = int(((outputs >= )PY" +
-           threshold + R"PY() == (y >= 0.5)).sum().item())
+)PY" + forward + R"PY(        loss = loss_fn(outputs, y).item() * y.shape[0]
+)PY";
+    if (task != Task::Binary) return head + torchTaskEvaluateSums(task);
+    return head + R"PY(        correct = int(((outputs >= )PY" + threshold + R"PY() == (y >= 0.5)).sum().item())
     return loss, correct
 )PY";
 }
 
-std::string setupCode(const RunConfig& c, const ExecutionSettings& run) {
+std::string setupCode(const RunConfig& c, const ExecutionSettings& run, Task task) {
     std::string s = R"PY(
 
 def build(inputs, device, init_weights):
@@ -317,9 +260,12 @@ def build(inputs, device, init_weights):
              ? "    # launch=graph_step: the forward (and its backward) compiled once and replayed as a graph.\n"
                "    forward = torch.compile(model, mode=\"reduce-overhead\")\n"
              : "    forward = model\n";
-    s += run.loss == LossKind::SigmoidBce
-             ? "    loss_fn = nn.BCELoss()  # loss=sigmoid_bce: on the model's Sigmoid output\n"
-             : "    loss_fn = nn.BCEWithLogitsLoss()  # loss=bce_with_logits\n";
+    if (task != Task::Binary)
+        s += torchTaskLoss(c, run, task);
+    else
+        s += run.loss == LossKind::SigmoidBce
+                 ? "    loss_fn = nn.BCELoss()  # loss=sigmoid_bce: on the model's Sigmoid output\n"
+                 : "    loss_fn = nn.BCEWithLogitsLoss()  # loss=bce_with_logits\n";
     s += "    optimizer = " + optimizerConstruction(c.optimizer, run.optimizerKernel == OptimizerKernel::MultiTensor) +
          "  # optimizer_kernel=" + toString(run.optimizerKernel) + "\n";
     if (run.precision == Precision::Tf32)
@@ -330,8 +276,8 @@ def build(inputs, device, init_weights):
     return s;
 }
 
-std::string mainCode() {
-    return R"PY(
+std::string mainCode(Task task) {
+    std::string s = R"PY(
 
 def synchronize(device):
     if device.type == "cuda":
@@ -376,17 +322,22 @@ def main():
 if __name__ == "__main__":
     sys.exit(main())
 )PY";
+    if (task != Task::Regression) return s;
+    const std::string log = "    log = EpochLog(val[1].shape[0] if val else 0)\n";
+    return s.replace(s.find(log), log.size(),
+                     "    log = EpochLog(val[1].shape[0] if val else 0, (spread(y), spread(vy) if val else None))\n");
 }
 
 }  // namespace
 
 std::string torchScript(const RunConfig& config, const TorchTarget& target) {
-    const auto ignored = torchIgnoredSwitches(config.execution, target);
+    const Task task = scriptTask(config);
+    const auto ignored = withTaskIgnored(torchIgnoredSwitches(config.execution, target), task);
     const ExecutionSettings run = torchEffectiveSettings(config.execution, target);
-    return docstring(config, run, target, ignored) + imports(run) +
-           scriptConstants(config, "torch", target.device, "PyTorch loop") + modelClass(config, run) +
-           pythonFileHelpers() + pythonRunHelpers() + dataPathCode(run, config.framework.torch) + trainEpochCode(run) +
-           evaluateCode(run) + setupCode(config, run) + mainCode();
+    return docstring(config, run, target, ignored, task) + imports(run) +
+           scriptConstants(config, "torch", target.device, "PyTorch loop") + modelClass(config, run, task) +
+           taskFileHelpers(task) + taskRunHelpers(task) + torchDataPathCode(run, config.framework.torch) +
+           trainEpochCode(run, task) + evaluateCode(run, task) + setupCode(config, run, task) + mainCode(task);
 }
 
 }  // namespace wb

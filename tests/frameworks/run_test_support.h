@@ -85,6 +85,122 @@ inline double largestLossDifference(const RunRecord& a, const RunRecord& b) {
     return worst;
 }
 
+// `d` relabelled for `task`: three classes (which third of x0 + x1 a row's sum falls in), or a
+// regression target (a smooth function of three features, in units far from 1, so that the
+// standardisation matters). Binary leaves it as it is.
+inline Dataset relabelled(Dataset d, Task task) {
+    if (task == Task::Binary) return d;
+    std::vector<float> score(d.rows);
+    for (std::size_t r = 0; r < d.rows; ++r) {
+        const float* x = d.features.data() + r * d.cols;
+        score[r] = task == Task::Multiclass ? x[0] + x[1] : 50.0f + 8.0f * x[0] - 5.0f * x[1] + 3.0f * x[2] * x[0];
+    }
+    d.task = task;
+    d.labelMapping.clear();
+    if (task == Task::Regression) {
+        d.labels = score;
+        d.classNames.clear();
+    } else {
+        std::vector<float> sorted = score;
+        std::sort(sorted.begin(), sorted.end());
+        const float low = sorted[d.rows / 3], high = sorted[2 * d.rows / 3];
+        for (std::size_t r = 0; r < d.rows; ++r) d.labels[r] = score[r] < low ? 0.0f : score[r] < high ? 1.0f : 2.0f;
+        d.classNames = {"0", "1", "2"};
+    }
+    d.computeHash();
+    return d;
+}
+
+// The loss `kind` (bce_with_logits: the fused form) and regression loss "mse"|"huber" on `c`.
+inline RunConfig withTaskLoss(RunConfig c, const QString& loss, const QString& regressionLoss) {
+    c.execution.loss = lossKindFromString(loss.toStdString());
+    c.model.regressionLoss = regressionLossFromString(regressionLoss.toStdString());
+    return c;
+}
+
+// The rows of a task-parity test: 3 classes in both loss forms, and a regression with MSE and Huber,
+// under the seed loop's switches and a graph's; `eager` adds launch=eager rows ("Seed answer's
+// fixes": fp16, which a CPU runs in fp32; the fused loss, as mixed precision refuses the separate one).
+inline void addTaskRows(bool eager = false) {
+    QTest::addColumn<int>("task");
+    QTest::addColumn<QString>("loss");
+    QTest::addColumn<QString>("regressionLoss");
+    QTest::addColumn<QString>("preset");
+    const int k = int(Task::Multiclass), r = int(Task::Regression);
+    const QString seed = "Seed PyTorch loop", graph = "Static graph (Keras-like)", fixes = "Seed answer's fixes";
+    QTest::newRow("3 classes, CrossEntropyLoss") << k << "bce_with_logits"
+                                                 << "mse" << seed;
+    QTest::newRow("3 classes, log(softmax) + NLLLoss") << k << "sigmoid_bce"
+                                                       << "mse" << seed;
+    QTest::newRow("3 classes, CrossEntropyLoss, graph") << k << "bce_with_logits"
+                                                        << "mse" << graph;
+    QTest::newRow("regression, MSELoss") << r << "bce_with_logits"
+                                         << "mse" << seed;
+    QTest::newRow("regression, HuberLoss, graph") << r << "bce_with_logits"
+                                                  << "huber" << graph;
+    if (!eager) return;
+    QTest::newRow("3 classes, CrossEntropyLoss, eager") << k << "bce_with_logits"
+                                                        << "mse" << fixes;
+    QTest::newRow("regression, MSELoss, eager") << r << "bce_with_logits"
+                                                << "mse" << fixes;
+}
+
+// The small run of `backend` for the current addTaskRows() row, as the exported loop would be
+// configured for it: the data's task and the output layer's width said in the configuration.
+inline RunConfig taskRun(const std::string& backend, const OptimizerSpec& optimizer, const std::string& python) {
+    QFETCH(int, task);
+    QFETCH(QString, loss);
+    QFETCH(QString, regressionLoss);
+    QFETCH(QString, preset);
+    RunConfig c = smallRun(backend, optimizer, python);
+    c.execution = presetByName(preset.toStdString()).settings;
+    c = withTaskLoss(c, loss, regressionLoss);
+    c.data.task = static_cast<Task>(task) == Task::Regression ? TaskChoice::Regression : TaskChoice::Multiclass;
+    c.model.outputs = static_cast<Task>(task) == Task::Multiclass ? 3 : 1;
+    return c;
+}
+
+// `framework` and the cpu backend on the same rows of `task` from the same initial weights: the
+// train and validation losses epoch by epoch within `tolerance` relative, the same accuracy
+// (classification) or MSE and MAE within `tolerance` relative (regression). Returns the largest
+// relative loss difference; fails the calling test through QVERIFY.
+inline double checkTaskParity(const RunConfig& frameworkRun, const Dataset& dataset, double tolerance) {
+    RunConfig cpuRun = frameworkRun;
+    cpuRun.backend = "cpu";
+    const PreparedData data = prepare(dataset, frameworkRun.prepare);
+    CancelFlag never{false};
+    const Run f = train(frameworkRun, dataset, data, never), c = train(cpuRun, dataset, data, never);
+    [&] {
+        QVERIFY2(f.record.status == RunStatus::Completed, f.record.message.c_str());
+        QVERIFY2(c.record.status == RunStatus::Completed, c.record.message.c_str());
+        QCOMPARE(f.record.epochs.size(), c.record.epochs.size());
+    }();
+    if (QTest::currentTestFailed()) return 1.0;
+    const double worst = largestLossDifference(f.record, c.record);
+    qInfo("largest relative loss difference %s vs cpu: %.3g", frameworkRun.backend.c_str(), worst);
+    [&] {
+        QVERIFY2(worst <= tolerance, qPrintable(QString::number(worst)));
+        for (std::size_t e = 0; e < f.record.epochs.size(); ++e) {
+            const EpochMetrics &a = f.record.epochs[e], &b = c.record.epochs[e];
+            QCOMPARE(a.trainRegression.has_value(), data.task == Task::Regression);
+            if (data.task != Task::Regression) {
+                QVERIFY(std::abs(a.trainAccuracy - b.trainAccuracy) < 5e-3);
+                QVERIFY(std::abs(*a.valAccuracy - *b.valAccuracy) < 5e-3);
+                continue;
+            }
+            QVERIFY2(relative(a.trainRegression->mse, b.trainRegression->mse) <= tolerance,
+                     qPrintable(QString::number(e)));
+            QVERIFY2(relative(a.trainRegression->mae, b.trainRegression->mae) <= tolerance,
+                     qPrintable(QString::number(e)));
+            QVERIFY2(relative(a.valRegression->mse, b.valRegression->mse) <= tolerance, qPrintable(QString::number(e)));
+            QVERIFY(std::abs(a.valRegression->r2 - b.valRegression->r2) <= tolerance);
+        }
+        const auto k = static_cast<std::size_t>(data.outputs());
+        QCOMPARE(f.params.widths().back(), static_cast<int>(k));
+    }();
+    return worst;
+}
+
 // A stand-in interpreter: answers the availability probe (python -c ...) with `real`, and fails
 // on the loop itself with a traceback naming `module`. Returns its path inside `dir`.
 inline QString failingPython(const QString& dir, const std::string& real, const char* module) {

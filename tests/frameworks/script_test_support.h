@@ -41,6 +41,37 @@ inline std::vector<ExecutionSettings> allValidSettings() {
     return all;
 }
 
+// configWith(assignments) for a data set read as `task` ("multiclass": 3 classes; "regression", with
+// `regressionLoss` "mse" or "huber"), as a run configures it once the data is loaded.
+inline RunConfig configForTask(const QString& assignments, const QString& task, const QString& regressionLoss = "mse") {
+    RunConfig c = configWith(assignments);
+    c.data.task = taskChoiceFromString(task.toStdString());
+    c.model.outputs = c.data.task == TaskChoice::Multiclass ? 3 : 1;
+    c.model.regressionLoss = regressionLossFromString(regressionLoss.toStdString());
+    return c;
+}
+
+// The columns of a generator's per-task rows: settings, task, regression loss, present, absent.
+inline void addTaskColumns() {
+    QTest::addColumn<QString>("settings");
+    QTest::addColumn<QString>("task");
+    QTest::addColumn<QString>("regressionLoss");
+    QTest::addColumn<QStringList>("present");
+    QTest::addColumn<QStringList>("absent");
+}
+
+// Every valid combination of the switches for a multiclass and a regression data set.
+inline std::vector<RunConfig> allTaskConfigs() {
+    std::vector<RunConfig> all;
+    for (const auto& s : allValidSettings())
+        for (const char* task : {"multiclass", "regression"}) {
+            RunConfig c = configForTask("", task);
+            c.execution = s;
+            all.push_back(c);
+        }
+    return all;
+}
+
 enum class Parsed { Yes, No, NoPython };
 
 // Whether every script parses as Python (python3's ast module); `error` says where it does not.

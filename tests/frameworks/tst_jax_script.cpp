@@ -198,6 +198,69 @@ private slots:
         if (parsed == test::Parsed::NoPython) QSKIP("no python3 on PATH to parse the scripts with");
         QVERIFY2(parsed == test::Parsed::Yes, qPrintable(error));
     }
+
+    // Each task puts its own model end, per-row loss and sums into the loop, on every epoch path.
+    void taskBecomesCode_data() {
+        test::addTaskColumns();
+        QTest::newRow("3 classes, fused")
+            << "loss=bce_with_logits"
+            << "multiclass"
+            << "mse"
+            << QStringList{"jax.nn.log_softmax(z, axis=1)", "hits(out, y)", "widths = [inputs] + HIDDEN + [3]",
+                           "jnp.argmax(out, axis=1)", "model's output (B, 3)"}
+            << QStringList{"THRESHOLD", "log1p", "jax.nn.sigmoid(z)", "(out >= "};
+        QTest::newRow("3 classes, separate steps")
+            << "loss=sigmoid_bce"
+            << "multiclass"
+            << "mse" << QStringList{"jax.nn.softmax(z, axis=1)", "jnp.log(p)", "loss: Softmax + log + NLLLoss"}
+            << QStringList{"log_softmax", "custom_vjp"};
+        QTest::newRow("regression, mse, whole epoch")
+            << "launch=graph_step"
+            << "regression"
+            << "mse"
+            << QStringList{"(z - y) ** 2",
+                           "jnp.zeros((0, 2), jnp.float32)",
+                           "jnp.concatenate([rights, right[None]])",
+                           "errors = np.sum(np.asarray(rights",
+                           "val_sums = (float(loss) * log.rows_val, 0, *",
+                           "spread(y), spread(val[1])",
+                           "  loss: a regression has no sigmoid"}
+            << QStringList{"THRESHOLD", "int(right)", "right.astype(jnp.int32)", "log1p"};
+        QTest::newRow("regression, huber, eager_sync")
+            << "launch=eager_sync"
+            << "regression"
+            << "huber"
+            << QStringList{"jnp.where(jnp.abs(d) < 1.0, 0.5 * d * d, jnp.abs(d) - 0.5)",
+                           "errors += np.asarray(right, dtype=np.float64)",
+                           "return carry, (loss_sum, 0, samples, *errors)"}
+            << QStringList{"correct += int(right)", "(z - y) ** 2"};
+        QTest::newRow("regression, mse, eager")
+            << "launch=eager"
+            << "regression"
+            << "mse" << QStringList{"errors = np.sum(np.asarray(rights", "return carry, epoch_sums("}
+            << QStringList{"int(np.sum(np.asarray(rights)))"};
+    }
+    void taskBecomesCode() {
+        QFETCH(QString, settings);
+        QFETCH(QString, task);
+        QFETCH(QString, regressionLoss);
+        QFETCH(QStringList, present);
+        QFETCH(QStringList, absent);
+        const QString script =
+            QString::fromStdString(jaxScript(test::configForTask(settings, task, regressionLoss), target("cpu")));
+        for (const QString& p : present) QVERIFY2(script.contains(p), qPrintable("missing: " + p));
+        for (const QString& a : absent) QVERIFY2(!script.contains(a), qPrintable("unexpected: " + a));
+    }
+
+    // Every valid combination for a multiclass and a regression data set parses as Python.
+    void everyTaskCombinationIsValidPython() {
+        std::vector<std::string> scripts;
+        for (const RunConfig& c : test::allTaskConfigs()) scripts.push_back(jaxScript(c, target("cpu")));
+        QString error;
+        const auto parsed = test::parsesAsPython(scripts, error);
+        if (parsed == test::Parsed::NoPython) QSKIP("no python3 on PATH to parse the scripts with");
+        QVERIFY2(parsed == test::Parsed::Yes, qPrintable(error));
+    }
 };
 
 QTEST_GUILESS_MAIN(JaxScriptTest)

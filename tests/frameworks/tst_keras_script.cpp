@@ -206,6 +206,63 @@ private slots:
         if (parsed == test::Parsed::NoPython) QSKIP("no python3 on PATH to parse the scripts with");
         QVERIFY2(parsed == test::Parsed::Yes, qPrintable(error));
     }
+
+    // Each task puts its own output layer, loss, metrics and sums into the loop.
+    void taskBecomesCode_data() {
+        test::addTaskColumns();
+        QTest::newRow("3 classes, fused")
+            << "loss=bce_with_logits"
+            << "multiclass"
+            << "mse"
+            << QStringList{"keras.losses.SparseCategoricalCrossentropy(from_logits=True)",
+                           "keras.layers.Dense(3, activation=None", "SparseCategoricalAccuracy(name=\"accuracy\")",
+                           "-> 3 (one logit per class)"}
+            << QStringList{"BinaryCrossentropy", "BinaryAccuracy", "squared_error"};
+        QTest::newRow("3 classes, separate steps")
+            << "loss=sigmoid_bce"
+            << "multiclass"
+            << "mse"
+            << QStringList{"SparseCategoricalCrossentropy(from_logits=False)",
+                           "keras.layers.Dense(3, activation=\"softmax\"", "softmax output is computed from the logits"}
+            << QStringList{"BinaryCrossentropy", "activation=\"sigmoid\", dtype"};
+        QTest::newRow("regression, mse") << "launch=graph_step"
+                                         << "regression"
+                                         << "mse"
+                                         << QStringList{"loss=keras.losses.MeanSquaredError()",
+                                                        "MeanSquaredError(name=\"squared_error\")",
+                                                        "MeanAbsoluteError(name=\"absolute_error\")",
+                                                        "logs[\"squared_error\"] * rows",
+                                                        "logs[\"val_absolute_error\"] * rows_val",
+                                                        "  loss: a regression has no sigmoid",
+                                                        "spread(y), spread(val[1])"}
+                                         << QStringList{"BinaryCrossentropy", "logs[\"accuracy\"]", "Accuracy("};
+        QTest::newRow("regression, huber")
+            << "launch=eager_sync"
+            << "regression"
+            << "huber" << QStringList{"loss=keras.losses.Huber(delta=1.0)", "loss: Huber(delta=1.0)"}
+            << QStringList{"loss=keras.losses.MeanSquaredError()"};
+    }
+    void taskBecomesCode() {
+        QFETCH(QString, settings);
+        QFETCH(QString, task);
+        QFETCH(QString, regressionLoss);
+        QFETCH(QStringList, present);
+        QFETCH(QStringList, absent);
+        const QString script =
+            QString::fromStdString(kerasScript(test::configForTask(settings, task, regressionLoss), target("cpu")));
+        for (const QString& p : present) QVERIFY2(script.contains(p), qPrintable("missing: " + p));
+        for (const QString& a : absent) QVERIFY2(!script.contains(a), qPrintable("unexpected: " + a));
+    }
+
+    // Every valid combination for a multiclass and a regression data set parses as Python.
+    void everyTaskCombinationIsValidPython() {
+        std::vector<std::string> scripts;
+        for (const RunConfig& c : test::allTaskConfigs()) scripts.push_back(kerasScript(c, target("cpu")));
+        QString error;
+        const auto parsed = test::parsesAsPython(scripts, error);
+        if (parsed == test::Parsed::NoPython) QSKIP("no python3 on PATH to parse the scripts with");
+        QVERIFY2(parsed == test::Parsed::Yes, qPrintable(error));
+    }
 };
 
 QTEST_GUILESS_MAIN(KerasScriptTest)

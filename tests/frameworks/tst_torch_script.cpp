@@ -2,6 +2,7 @@
 // the target cannot do falls back with the reason, and every combination is valid Python.
 #include <QtTest>
 
+#include "errors.h"
 #include "run_config.h"
 #include "script_test_support.h"
 #include "torch_script.h"
@@ -160,6 +161,74 @@ private slots:
         const auto parsed = test::parsesAsPython(scripts, error);
         if (parsed == test::Parsed::NoPython) QSKIP("no python3 on PATH to parse the scripts with");
         QVERIFY2(parsed == test::Parsed::Yes, qPrintable(error));
+    }
+
+    // Each task puts its own model end, loss and sums into the loop; the binary text is untouched.
+    void taskBecomesCode_data() {
+        test::addTaskColumns();
+        QTest::newRow("3 classes, fused")
+            << "loss=bce_with_logits"
+            << "multiclass"
+            << "mse"
+            << QStringList{"widths = [inputs] + HIDDEN + [3]", "nn.CrossEntropyLoss()",      "targets.view(-1).long()",
+                           "outputs.detach().argmax(1)",       "-> 3 (one logit per class)", "loss: CrossEntropyLoss",
+                           "the class index 0..K-1",           "cross-entropy on the logits"}
+            << QStringList{"BCEWithLogitsLoss", "nn.Sigmoid()", "self.probability", "squared_error"};
+        QTest::newRow("3 classes, separate steps")
+            << "loss=sigmoid_bce launch=eager_sync"
+            << "multiclass"
+            << "mse"
+            << QStringList{"self.probability = nn.Softmax(dim=1)", "nn.NLLLoss()", "nll(torch.log(outputs)",
+                           "loss: Softmax + log + NLLLoss", "int((outputs.argmax(1) == targets.view(-1).long())"}
+            << QStringList{"nn.BCELoss()", "nn.Sigmoid()", "CrossEntropyLoss()"};
+        QTest::newRow("regression, mse, eager")
+            << "launch=eager"
+            << "regression"
+            << "mse"
+            << QStringList{"nn.MSELoss()",
+                           "widths = [inputs] + HIDDEN + [1]",
+                           "\"squared_error\": finite(squared)",
+                           "squared += (errors * errors).sum().double()",
+                           "return loss, 0, squared, absolute",
+                           "  loss: a regression has no sigmoid or softmax",
+                           "spread(y), spread(vy)",
+                           "\"train_r2\""}
+            << QStringList{"BCELoss", "BCEWithLogitsLoss", "argmax", "nn.Sigmoid()", "loss=bce_with_logits:"};
+        QTest::newRow("regression, huber, eager_sync")
+            << "launch=eager_sync"
+            << "regression"
+            << "huber"
+            << QStringList{"nn.HuberLoss(delta=1.0)", "squared += (errors * errors).sum().item()",
+                           "return loss_sum, 0, samples, squared, absolute", "loss: HuberLoss(delta=1)"}
+            << QStringList{"nn.MSELoss()", "BCELoss"};
+    }
+    void taskBecomesCode() {
+        QFETCH(QString, settings);
+        QFETCH(QString, task);
+        QFETCH(QString, regressionLoss);
+        QFETCH(QStringList, present);
+        QFETCH(QStringList, absent);
+        const QString script =
+            QString::fromStdString(torchScript(test::configForTask(settings, task, regressionLoss), target("cpu")));
+        for (const QString& p : present) QVERIFY2(script.contains(p), qPrintable("missing: " + p));
+        for (const QString& a : absent) QVERIFY2(!script.contains(a), qPrintable("unexpected: " + a));
+    }
+
+    // Every valid combination for a multiclass and a regression data set parses as Python.
+    void everyTaskCombinationIsValidPython() {
+        std::vector<std::string> scripts;
+        for (const RunConfig& c : test::allTaskConfigs()) scripts.push_back(torchScript(c, target("cpu")));
+        QString error;
+        const auto parsed = test::parsesAsPython(scripts, error);
+        if (parsed == test::Parsed::NoPython) QSKIP("no python3 on PATH to parse the scripts with");
+        QVERIFY2(parsed == test::Parsed::Yes, qPrintable(error));
+    }
+
+    // A multiclass loop needs its classes, which only the data counts: without them, a ConfigError.
+    void multiclassWithoutItsClassesIsRefused() {
+        RunConfig c = test::configForTask("", "multiclass");
+        c.model.outputs = 1;
+        QVERIFY_THROWS_EXCEPTION(ConfigError, torchScript(c, target("cpu")));
     }
 };
 

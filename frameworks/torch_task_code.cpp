@@ -1,0 +1,67 @@
+#include "torch_task_code.h"
+
+namespace wb {
+
+std::string torchTaskProbability(Task task, const ExecutionSettings& run) {
+    if (task == Task::Multiclass && run.loss == LossKind::SigmoidBce)
+        return "        self.probability = nn.Softmax(dim=1)  # loss=sigmoid_bce: the model ends in a Softmax\n";
+    return "";
+}
+
+std::string torchTaskReturn(Task task, const ExecutionSettings& run) {
+    if (task == Task::Regression) return "        return x  # the prediction of the standardised target\n";
+    return run.loss == LossKind::SigmoidBce
+               ? "        return self.probability(x)\n"
+               : "        return x  # logits: CrossEntropyLoss applies the log-softmax inside\n";
+}
+
+std::string torchTaskLoss(const RunConfig& c, const ExecutionSettings& run, Task task) {
+    if (task == Task::Regression)
+        return c.model.regressionLoss == RegressionLoss::Huber
+                   ? "    loss_fn = nn.HuberLoss(delta=1.0)  # a regression: Huber on the standardised target\n"
+                   : "    loss_fn = nn.MSELoss()  # a regression: the mean squared error on the standardised target\n";
+    // The labels arrive as (B, 1) floats, as a binary loop's do; the class index is their integer.
+    if (run.loss == LossKind::SigmoidBce)
+        return "    nll = nn.NLLLoss()  # loss=sigmoid_bce: the log of the model's Softmax output, then NLLLoss\n\n"
+               "    def loss_fn(outputs, targets):  # targets (B, 1): the class index as a float\n"
+               "        return nll(torch.log(outputs), targets.view(-1).long())\n";
+    return "    cross_entropy = nn.CrossEntropyLoss()  # loss=bce_with_logits: log-softmax and NLLLoss fused\n\n"
+           "    def loss_fn(outputs, targets):  # targets (B, 1): the class index as a float\n"
+           "        return cross_entropy(outputs, targets.view(-1).long())\n";
+}
+
+std::string torchTaskTrainSums(const ExecutionSettings& run, Task task) {
+    const bool sync = run.launch == Launch::EagerSync;
+    if (task == Task::Multiclass) {
+        if (sync)
+            return "        loss_sum += loss.item() * rows\n"
+                   "        correct += int((outputs.argmax(1) == targets.view(-1).long()).sum().item())\n"
+                   "    return loss_sum, correct, samples\n";
+        return "        loss_sum += loss.detach().double() * rows\n"
+               "        correct += (outputs.detach().argmax(1) == targets.view(-1).long()).sum()\n"
+               "    return loss_sum.item(), int(correct.item()), samples\n";
+    }
+    // A regression: the sums of squared and absolute errors, in the standardised target's units.
+    if (sync)
+        return "        loss_sum += loss.item() * rows\n"
+               "        errors = outputs.detach().float() - targets\n"
+               "        squared += (errors * errors).sum().item()\n"
+               "        absolute += errors.abs().sum().item()\n"
+               "    return loss_sum, 0, samples, squared, absolute\n";
+    return "        loss_sum += loss.detach().double() * rows\n"
+           "        errors = outputs.detach().float() - targets\n"
+           "        squared += (errors * errors).sum().double()\n"
+           "        absolute += errors.abs().sum().double()\n"
+           "    return loss_sum.item(), 0, samples, squared.item(), absolute.item()\n";
+}
+
+std::string torchTaskEvaluateSums(Task task) {
+    if (task == Task::Multiclass)
+        return "        correct = int((outputs.argmax(1) == y.view(-1).long()).sum().item())\n"
+               "    return loss, correct\n";
+    return "        errors = outputs - y\n"
+           "        squared, absolute = (errors * errors).sum().item(), errors.abs().sum().item()\n"
+           "    return loss, 0, squared, absolute\n";
+}
+
+}  // namespace wb

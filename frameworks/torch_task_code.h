@@ -1,0 +1,25 @@
+// The parts of the PyTorch loop that differ by task for multiclass and regression (the binary loop's
+// text stays in torch_script.cpp as it always was): the model's end, the loss, and the sums an
+// epoch reports.
+#pragma once
+
+#include <string>
+
+#include "execution_settings.h"
+#include "run_config.h"
+#include "task.h"
+
+namespace wb {
+
+// Mlp.__init__'s last line(s) after the activation and forward's return, for a multiclass or
+// regression model.
+std::string torchTaskProbability(Task task, const ExecutionSettings& run);
+std::string torchTaskReturn(Task task, const ExecutionSettings& run);
+// build()'s loss_fn for a multiclass or regression run.
+std::string torchTaskLoss(const RunConfig& c, const ExecutionSettings& run, Task task);
+// train_epoch's accumulators before the loop, its per-batch sums after the step, and its return.
+std::string torchTaskTrainSums(const ExecutionSettings& run, Task task);
+// evaluate()'s lines after the loss, through its return.
+std::string torchTaskEvaluateSums(Task task);
+
+}  // namespace wb
