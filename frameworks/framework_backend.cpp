@@ -15,7 +15,6 @@
 #include "npy_io.h"
 #include "python_interpreter.h"
 #include "safetensors.h"
-#include "trained_weights.h"
 
 namespace wb {
 
@@ -126,7 +125,7 @@ public:
         if (!child_ || epochsRead_ < config_.train.epochs) return initial_;
         const int status = child_->wait(std::chrono::seconds(60));
         if (status != 0) throw FrameworkError(failure("after its last epoch"));
-        return readTrainedWeights(folder_->file("final.safetensors"), initial_);
+        return loadSafetensors(folder_->file("final.safetensors"));  // 1..kMaxClasses outputs
     }
 
     std::vector<IgnoredSwitch> notApplicable(const ExecutionSettings& s) const override { return loop_.ignored(s); }
