@@ -146,10 +146,10 @@ QString number(const std::optional<double>& v) {
 
 QString csvLine(const QString& run, const EpochMetrics& e) {
     // A regression has no accuracy (its record says null): an empty cell, and its own columns at the end.
-    const std::optional<double> trainAccuracy = e.trainRegression ? std::nullopt : std::optional(e.trainAccuracy);
-    QStringList cells = {csvField(run),         QString::number(e.epoch),  e.warmup ? "1" : "0",  number(e.trainLoss),
-                         number(trainAccuracy), number(e.valLoss),         number(e.valAccuracy), number(e.wallMs),
-                         number(e.deviceMs),    number(e.samplesPerSecond)};
+    const QString trainAccuracy = e.trainRegression ? QString() : number(e.trainAccuracy);
+    QStringList cells = {csvField(run),      QString::number(e.epoch),  e.warmup ? "1" : "0",  number(e.trainLoss),
+                         trainAccuracy,      number(e.valLoss),         number(e.valAccuracy), number(e.wallMs),
+                         number(e.deviceMs), number(e.samplesPerSecond)};
     const std::optional<PhaseTimes>& p = e.phases;
     for (const double PhaseTimes::*phase :
          {&PhaseTimes::data, &PhaseTimes::forward, &PhaseTimes::backward, &PhaseTimes::optimizer, &PhaseTimes::other})
