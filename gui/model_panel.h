@@ -49,7 +49,7 @@ public:
     // The task rows (task_fields.h): the user's choice, and what the loaded data set is learned as;
     // the output layer of the preview and of modelSpec() follows the loaded data's task.
     TaskChoice taskChoice() const;
-    void setTaskChoice(TaskChoice choice);  // emits nothing
+    void setTaskChoice(TaskChoice choice);   // emits nothing
     void setDataset(const Dataset& loaded);  // the feature count, the task and auto's reason
 
     // Why Run must refuse these fields ("learning rate 100 is outside 1e-12 … 10"); empty when it need not.
