@@ -161,6 +161,14 @@ def checksums(tensors):
     return {"sha256_f32": digest.hexdigest(), "tensors": per_tensor}
 
 
+def float64_distance(final, losses, model64, losses64):
+    """(max |w32 - w64|, max |loss32 - loss64|): how far float32 rounding alone moved a case."""
+    np = common.np
+    final64 = {k: v.detach().numpy() for k, v in model64.state_dict().items()}
+    weight_diff = max(float(np.abs(final[k].astype(np.float64) - final64[k]).max()) for k in final)
+    return weight_diff, max(abs(a - b) for a, b in zip(losses, losses64))
+
+
 def file_sha256(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
@@ -214,9 +222,7 @@ def main(argv=None):
         common.write_safetensors(os.path.join(args.out_dir, final_file), final)
         # The same steps in float64: how far float32 rounding alone moves the result.
         model64, losses64, _ = train(case, x32.double(), y32.double(), init_tensors, torch.float64)
-        final64 = {k: v.detach().numpy() for k, v in model64.state_dict().items()}
-        weight_diff = max(float(np.abs(final[k].astype(np.float64) - final64[k]).max()) for k in final)
-        loss_diff = max(abs(a - b) for a, b in zip(losses, losses64))
+        weight_diff, loss_diff = float64_distance(final, losses, model64, losses64)
         expected["cases"][name] = {
             "optimizer": case["optimizer"],
             "loss": case["loss"],

@@ -39,7 +39,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
 import common  # noqa: E402  (bench/peers/common.py)
-from make_parity_fixture import checksums, file_sha256  # noqa: E402
+from make_parity_fixture import checksums, file_sha256, float64_distance  # noqa: E402
 
 ROWS = 600
 FEATURES = 12
@@ -187,9 +187,7 @@ def main(argv=None):
         final_file = f"final_{name}.safetensors"
         common.write_safetensors(os.path.join(args.out_dir, final_file), final)
         model64, losses64, _ = train(case, x32, y.double(), init, torch.float64)
-        final64 = {k: v.detach().numpy() for k, v in model64.state_dict().items()}
-        weight_diff = max(float(np.abs(final[k].astype(np.float64) - final64[k]).max()) for k in final)
-        loss_diff = max(abs(a - b) for a, b in zip(losses, losses64))
+        weight_diff, loss_diff = float64_distance(final, losses, model64, losses64)
         entry = dict(case)
         entry.update({"init_weights": f"init_k{case['outputs']}.safetensors", "final_weights": final_file,
                       "epoch_train_loss": losses, "checksum": checksums(final),

@@ -13,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "model.h"
+#include "npy_io.h"
 #include "optimizer.h"
+#include "run_config.h"
 #include "run_record.h"
 
 namespace wb::parity {
@@ -50,6 +52,29 @@ inline void compareWeights(const MlpParams& ours, const MlpParams& torch) {
             std::abs(got - want) <= 1e-3 * std::abs(want) + 1e-5,
             qPrintable(QString("parameter %1: ours %2, PyTorch %3").arg(k).arg(got, 0, 'g', 9).arg(want, 0, 'g', 9)));
     }
+}
+
+// The task fixture (tests/data/parity_tasks, in `dir`): case `c`'s features and labels, read for its task.
+inline Dataset loadTaskCase(const std::string& dir, const nlohmann::json& c) {
+    const bool regression = c.at("task").get<std::string>() == "regression";
+    return loadNpyDataset(dir + "x.npy", dir + c.at("labels").get<std::string>(),
+                          regression ? TaskChoice::Regression : TaskChoice::Multiclass);
+}
+
+// The training the task fixture's case `c` did in PyTorch: its model, optimizer, loss, epochs and
+// batches from its initial weights, on the rows as they are (no standardisation, no split).
+inline RunConfig taskCaseConfig(const std::string& dir, const nlohmann::json& fixture, const nlohmann::json& c) {
+    RunConfig config;
+    config.prepare.standardize = false;  // the same rows PyTorch saw, in file order
+    config.model.hidden = fixture.at("model").at("hidden").get<std::vector<int>>();
+    config.optimizer = optimizerOf(fixture.at("optimizer"));
+    if (c.contains("loss")) config.execution.loss = lossKindFromString(c.at("loss").get<std::string>());
+    if (c.contains("regression_loss"))
+        config.model.regressionLoss = regressionLossFromString(c.at("regression_loss").get<std::string>());
+    config.train.epochs = fixture.at("train").at("epochs").get<int>();
+    config.train.batchSize = fixture.at("train").at("batch_size").get<int>();
+    config.initWeights = dir + c.at("init_weights").get<std::string>();
+    return config;
 }
 
 }  // namespace wb::parity

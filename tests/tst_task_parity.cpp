@@ -6,7 +6,6 @@
 #include <QtTest>
 
 #include "cpu_backend.h"
-#include "npy_io.h"
 #include "parity_support.h"
 #include "prepare.h"
 #include "safetensors.h"
@@ -34,22 +33,10 @@ private slots:
         QFETCH(QString, name);
         const nlohmann::json fixture = parity::readExpected(kDir);
         const nlohmann::json& c = fixture.at("cases").at(name.toStdString());
-        const Task task = taskFromString(c.at("task").get<std::string>());
-        const Dataset ds = loadNpyDataset(kDir + "x.npy", kDir + c.at("labels").get<std::string>(),
-                                          task == Task::Regression ? TaskChoice::Regression : TaskChoice::Multiclass);
-        QCOMPARE(int(ds.task), int(task));
-
-        RunConfig config;
+        const Dataset ds = parity::loadTaskCase(kDir, c);
+        QCOMPARE(int(ds.task), int(taskFromString(c.at("task").get<std::string>())));
+        RunConfig config = parity::taskCaseConfig(kDir, fixture, c);
         config.name = name.toStdString();
-        config.prepare.standardize = false;  // the same rows PyTorch saw, in file order
-        config.model.hidden = fixture.at("model").at("hidden").get<std::vector<int>>();
-        config.optimizer = parity::optimizerOf(fixture.at("optimizer"));
-        if (c.contains("loss")) config.execution.loss = lossKindFromString(c.at("loss").get<std::string>());
-        if (c.contains("regression_loss"))
-            config.model.regressionLoss = regressionLossFromString(c.at("regression_loss").get<std::string>());
-        config.train.epochs = fixture.at("train").at("epochs").get<int>();
-        config.train.batchSize = fixture.at("train").at("batch_size").get<int>();
-        config.initWeights = kDir + c.at("init_weights").get<std::string>();
         const PreparedData data = prepare(ds, config.prepare);
         QCOMPARE(data.outputs(), c.at("outputs").get<int>());
         auto backend = makeCpuBackend();

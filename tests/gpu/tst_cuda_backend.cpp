@@ -11,7 +11,6 @@
 
 #include "builtin_data.h"
 #include "errors.h"
-#include "npy_io.h"
 #include "parity_check.h"
 #include "parity_support.h"
 #include "safetensors.h"
@@ -120,7 +119,7 @@ private slots:
         const nlohmann::json& c = fixture.at("cases").at(name.toStdString());
         RunConfig config = taskConfig(fixture, c);
         config.execution.launch = static_cast<Launch>(launch);
-        const Dataset ds = loadTaskData(c);
+        const Dataset ds = parity::loadTaskCase(kTaskDir, c);
         const PreparedData data = prepare(ds, config.prepare);
         auto backend = makeCudaBackend(0);
         Trainer trainer(config, ds, data, *backend);
@@ -138,7 +137,7 @@ private slots:
         const nlohmann::json& c = fixture.at("cases").at("k3_cross_entropy");
         RunConfig config = taskConfig(fixture, c);
         config.execution = presetByName("Fastest").settings;
-        const Dataset ds = loadTaskData(c);
+        const Dataset ds = parity::loadTaskCase(kTaskDir, c);
         const PreparedData data = prepare(ds, config.prepare);
         auto backend = makeCudaBackend(0);
         Trainer trainer(config, ds, data, *backend);
@@ -167,26 +166,11 @@ private slots:
 private:
     inline static const std::string kTaskDir = WB_TEST_DATA_DIR "/parity_tasks/";
 
-    static Dataset loadTaskData(const nlohmann::json& c) {
-        const bool regression = c.at("task").get<std::string>() == "regression";
-        return loadNpyDataset(kTaskDir + "x.npy", kTaskDir + c.at("labels").get<std::string>(),
-                              regression ? TaskChoice::Regression : TaskChoice::Multiclass);
-    }
-
     // The fixture's training on the CUDA backend in fp32, from its initial weights.
     static RunConfig taskConfig(const nlohmann::json& fixture, const nlohmann::json& c) {
-        RunConfig config;
+        RunConfig config = parity::taskCaseConfig(kTaskDir, fixture, c);
         config.backend = "cuda";
-        config.prepare.standardize = false;
-        config.model.hidden = fixture.at("model").at("hidden").get<std::vector<int>>();
-        config.optimizer = parity::optimizerOf(fixture.at("optimizer"));
         config.execution.dataPath = DataPath::DeviceResident;
-        if (c.contains("loss")) config.execution.loss = lossKindFromString(c.at("loss").get<std::string>());
-        if (c.contains("regression_loss"))
-            config.model.regressionLoss = regressionLossFromString(c.at("regression_loss").get<std::string>());
-        config.train.epochs = fixture.at("train").at("epochs").get<int>();
-        config.train.batchSize = fixture.at("train").at("batch_size").get<int>();
-        config.initWeights = kTaskDir + c.at("init_weights").get<std::string>();
         return config;
     }
 
