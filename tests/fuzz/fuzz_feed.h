@@ -112,7 +112,8 @@ inline void feedSafetensors(std::string_view bytes) {
     MlpParams p;
     if (!loadsOrRefuses([&] { p = parseSafetensors(bytes, "fuzz.safetensors"); })) return;
     const std::vector<int> widths = p.widths();
-    require(widths.size() >= 2 && widths.back() == 1, "the widths run from the inputs to one output");
+    require(widths.size() >= 2 && widths.back() >= 1 && static_cast<std::size_t>(widths.back()) <= kMaxClasses,
+            "the widths run from the inputs to 1..kMaxClasses outputs");
     std::size_t count = 0;
     for (std::size_t i = 0; i + 1 < widths.size(); ++i) {
         require(widths[i] > 0, "every width is positive");
@@ -121,6 +122,7 @@ inline void feedSafetensors(std::string_view bytes) {
     require(p.count() == count, "one value per weight and bias");
     ModelSpec own;
     own.hidden.assign(widths.begin() + 1, widths.end() - 1);
+    own.outputs = widths.back();
     checkParamsMatch(p, own, static_cast<std::size_t>(widths.front()));  // must not throw
     loadsOrRefuses([&] { checkParamsMatch(p, ModelSpec{}, 61); });
 }
