@@ -117,6 +117,32 @@ def make_optimizer(spec, params):
     raise ValueError(f"unknown optimizer kind {kind!r}")
 
 
+def run_epochs(model, loss_func, optimizer, x, y, epochs, batch_size, right=None):
+    """`epochs` epochs of batches in file order; returns (per-epoch mean losses, accuracies).
+
+    Each batch: one zero_grad, forward, mean loss, backward, one optimizer step; its loss is read
+    with .item() before the step and weighted by its rows. `right(outputs, targets)` marks the rows
+    predicted right (None: no accuracy, the accuracies are None).
+    """
+    rows = x.shape[0]
+    losses, accuracies = [], []
+    for _ in range(epochs):
+        loss_sum, correct = 0.0, 0
+        for start in range(0, rows, batch_size):
+            inputs, targets = x[start:start + batch_size], y[start:start + batch_size]
+            optimizer.zero_grad()
+            outputs = model(inputs)
+            loss = loss_func(outputs, targets)
+            loss.backward()
+            optimizer.step()
+            loss_sum += loss.item() * targets.shape[0]
+            if right is not None:
+                correct += int(right(outputs.detach(), targets).sum().item())
+        losses.append(loss_sum / rows)
+        accuracies.append(correct / rows if right is not None else None)
+    return losses, accuracies
+
+
 def train(case, x, y, init_tensors, dtype):
     """Trains one case from the initial weights; returns (model, per-epoch losses, accuracies).
 
@@ -131,21 +157,8 @@ def train(case, x, y, init_tensors, dtype):
     loss_func = nn.BCELoss() if sigmoid_output else nn.BCEWithLogitsLoss()
     threshold = 0.5 if sigmoid_output else 0.0
     optimizer = make_optimizer(case["optimizer"], model.parameters())
-    rows = x.shape[0]
-    losses, accuracies = [], []
-    for _ in range(EPOCHS):
-        loss_sum, correct = 0.0, 0
-        for start in range(0, rows, BATCH_SIZE):
-            inputs, targets = x[start:start + BATCH_SIZE], y[start:start + BATCH_SIZE]
-            optimizer.zero_grad()
-            outputs = model(inputs)
-            loss = loss_func(outputs, targets)
-            loss.backward()
-            optimizer.step()
-            loss_sum += loss.item() * targets.shape[0]
-            correct += int(((outputs.detach() >= threshold) == targets).sum().item())
-        losses.append(loss_sum / rows)
-        accuracies.append(correct / rows)
+    losses, accuracies = run_epochs(model, loss_func, optimizer, x, y, EPOCHS, BATCH_SIZE,
+                                    lambda outputs, targets: (outputs >= threshold) == targets)
     return model, losses, accuracies
 
 

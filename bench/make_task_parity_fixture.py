@@ -39,7 +39,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers"))
 import common  # noqa: E402  (bench/peers/common.py)
-from make_parity_fixture import checksums, file_sha256, float64_distance  # noqa: E402
+from make_parity_fixture import (checksums, file_sha256, float64_distance, make_optimizer,  # noqa: E402
+                                 run_epochs)
 
 ROWS = 600
 FEATURES = 12
@@ -122,23 +123,9 @@ def train(case, x, y, init_tensors, dtype):
     classify = case["task"] == "multiclass"
     y = y.long() if classify else y.to(dtype).reshape(-1, 1)
     loss_func = loss_function(case)
-    optimizer = torch.optim.Adam(model.parameters(), lr=ADAM["lr"], betas=(ADAM["beta1"], ADAM["beta2"]),
-                                 eps=ADAM["eps"], foreach=False)
-    losses, accuracies = [], []
-    for _ in range(EPOCHS):
-        loss_sum, correct = 0.0, 0
-        for start in range(0, ROWS, BATCH_SIZE):
-            inputs, targets = x[start:start + BATCH_SIZE], y[start:start + BATCH_SIZE]
-            optimizer.zero_grad()
-            outputs = model(inputs)
-            loss = loss_func(outputs, targets)
-            loss.backward()
-            optimizer.step()
-            loss_sum += loss.item() * targets.shape[0]
-            if classify:
-                correct += int((outputs.detach().argmax(dim=1) == targets).sum().item())
-        losses.append(loss_sum / ROWS)
-        accuracies.append(correct / ROWS if classify else None)
+    optimizer = make_optimizer(ADAM, model.parameters())
+    right = (lambda outputs, targets: outputs.argmax(dim=1) == targets) if classify else None
+    losses, accuracies = run_epochs(model, loss_func, optimizer, x, y, EPOCHS, BATCH_SIZE, right)
     return model, losses, accuracies
 
 
