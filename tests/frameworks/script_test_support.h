@@ -101,6 +101,21 @@ inline Parsed parsesAsPython(const std::vector<std::string>& scripts, QString& e
     return python.exitCode() == 0 ? Parsed::Yes : Parsed::No;
 }
 
+// Fails the running test for every string of `present` missing from `script` and every string of
+// `absent` found in it (each one reported, not only the first).
+inline void expectSnippets(const QString& script, const QStringList& present, const QStringList& absent) {
+    for (const QString& p : present) QVERIFY2(script.contains(p), qPrintable("missing: " + p));
+    for (const QString& a : absent) QVERIFY2(!script.contains(a), qPrintable("unexpected: " + a));
+}
+
+// Whether the script `generate` makes of every configuration of allTaskConfigs() parses as Python.
+template <typename Generate>
+Parsed taskScriptsParse(const Generate& generate, QString& error) {
+    std::vector<std::string> scripts;
+    for (const RunConfig& c : allTaskConfigs()) scripts.push_back(generate(c));
+    return parsesAsPython(scripts, error);
+}
+
 // A run with a long name full of quotes and backslashes, for the docstring's escaping.
 inline RunConfig quotedRun(const ExecutionSettings& s, int n) {
     RunConfig c;

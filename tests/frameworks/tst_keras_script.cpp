@@ -118,8 +118,7 @@ private slots:
         QFETCH(QStringList, present);
         QFETCH(QStringList, absent);
         const QString text = script(configWith(settings), device);
-        for (const QString& p : present) QVERIFY2(text.contains(p), qPrintable("missing: " + p));
-        for (const QString& a : absent) QVERIFY2(!text.contains(a), qPrintable("unexpected: " + a));
+        test::expectSnippets(text, present, absent);
     }
 
     // What fit cannot honour is the target's ignored list, each switch with its reason.
@@ -250,16 +249,14 @@ private slots:
         QFETCH(QStringList, absent);
         const QString script =
             QString::fromStdString(kerasScript(test::configForTask(settings, task, regressionLoss), target("cpu")));
-        for (const QString& p : present) QVERIFY2(script.contains(p), qPrintable("missing: " + p));
-        for (const QString& a : absent) QVERIFY2(!script.contains(a), qPrintable("unexpected: " + a));
+        test::expectSnippets(script, present, absent);
     }
 
     // Every valid combination for a multiclass and a regression data set parses as Python.
     void everyTaskCombinationIsValidPython() {
-        std::vector<std::string> scripts;
-        for (const RunConfig& c : test::allTaskConfigs()) scripts.push_back(kerasScript(c, target("cpu")));
         QString error;
-        const auto parsed = test::parsesAsPython(scripts, error);
+        const auto parsed =
+            test::taskScriptsParse([](const RunConfig& c) { return kerasScript(c, target("cpu")); }, error);
         if (parsed == test::Parsed::NoPython) QSKIP("no python3 on PATH to parse the scripts with");
         QVERIFY2(parsed == test::Parsed::Yes, qPrintable(error));
     }

@@ -103,8 +103,7 @@ private slots:
         RunConfig c = configWith(settings);
         if (c.execution.precision != Precision::Fp32) c.execution.loss = LossKind::BceWithLogits;
         const QString script = QString::fromStdString(torchScript(c, target(device)));
-        for (const QString& p : present) QVERIFY2(script.contains(p), qPrintable("missing: " + p));
-        for (const QString& a : absent) QVERIFY2(!script.contains(a), qPrintable("unexpected: " + a));
+        test::expectSnippets(script, present, absent);
     }
 
     void graphStepOnOldTorchSaysWhy() {
@@ -210,16 +209,14 @@ private slots:
         QFETCH(QStringList, absent);
         const QString script =
             QString::fromStdString(torchScript(test::configForTask(settings, task, regressionLoss), target("cpu")));
-        for (const QString& p : present) QVERIFY2(script.contains(p), qPrintable("missing: " + p));
-        for (const QString& a : absent) QVERIFY2(!script.contains(a), qPrintable("unexpected: " + a));
+        test::expectSnippets(script, present, absent);
     }
 
     // Every valid combination for a multiclass and a regression data set parses as Python.
     void everyTaskCombinationIsValidPython() {
-        std::vector<std::string> scripts;
-        for (const RunConfig& c : test::allTaskConfigs()) scripts.push_back(torchScript(c, target("cpu")));
         QString error;
-        const auto parsed = test::parsesAsPython(scripts, error);
+        const auto parsed =
+            test::taskScriptsParse([](const RunConfig& c) { return torchScript(c, target("cpu")); }, error);
         if (parsed == test::Parsed::NoPython) QSKIP("no python3 on PATH to parse the scripts with");
         QVERIFY2(parsed == test::Parsed::Yes, qPrintable(error));
     }
