@@ -11,6 +11,7 @@
 
 #include "epoch_metrics.h"
 #include "execution_settings.h"
+#include "loss_spec.h"
 #include "model.h"
 #include "optimizer.h"
 #include "prepare.h"
@@ -39,18 +40,12 @@ struct TrainingProblem {
     int threads = 0;
 };
 
-struct EvalResult {
-    double lossSum = 0;
-    std::size_t correct = 0;
-    double squaredError = 0, absoluteError = 0;  // regression: sums over the rows, standardised units
-};
+// A pass over rows without updating anything: the loss and metric sums (loss_spec.h).
+using EvalResult = LossSums;
 
-// The result of one pass over the training rows.
-struct EpochResult {
-    double lossSum = 0;       // sum of per-sample losses
-    std::size_t correct = 0;  // samples classified correctly (p >= 0.5 vs label; argmax for K classes)
-    double squaredError = 0, absoluteError = 0;  // regression: sums over the rows, standardised units
-    std::size_t samples = 0;                     // samples processed (fewer when cancelled)
+// The result of one pass over the training rows: its loss and metric sums (loss_spec.h), and more.
+struct EpochResult : LossSums {
+    std::size_t samples = 0;  // samples processed (fewer when cancelled)
     bool cancelled = false;
     std::optional<int> nonFiniteStep;  // 1-based step whose loss was not finite
     std::optional<PhaseTimes> phases;  // null where not separable

@@ -97,12 +97,9 @@ public:
             phases.data += msSince(mark);
 
             const LossSums sums = trainStep(x, y, n, phases, mark);
-            result.lossSum += sums.loss;
-            result.correct += sums.correct;
-            result.squaredError += sums.squaredError;
-            result.absoluteError += sums.absoluteError;
+            result += sums;
             result.samples += n;
-            if (!std::isfinite(sums.loss)) {
+            if (!std::isfinite(sums.lossSum)) {
                 result.nonFiniteStep = step;
                 break;
             }
@@ -120,11 +117,7 @@ public:
             const std::size_t n = std::min(batch, rows - start);
             // Through the aligned, padded batch buffer, so results do not depend on where `x` lies.
             copyRows(x + start * cols, cols, n, cols, batchX_.data(), ldx_);
-            const LossSums s = (*loss_)(mlp_->forward(batchX_.data(), n), y + start, n, nullptr);
-            r.lossSum += s.loss;
-            r.correct += s.correct;
-            r.squaredError += s.squaredError;
-            r.absoluteError += s.absoluteError;
+            r += (*loss_)(mlp_->forward(batchX_.data(), n), y + start, n, nullptr);
         }
         return r;
     }

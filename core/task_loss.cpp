@@ -11,14 +11,6 @@ LossSpec lossSpecOf(const PreparedData& data, const ModelSpec& model, const Exec
     return {data.task, settings.loss, model.regressionLoss, data.outputs()};
 }
 
-LossSums& LossSums::operator+=(const LossSums& o) {
-    loss += o.loss;
-    correct += o.correct;
-    squaredError += o.squaredError;
-    absoluteError += o.absoluteError;
-    return *this;
-}
-
 TaskLoss::TaskLoss(const LossSpec& spec, std::size_t capacity)
     : spec_(spec), binary_(spec.task == Task::Binary ? capacity : 0) {
     if (spec.outputs < 1 || (spec.task != Task::Multiclass && spec.outputs != 1))
@@ -30,7 +22,7 @@ LossSums TaskLoss::operator()(const float* logits, const float* labels, std::siz
                               std::size_t batchRows) {
     LossSums s;
     if (spec_.task == Task::Binary) {
-        s.loss = binary_(spec_.kind, logits, labels, n, dlogits, s.correct, batchRows);
+        s.lossSum = binary_(spec_.kind, logits, labels, n, dlogits, s.correct, batchRows);
         return s;
     }
     const float invN = 1.0f / static_cast<float>(batchRows ? batchRows : n);
@@ -38,7 +30,7 @@ LossSums TaskLoss::operator()(const float* logits, const float* labels, std::siz
     for (std::size_t i = 0; i < n; ++i) {
         const stepmath::RowLoss r =
             stepmath::rowLoss(spec_, logits + i * k, labels[i], invN, 1.0f, dlogits ? dlogits + i * k : nullptr);
-        s.loss += r.loss;
+        s.lossSum += r.loss;
         s.correct += r.right ? 1 : 0;
         s.squaredError += r.squaredError;
         s.absoluteError += r.absoluteError;

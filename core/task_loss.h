@@ -20,15 +20,6 @@ namespace wb {
 // The loss a run trains with: the data's task, the `loss` switch, the model's regression loss.
 LossSpec lossSpecOf(const PreparedData& data, const ModelSpec& model, const ExecutionSettings& settings);
 
-// What one batch (or a chunk of one) adds to an epoch's metrics.
-struct LossSums {
-    double loss = 0;           // sum of the per-row losses
-    std::size_t correct = 0;   // classification: rows whose prediction is the label
-    double squaredError = 0;   // regression: sum of (z - t)^2, in standardised target units
-    double absoluteError = 0;  // regression: sum of |z - t|
-    LossSums& operator+=(const LossSums& o);
-};
-
 class TaskLoss {
 public:
     // Scratch for batches of up to `capacity` rows.

@@ -20,6 +20,11 @@ namespace wb {
 namespace {
 constexpr std::size_t kCublasWorkspaceBytes = 32u << 20;  // fixed, so cuBLAS allocates nothing inside a graph
 
+// The epoch's (or validation pass's) sums the device accumulated.
+LossSums sumsOf(const DeviceCounters& c) {
+    return {c.lossSum, static_cast<std::size_t>(c.correct), c.squaredError, c.absoluteError};
+}
+
 // The eager and graph paths train every task (their loss kernel runs stepmath::rowLoss); the fused
 // and persistent kernels compute the binary loss inside their own code, so they refuse the others.
 void requireBinaryUnlessPerOp(const TrainingProblem& problem) {
@@ -106,10 +111,7 @@ public:
         result.cancelled = run.stepsRun < steps_ && !result.nonFiniteStep;
         result.samples =
             std::min(rows_, static_cast<std::size_t>(run.stepsRun) * static_cast<std::size_t>(problem_.batchSize));
-        result.lossSum = c.lossSum;
-        result.correct = static_cast<std::size_t>(c.correct);
-        result.squaredError = c.squaredError;
-        result.absoluteError = c.absoluteError;
+        static_cast<LossSums&>(result) = sumsOf(c);
         const double deviceMs = epochEnd_->msSince(*epochStart_);
         result.deviceMs = deviceMs;
         result.phases = launch_->phases(run.stepsRun, deviceMs);  // null where the mode fuses them
@@ -140,8 +142,7 @@ public:
         }
         evalCounters_.copyTo(hostCounters_.data(), 1, s);
         stream_->synchronize();
-        const DeviceCounters& c = *hostCounters_.data();
-        return {c.lossSum, static_cast<std::size_t>(c.correct), c.squaredError, c.absoluteError};
+        return sumsOf(*hostCounters_.data());
     }
 
     MlpParams parameters() const override {

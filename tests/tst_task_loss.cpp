@@ -19,7 +19,7 @@ namespace {
 // The mean loss of TaskLoss over (n, K) logits, for finite differences.
 double meanLoss(const LossSpec& spec, const std::vector<float>& z, const std::vector<float>& y) {
     TaskLoss loss(spec, y.size());
-    return loss(z.data(), y.data(), y.size(), nullptr).loss / double(y.size());
+    return loss(z.data(), y.data(), y.size(), nullptr).lossSum / double(y.size());
 }
 
 LossSpec spec(Task task, LossKind kind, int outputs, RegressionLoss r = RegressionLoss::Mse) {
@@ -38,7 +38,7 @@ private slots:
         TaskLoss loss(spec(Task::Multiclass, LossKind::BceWithLogits, 3), 1);
         const LossSums s = loss(z.data(), y.data(), 1, g.data());
         const double lse = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
-        QVERIFY(std::abs(s.loss - (lse - 1.0)) < 1e-6);
+        QVERIFY(std::abs(s.lossSum - (lse - 1.0)) < 1e-6);
         QCOMPARE(s.correct, std::size_t(0));  // argmax is class 2
         QVERIFY(std::abs(g[0] - (std::exp(1.0 - lse) - 1.0)) < 1e-6);
         QVERIFY(std::abs(g[2] - std::exp(3.0 - lse)) < 1e-6);
@@ -86,14 +86,14 @@ private slots:
         std::vector<float> gFused(3), gSplit(3);
         TaskLoss fused(spec(Task::Multiclass, LossKind::BceWithLogits, 3), 1);
         TaskLoss split(spec(Task::Multiclass, LossKind::SigmoidBce, 3), 1);
-        const double a = fused(mild.data(), y.data(), 1, gFused.data()).loss;
-        const double b = split(mild.data(), y.data(), 1, gSplit.data()).loss;
+        const double a = fused(mild.data(), y.data(), 1, gFused.data()).lossSum;
+        const double b = split(mild.data(), y.data(), 1, gSplit.data()).lossSum;
         QVERIFY(std::abs(a - b) < 1e-5);
         for (int j = 0; j < 3; ++j) QVERIFY(std::abs(gFused[j] - gSplit[j]) < 1e-6);
 
-        QVERIFY(std::isfinite(fused(extreme.data(), y.data(), 1, gFused.data()).loss));
-        QVERIFY(std::abs(fused(extreme.data(), y.data(), 1, gFused.data()).loss - 400.0) < 1e-3);
-        QVERIFY(std::isinf(split(extreme.data(), y.data(), 1, gSplit.data()).loss));
+        QVERIFY(std::isfinite(fused(extreme.data(), y.data(), 1, gFused.data()).lossSum));
+        QVERIFY(std::abs(fused(extreme.data(), y.data(), 1, gFused.data()).lossSum - 400.0) < 1e-3);
+        QVERIFY(std::isinf(split(extreme.data(), y.data(), 1, gSplit.data()).lossSum));
         QVERIFY(std::isnan(gSplit[0]));
     }
 
@@ -108,11 +108,11 @@ private slots:
         TaskLoss mse(spec(Task::Regression, LossKind::BceWithLogits, 1), 3);
         TaskLoss huber(spec(Task::Regression, LossKind::BceWithLogits, 1, RegressionLoss::Huber), 3);
         const LossSums m = mse(z.data(), t.data(), 3, nullptr);
-        QCOMPARE(m.loss, 1.0 + 4.0 + 6.25);
-        QCOMPARE(m.squaredError, m.loss);
+        QCOMPARE(m.lossSum, 1.0 + 4.0 + 6.25);
+        QCOMPARE(m.squaredError, m.lossSum);
         QCOMPARE(m.absoluteError, 1.0 + 2.0 + 2.5);
         // Huber: |d| = 1 is linear (1 - 0.5), 2 -> 1.5, 2.5 -> 2.
-        QCOMPARE(huber(z.data(), t.data(), 3, nullptr).loss, 0.5 + 1.5 + 2.0);
+        QCOMPARE(huber(z.data(), t.data(), 3, nullptr).lossSum, 0.5 + 1.5 + 2.0);
     }
 
     // rowLoss (what the CUDA loss kernel runs per row) on a binary row is lossAndGrad's formula.
