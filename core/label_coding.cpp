@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <numeric>
+#include <unordered_set>
 
 #include "errors.h"
 
@@ -58,10 +59,19 @@ Classes textClasses(const LabelColumn& column) {
     return c;
 }
 
-Classes numericClasses(const LabelColumn& column) {
-    std::vector<float> distinct = column.values;
+// The distinct values of `values`, sorted; at most kMaxClasses + 1 of them (one more says "too many"),
+// found in one pass with a hash set instead of sorting every row.
+std::vector<float> distinctValues(const std::vector<float>& values) {
+    std::unordered_set<float> seen;
+    for (float v : values)
+        if (seen.insert(v).second && seen.size() > kMaxClasses) break;
+    std::vector<float> distinct(seen.begin(), seen.end());
     std::sort(distinct.begin(), distinct.end());
-    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    return distinct;
+}
+
+Classes numericClasses(const LabelColumn& column) {
+    const std::vector<float> distinct = distinctValues(column.values);
     Classes c;
     c.identity = true;
     c.wholeNonNegative = true;
