@@ -9,7 +9,7 @@
 The seed workload: the built-in 100,000 x 61 data set (exported once as .npy, so every program
 trains on the same rows), 61->20->10->1 tanh, Adam 1e-3, batch 2048, no shuffling. Programs:
   * mlpwb --backend cuda with each preset (Seed PyTorch loop, Seed answer's fixes, Static graph,
-    Fastest), run twice, interleaved;
+    Fastest) and "Persistent (experimental)" (Fastest with launch=persistent), run twice, interleaved;
   * the peers in bench/peers/ that exist here (torch_compile, jax_scan, torch_resident,
     torch_cuda_graph, torch_dataloader: the slow DataLoader loop last), all with --device cuda; a peer
     that prints "SKIP: ..." is listed as skipped with its reason; --programs picks some, in its order
@@ -42,6 +42,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # The DataLoader loop last: it is the slowest and decides nothing (the speed goal is against the others).
 PEERS = ("torch_compile", "jax_scan", "torch_resident", "torch_cuda_graph", "torch_dataloader")
 PRESETS = ("Seed PyTorch loop", "Seed answer's fixes", "Static graph (Keras-like)", "Fastest")
+# A preset with switches changed: the experimental one-kernel-per-epoch path next to Fastest (fused),
+# until a device has verified it and Fastest moves to it.
+VARIANTS = {"Persistent (experimental)": ("Fastest", ["--launch", "persistent"])}
+MLPWB_PROGRAMS = PRESETS + tuple(VARIANTS)
 SLOW = ("Seed PyTorch loop", "torch_dataloader")  # per-sample gathering: fewer epochs
 
 
@@ -115,8 +119,8 @@ def selection(args):
     wanted = [p.strip() for p in args.programs.split(",") if p.strip()] if args.programs else None
     excluded = {p.strip() for p in args.exclude.split(",") if p.strip()}
     for name in (wanted or []) + sorted(excluded):
-        if name not in PRESETS + PEERS:
-            raise SystemExit(f"unknown program '{name}' (known: {', '.join(PRESETS + PEERS)})")
+        if name not in MLPWB_PROGRAMS + PEERS:
+            raise SystemExit(f"unknown program '{name}' (known: {', '.join(MLPWB_PROGRAMS + PEERS)})")
     return wanted, excluded
 
 
@@ -185,11 +189,12 @@ def run_all(args, budget, summary_path, mlpwb, prefix):
     summary["gpu"] = gpu.group(1) if gpu else None
     programs = {}
     wanted, excluded = selection(args)
-    for preset in PRESETS:
-        epochs = args.epochs_slow if preset in SLOW else args.epochs
-        programs[f"mlpwb cuda: {preset}"] = lambda out, p=preset, e=epochs: [
+    for name in MLPWB_PROGRAMS:
+        preset, switches = VARIANTS.get(name, (name, []))
+        epochs = args.epochs_slow if name in SLOW else args.epochs
+        programs[f"mlpwb cuda: {name}"] = lambda out, p=preset, s=switches, e=epochs: [
             mlpwb, "train", *data, "--no-standardize", "--quiet", "--backend", "cuda", "--device", str(args.device), "--preset", p,
-            "--epochs", str(e), "--out", out]
+            *s, "--epochs", str(e), "--out", out]
     for peer in PEERS:
         script = os.path.join(HERE, "peers", peer + ".py")
         if not os.path.exists(script):
@@ -318,18 +323,18 @@ def record_environment(path):
 def compare(summary):
     """The decisive ratios (ours against each peer), where both sides ran."""
     fused = median_of(summary["results"], "mlpwb cuda: Fastest")
-    for peer, key in (("torch_resident", "fused_speedup_vs_torch_resident"),
-                      ("torch_compile", "fused_speedup_vs_torch_compile"),
-                      ("torch_cuda_graph", "fused_speedup_vs_torch_cuda_graph"),
-                      ("jax_scan", "fused_speedup_vs_jax_scan")):
+    persistent = median_of(summary["results"], "mlpwb cuda: Persistent (experimental)")
+    for peer in ("torch_resident", "torch_compile", "torch_cuda_graph", "jax_scan"):
         other = median_of(summary["results"], peer)
-        if fused and other:
-            summary["ratios"][key] = other / fused
+        for path, ours in (("fused", fused), ("persistent", persistent)):
+            if ours and other:
+                summary["ratios"][f"{path}_speedup_vs_{peer}"] = other / ours
     seed, loader = median_of(summary["results"], "mlpwb cuda: Seed PyTorch loop"), median_of(summary["results"],
                                                                                            "torch_dataloader")
     if seed and loader:
         summary["ratios"]["seed_loop_over_torch_dataloader"] = seed / loader
     summary["fused_median_epoch_ms"] = fused
+    summary["persistent_median_epoch_ms"] = persistent
 
 
 def finish_partial(summary, path):

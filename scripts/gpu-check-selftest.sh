@@ -61,8 +61,9 @@ rc=$?
 check "1: exit 0" [ "$rc" -eq 0 ]
 check "1: status passed" [ "$(field "$work/o1" "s['status'], s['passed']")" = "passed True" ]
 order=$(field "$work/o1" "' '.join(x['step'] for x in s['steps'])")
-want="build info verify-fused verify-persistent tasks speed verify verify-large sanitize-memcheck-fused sanitize-racecheck-fused sanitize-synccheck-fused sanitize-memcheck-graph_step sanitize-racecheck-graph_step sanitize-synccheck-graph_step determinism bench-rest ablate"
+want="build info verify-fused verify-persistent tasks speed verify verify-large sanitize-memcheck-fused sanitize-racecheck-fused sanitize-synccheck-fused sanitize-memcheck-graph_step sanitize-racecheck-graph_step sanitize-synccheck-graph_step sanitize-memcheck-persistent sanitize-racecheck-persistent sanitize-synccheck-persistent determinism bench-rest ablate"
 check "1: the steps in order ($order)" [ "$order" = "$want" ]
+check "1: the persistent path timed after its verify passed" grep -q -- "--programs Fastest,Persistent (experimental),Static" "$work/o1.out"
 check "1: speed figures from its JSON" grep -q "Fastest 0.500 ms; xtorch_compile 6.0" "$work/o1/summary.json"
 check "1: the Markdown table" grep -q '^| determinism | ok | [0-9]* | two Fastest runs' "$work/o1/table.md"
 check "1: per-step logs" grep -q "ERROR SUMMARY: 0 errors" "$work/o1/sanitize-memcheck-fused.log"
@@ -75,7 +76,10 @@ check "2: exit 1" [ "$rc" -eq 1 ]
 check "2: verify-fused timed_out" [ "$(field "$work/o2" "[x['status'] for x in s['steps'] if x['step']=='verify-fused'][0]")" = timed_out ]
 check "2: verify-persistent timed_out" [ "$(field "$work/o2" "[x['status'] for x in s['steps'] if x['step']=='verify-persistent'][0]")" = timed_out ]
 check "2: quick mode's steps" [ "$(field "$work/o2" "s['mode'], ' '.join(x['step'] for x in s['steps'])")" = \
-  "quick build info verify-fused verify-persistent tasks speed sanitize-memcheck-fused sanitize-memcheck-graph_step determinism" ]
+  "quick build info verify-fused verify-persistent tasks speed sanitize-memcheck-fused sanitize-memcheck-graph_step sanitize-memcheck-persistent determinism" ]
+check "2: a persistent path that hung is neither timed nor sanitized" \
+  grep -q '| sanitize-memcheck-persistent | skipped | 0 | verify-persistent did not pass |' "$work/o2/table.md"
+check "2: ... and not in the speed table" grep -q -- "--programs Fastest,Static" "$work/o2.out"
 check "2: status failed" [ "$(field "$work/o2" "s['status'], s['passed']")" = "failed False" ]
 
 # 2b. an overall budget: the hang takes what is left, the later steps are skipped

@@ -11,10 +11,12 @@
 #      run on a GPU; a short cap, since a grid barrier that never opens hangs rather than fails),
 #   3b. multiclass and regression on the eager and graph paths against PyTorch's fixture
 #      (scripts/check_task_parity.py; their first run on a GPU),
-#   4. the decisive speed table (bench/gpu_bench.py): Fastest, Static graph, torch.compile
+#   4. the decisive speed table (bench/gpu_bench.py): Fastest, Persistent (experimental; only when its
+#      verify passed), Static graph, torch.compile
 #      reduce-overhead (with ~200 s for its compiling warm-up), JAX jit+scan, PyTorch resident,
 #   5. the full mlpwb verify --isolate (and, in full mode, the batch-1024 split-K variant),
-#   6. compute-sanitizer memcheck, racecheck, synccheck on one fused and one graph_step combination,
+#   6. compute-sanitizer memcheck, racecheck, synccheck on one fused, one graph_step and (when its verify
+#      passed) one persistent combination,
 #   7. two Fastest runs compared bit for bit (the saved weights, cmp),
 #   8. the rest of gpu_bench.py (the other presets and peers, the DataLoader loop last, scale,
 #      larger than the GPU's memory),
@@ -162,10 +164,11 @@ parts = []
 names = list(dict.fromkeys(r["program"] for r in s.get("results", [])))
 for n in names:
     ok = [r["median_epoch_ms"] for r in s["results"] if r["program"] == n and r["status"] == "ok"]
-    short = n.replace("mlpwb cuda: ", "").replace(" (Keras-like)", "")
+    short = n.replace("mlpwb cuda: ", "").replace(" (Keras-like)", "").replace(" (experimental)", "")
     parts.append(f"{short} {statistics.median(ok):.3f} ms" if ok else f"{short} " +
                  [r for r in s["results"] if r["program"] == n][-1]["status"])
-parts += [f"{k.replace('fused_speedup_vs_', 'x')} {v:.1f}" for k, v in s.get("ratios", {}).items()]
+parts += [f"{k.replace('fused_speedup_vs_', 'x').replace('persistent_speedup_vs_', 'persistent x')} {v:.1f}"
+          for k, v in s.get("ratios", {}).items()]
 print("; ".join(parts))
 EOF
 }
@@ -254,9 +257,11 @@ run verify-fused "$([ "$quick" -eq 1 ] && echo 120 || echo 180)" verify_figures 
   "$mlpwb" verify --isolate --combination-timeout 120 --device "$device" --only launch=fused
 # The experimental persistent path (one cooperative kernel per epoch), compared with the CPU like fused.
 # Its 12 combinations each take seconds; a cap well under fused's keeps a hang from eating the lease.
+# Only a path that passed here is timed in step 4 and sanitized in step 6: a hang there would eat the lease.
+persistent_ok=0
 run verify-persistent "$([ "$quick" -eq 1 ] && echo 60 || echo 120)" verify_figures \
   "$mlpwb" verify --isolate --combination-timeout "$([ "$quick" -eq 1 ] && echo 30 || echo 60)" --device "$device" \
-  --only launch=persistent
+  --only launch=persistent && persistent_ok=1
 
 # 3b. the tasks beyond yes/no: each fixture case on eager and graph_step, PyTorch's loss curve ------------
 if need_device tasks; then
@@ -270,6 +275,7 @@ fi
 
 # 4. the decisive speed table ----------------------------------------------------------------------------
 decisive="Fastest,Static graph (Keras-like),torch_compile,jax_scan,torch_resident"
+[ "$persistent_ok" -eq 1 ] && decisive="Fastest,Persistent (experimental),${decisive#Fastest,}"
 if [ "$quick" -eq 1 ]; then bench_args=(--repeats 1 --epochs 40); speed_budget=230
 else bench_args=(--repeats 2 --epochs 100); speed_budget=420; fi
 if command -v "$python" >/dev/null 2>&1; then
@@ -295,11 +301,14 @@ fi
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 if [ "$quick" -eq 1 ]; then tools=(memcheck); else tools=(memcheck racecheck synccheck); fi
 sanitizer_figures() { grep -E 'ERROR SUMMARY' "$1" | tail -n 1; }
-for launch in fused graph_step; do
+# The persistent kernel's grid barrier and its flags are what racecheck and synccheck are for; after
+# the two established paths, and only once it passed its verify.
+for launch in fused graph_step persistent; do
   for tool in "${tools[@]}"; do
     name=sanitize-$tool-$launch
     wanted "$name" || continue
     need_device "$name" || continue
+    if [ "$launch" = persistent ] && [ "$persistent_ok" -ne 1 ]; then skip "$name" "verify-persistent did not pass"; continue; fi
     if [ ! -x "$sanitizer" ]; then skip "$name" "compute-sanitizer not found"; continue; fi
     run "$name" 240 sanitizer_figures "$sanitizer" --tool "$tool" --error-exitcode 9 \
       "$mlpwb" verify --device "$device" --only "launch=$launch" --limit 1 --rows 160 --batch-size 64 --epochs 1
