@@ -118,18 +118,6 @@ private:
 };
 }  // namespace
 
-// The validation note is named "validation", not "launch": under launch=fused the launch switch
-// itself is honoured; what runs differently is the validation pass, which is no switch.
-std::vector<IgnoredSwitch> fusedIgnoredSwitches(const ExecutionSettings& s) {
-    std::vector<IgnoredSwitch> out;
-    if (s.zeroGrad != ZeroGrad::None)
-        out.push_back(
-            {"zero_grad", "the fused step writes its gradients into its own scratch, there is nothing to zero"});
-    out.push_back({"optimizer_kernel", "the fused step applies the optimizer inside its one kernel"});
-    out.push_back({"validation", "the fused path has no evaluation kernel; validation runs cuBLAS fp32"});
-    return out;
-}
-
 std::unique_ptr<LaunchStrategy> makeFusedLaunch(const LaunchContext& ctx) {
     return std::make_unique<FusedLaunch>(ctx);
 }

@@ -1,6 +1,7 @@
 #include "launch_strategy.h"
 
 #include <algorithm>
+#include <string>
 
 #include "cuda_check.h"
 #include "errors.h"
@@ -20,12 +21,32 @@ std::vector<IgnoredSwitch> honoursEverySwitch(const ExecutionSettings&) {
     return {};
 }
 
+// What a mode whose one kernel runs the whole step (fused) or epoch (persistent) ignores: `what` is
+// that kernel in words, `path` the mode's name. The validation note is named "validation", not
+// "launch": the launch switch itself is honoured; what runs differently is the validation pass,
+// which is no switch.
+std::vector<IgnoredSwitch> oneKernelIgnores(const ExecutionSettings& s, const std::string& what,
+                                            const std::string& path) {
+    std::vector<IgnoredSwitch> out;
+    if (s.zeroGrad != ZeroGrad::None)
+        out.push_back({"zero_grad", what + " writes its gradients into its own scratch, there is nothing to zero"});
+    out.push_back({"optimizer_kernel", what + " applies the optimizer inside its one kernel"});
+    out.push_back({"validation", "the " + path + " path has no evaluation kernel; validation runs cuBLAS fp32"});
+    return out;
+}
+std::vector<IgnoredSwitch> fusedIgnores(const ExecutionSettings& s) {
+    return oneKernelIgnores(s, "the fused step", "fused");
+}
+std::vector<IgnoredSwitch> persistentIgnores(const ExecutionSettings& s) {
+    return oneKernelIgnores(s, "the persistent epoch", "persistent");
+}
+
 const LaunchMode kModes[] = {
     {Launch::EagerSync, makeEagerLaunch, false, honoursEverySwitch},
     {Launch::Eager, makeEagerLaunch, false, honoursEverySwitch},
     {Launch::GraphStep, makeGraphStepLaunch, false, honoursEverySwitch},
-    {Launch::Fused, makeFusedLaunch, true, fusedIgnoredSwitches},
-    {Launch::Persistent, makePersistentLaunch, true, persistentIgnoredSwitches},
+    {Launch::Fused, makeFusedLaunch, true, fusedIgnores},
+    {Launch::Persistent, makePersistentLaunch, true, persistentIgnores},
 };
 
 const LaunchMode& modeOf(Launch launch) {

@@ -76,8 +76,6 @@ std::vector<IgnoredSwitch> launchIgnoredSwitches(const ExecutionSettings& s);
 std::unique_ptr<LaunchStrategy> makeEagerLaunch(const LaunchContext& ctx);
 std::unique_ptr<LaunchStrategy> makeGraphStepLaunch(const LaunchContext& ctx);
 std::unique_ptr<LaunchStrategy> makeFusedLaunch(const LaunchContext& ctx);
-std::vector<IgnoredSwitch> fusedIgnoredSwitches(const ExecutionSettings& s);
 std::unique_ptr<LaunchStrategy> makePersistentLaunch(const LaunchContext& ctx);
-std::vector<IgnoredSwitch> persistentIgnoredSwitches(const ExecutionSettings& s);
 
 }  // namespace wb

@@ -110,19 +110,6 @@ private:
 };
 }  // namespace
 
-// As fused: the one kernel writes its gradients and applies the optimizer itself, and the validation pass
-// (no switch) runs in cuBLAS fp32.
-std::vector<IgnoredSwitch> persistentIgnoredSwitches(const ExecutionSettings& s) {
-    std::vector<IgnoredSwitch> out;
-    if (s.zeroGrad != ZeroGrad::None)
-        out.push_back({"zero_grad",
-                       "the persistent epoch sums each tile's gradients into its own scratch, there is nothing to "
-                       "zero"});
-    out.push_back({"optimizer_kernel", "the persistent epoch applies the optimizer inside its one kernel"});
-    out.push_back({"validation", "the persistent path has no evaluation kernel; validation runs cuBLAS fp32"});
-    return out;
-}
-
 std::unique_ptr<LaunchStrategy> makePersistentLaunch(const LaunchContext& ctx) {
     return std::make_unique<PersistentLaunch>(ctx);
 }
