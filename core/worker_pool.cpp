@@ -45,7 +45,15 @@ void WorkerPool::work(Job& job) {
     for (;;) {
         const std::size_t i = job.next.fetch_add(1, std::memory_order_relaxed);
         if (i >= job.count) return;
-        (*job.task)(i);
+        if (!job.failed.load(std::memory_order_relaxed)) {
+            try {
+                (*job.task)(i);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(job.errorMutex);
+                if (!job.error) job.error = std::current_exception();
+                job.failed.store(true, std::memory_order_relaxed);
+            }
+        }
         job.done.fetch_add(1, std::memory_order_release);
     }
 }
@@ -66,7 +74,9 @@ void WorkerPool::run(std::size_t count, const std::function<void(std::size_t)>& 
         for (std::size_t i = 0; i < count; ++i) task(i);
         return;
     }
-    Job job{&task, count};
+    Job job;
+    job.task = &task;
+    job.count = count;
     job_.store(&job);
     {
         // Under the lock, so a worker between its check and its wait cannot miss the new run.
@@ -78,6 +88,7 @@ void WorkerPool::run(std::size_t count, const std::function<void(std::size_t)>& 
     waitUntil([&] { return job.done.load(std::memory_order_acquire) == count; });
     job_.store(nullptr);
     waitUntil([&] { return inside_.load() == 0; });
+    if (job.error) std::rethrow_exception(job.error);
 }
 
 void WorkerPool::workerLoop() {

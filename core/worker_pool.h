@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -31,6 +32,9 @@ public:
 
     // Runs task(i) for every i in [0, count) and returns when all have finished. One task, or a
     // pool of one thread, runs on the caller alone. Not reentrant: one run at a time.
+    // A task that throws: the tasks not yet started are skipped, and run() rethrows the first
+    // exception on the caller once no thread is inside the run (an exception escaping a worker
+    // thread would end the process). The pool stays usable.
     void run(std::size_t count, const std::function<void(std::size_t)>& task);
 
     // The machine's hardware threads (at least 1).
@@ -39,10 +43,13 @@ public:
 private:
     // One run(): lives on the caller's stack until no worker is inside it.
     struct Job {
-        const std::function<void(std::size_t)>* task;
-        std::size_t count;
+        const std::function<void(std::size_t)>* task = nullptr;
+        std::size_t count = 0;
         std::atomic<std::size_t> next{0};  // the next task to hand out
-        std::atomic<std::size_t> done{0};  // tasks finished
+        std::atomic<std::size_t> done{0};  // tasks finished (or skipped after a failure)
+        std::atomic<bool> failed{false};   // a task threw: skip the rest
+        std::mutex errorMutex;
+        std::exception_ptr error;  // the first exception a task threw, guarded by errorMutex
     };
 
     void workerLoop();

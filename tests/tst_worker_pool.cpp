@@ -1,10 +1,11 @@
 // WorkerPool: every task of a run runs exactly once, whatever the thread count (more threads than
 // cores included), runs follow each other back to back or after the workers fell asleep, and a
-// pool is destroyed cleanly in either state.
+// pool is destroyed cleanly in either state; a task that throws reaches the caller, not std::terminate.
 #include <QtTest>
 
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -48,6 +49,34 @@ private slots:
             pool.run(10, [&](std::size_t) { total.fetch_add(1); });
         }
         QCOMPARE(total.load(), 30);
+    }
+
+    // On a worker thread an escaping exception would end the process: run() hands it to the caller,
+    // whichever thread ran the failing task, and the pool runs the next job as usual.
+    void aTaskThatThrowsReachesTheCaller_data() {
+        QTest::addColumn<int>("threads");
+        QTest::newRow("1 thread") << 1;
+        QTest::newRow("2 threads") << 2;
+        QTest::newRow("7 threads") << 7;
+    }
+
+    void aTaskThatThrowsReachesTheCaller() {
+        QFETCH(int, threads);
+        WorkerPool pool(threads);
+        for (int round = 0; round < 200; ++round) {
+            bool caught = false;
+            try {
+                pool.run(16, [](std::size_t i) {
+                    if (i == 5) throw std::runtime_error("task 5 failed");
+                });
+            } catch (const std::runtime_error& e) {
+                caught = QString(e.what()) == "task 5 failed";
+            }
+            QVERIFY(caught);
+            std::atomic<int> total{0};
+            pool.run(16, [&](std::size_t) { total.fetch_add(1); });
+            QCOMPARE(total.load(), 16);
+        }
     }
 
     void destroyedAfterRunsOrIdle() {
