@@ -39,6 +39,7 @@ private slots:
         QCOMPARE(j["dataset"]["label_mapping"], nlohmann::json({{"cat", 0}, {"dog", 1}, {"emu", 2}}));
         QCOMPARE(j["config"]["model"]["outputs"].get<int>(), 3);
         QVERIFY(j["epochs"][2]["val_accuracy"].is_number());
+        QVERIFY2(str(j["name"]).endsWith(QString::fromUtf8(" · 3 classes")), j["name"].dump().c_str());
     }
 
     void regressionAsAsked() {
@@ -55,6 +56,7 @@ private slots:
             QVERIFY2(last[key].is_number(), key);
         QVERIFY(last["train_accuracy"].is_null());
         QVERIFY(j["summary"]["final"]["val_r2"].is_number());
+        QVERIFY2(str(j["name"]).endsWith(QString::fromUtf8(" · regression")), j["name"].dump().c_str());
     }
 
     // An ablation of a regression prints and writes R^2 where a classification has its accuracy.
