@@ -70,14 +70,26 @@ std::string orDash(const std::optional<double>& v, const char* format, double fa
 }
 
 // `nameWidth`: the widest step name, so that long ones ("launch=fused, gemm=custom, ...") keep the columns.
-void printRow(const AblationStep& s, bool savings, int nameWidth) {
+// `quality`: the task's metric (accuracy, or R^2 for a regression) in the column after the final loss.
+void printRow(const AblationStep& s, bool savings, int nameWidth, QualityMetric quality) {
     const bool ran = s.measured();
     const std::string spread = ran ? orDash(s.minEpochMs, "%.2f") + "-" + orDash(s.maxEpochMs, "%.2f") : "-";
     const std::optional<double> level = s.medianEpochMs;
     std::printf("  %-*s %10s  %-17s %9s %7s %11s %8s  %s\n", nameWidth, s.name.c_str(), orDash(level, "%.2f").c_str(),
                 spread.c_str(), savings ? orDash(s.savedMs, "%.2f").c_str() : "-",
                 orDash(s.share, "%.1f%%", 100.0).c_str(), s.final ? orDash(s.final->trainLoss, "%.6f").c_str() : "-",
-                s.final ? orDash(s.final->trainAccuracy, "%.4f").c_str() : "-", ran ? "" : toString(s.status).c_str());
+                orDash(s.final ? s.final->quality(quality) : std::nullopt, "%.4f").c_str(),
+                ran ? "" : toString(s.status).c_str());
+}
+
+// The metric's column header in ASCII (as the progress lines name it), so that printf's widths align.
+const char* columnName(QualityMetric q) {
+    switch (q) {
+        case QualityMetric::Accuracy: return "accuracy";
+        case QualityMetric::R2: return "r2";
+        case QualityMetric::Mae: return "mae";
+    }
+    return "";
 }
 
 int nameWidth(const AblationResult& r) {
@@ -92,8 +104,8 @@ void printTable(const AblationResult& r) {
     std::printf("\nAblation from '%s' on %s (%s), %d run(s) per step; median epoch ms without the warm-up epoch\n",
                 r.plan.baseline.c_str(), r.backend.c_str(), r.device.c_str(), r.plan.repeats);
     std::printf("  %-*s %10s  %-17s %9s %7s %11s %8s  %s\n", width, "step", "median ms", "spread (min-max)", "saved ms",
-                "share", "final loss", "accuracy", "");
-    for (std::size_t i = 0; i < r.steps.size(); ++i) printRow(r.steps[i], i > 0, width);
+                "share", "final loss", columnName(r.quality()), "");
+    for (std::size_t i = 0; i < r.steps.size(); ++i) printRow(r.steps[i], i > 0, width, r.quality());
     if (!r.steps.empty()) {
         const double first = r.steps.front().medianEpochMs, last = r.steps.back().medianEpochMs;
         const auto gap = r.gapComparison();
@@ -104,7 +116,7 @@ void printTable(const AblationResult& r) {
     }
     if (!r.alone.empty()) {
         std::printf("Each fix alone on top of the baseline (saved ms vs the baseline):\n");
-        for (const auto& s : r.alone) printRow(s, true, width);
+        for (const auto& s : r.alone) printRow(s, true, width, r.quality());
     }
     bool header = false;
     for (const auto* steps : {&r.steps, &r.alone})

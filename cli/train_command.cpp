@@ -11,6 +11,7 @@
 #include "output_paths.h"
 #include "prepare.h"
 #include "progress_printer.h"
+#include "run_naming.h"
 #include "safetensors.h"
 #include "train_options.h"
 #include "trainer.h"
@@ -79,7 +80,7 @@ int exitCodeFor(RunStatus status) {
 
 int runTraining(const TrainOptions& opt, const CLI::App& app) {
     const StopSignals signals;
-    const RunConfig config = opt.toRunConfig(app);
+    RunConfig config = opt.toRunConfig(app);
     checkOutputs({{"--out", opt.out}, {"--csv", opt.csv}, {"--save-weights", opt.saveWeights}},
                  {{"--data", opt.source.data}, {"--labels", opt.source.labels}, {"--init-weights", opt.initWeights}});
     if (config.data.kind == DataSpec::Kind::Builtin)
@@ -88,6 +89,7 @@ int runTraining(const TrainOptions& opt, const CLI::App& app) {
             availableMemory(), "this run");
     const Dataset dataset = stage(config, opt.out, "loading the data set", [&] { return loadDataset(config.data); });
     for (const auto& note : dataset.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
+    if (opt.name.empty()) config.name = defaultRunName(config, dataset);  // with the task the data has
     if (StopSignals::stoppedDuringStartUp("loading the data")) return StopSignals::exitCode();
     checkMemory(estimateRunMemory(config, shapeOf(config, dataset), MemoryStage::BeforePrepare), availableMemory(),
                 "this run");

@@ -31,15 +31,45 @@ std::optional<double> optionalDouble(const nlohmann::json& j, const char* key) {
     return j.at(key).get<double>();
 }
 
+// A regression's metrics of one split under `prefix` ("train_" or "val_"), named as in a RunRecord's epochs.
+void putRegression(nlohmann::json& j, const std::string& prefix, const std::optional<RegressionMetrics>& r) {
+    if (!r) return;  // classification: no keys, so files of binary ablations stay as they were
+    j[prefix + "mse"] = r->mse;
+    j[prefix + "mae"] = r->mae;
+    j[prefix + "r2"] = r->r2;
+}
+
+std::optional<RegressionMetrics> regressionFromJson(const nlohmann::json& j, const std::string& prefix) {
+    const auto mse = optionalDouble(j, (prefix + "mse").c_str());
+    if (!mse) return std::nullopt;
+    return RegressionMetrics{*mse, optionalDouble(j, (prefix + "mae").c_str()).value_or(0.0),
+                             optionalDouble(j, (prefix + "r2").c_str()).value_or(0.0)};
+}
+
+// A regression has no accuracy: null, as in its epochs.
+nlohmann::json finalToJson(const StepFinal& f) {
+    nlohmann::json j = {
+        {"train_loss", f.trainLoss},
+        {"train_accuracy", f.trainRegression ? nlohmann::json(nullptr) : nlohmann::json(f.trainAccuracy)},
+        {"val_loss", orNull(f.valLoss)},
+        {"val_accuracy", f.trainRegression ? nlohmann::json(nullptr) : orNull(f.valAccuracy)}};
+    putRegression(j, "train_", f.trainRegression);
+    putRegression(j, "val_", f.valRegression);
+    return j;
+}
+
+StepFinal finalFromJson(const nlohmann::json& f) {
+    StepFinal final{requiredField<double>(f, "train_loss"), optionalDouble(f, "train_accuracy").value_or(0.0),
+                    optionalDouble(f, "val_loss"), optionalDouble(f, "val_accuracy")};
+    final.trainRegression = regressionFromJson(f, "train_");
+    final.valRegression = regressionFromJson(f, "val_");
+    return final;
+}
+
 nlohmann::json stepToJson(const AblationStep& s) {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& r : s.runs) runs.push_back(r.toJson());
-    nlohmann::json final = nullptr;
-    if (s.final)
-        final = {{"train_loss", s.final->trainLoss},
-                 {"train_accuracy", s.final->trainAccuracy},
-                 {"val_loss", orNull(s.final->valLoss)},
-                 {"val_accuracy", orNull(s.final->valAccuracy)}};
+    const nlohmann::json final = s.final ? finalToJson(*s.final) : nlohmann::json(nullptr);
     nlohmann::json j = {{"name", s.name},
                         {"fix", s.fix},
                         {"description", s.description},
@@ -84,12 +114,16 @@ AblationStep stepFromJson(const nlohmann::json& j) {
     s.share = optionalDouble(j, "share");
     if (j.contains("final") && j.at("final").is_object()) {
         const auto& f = j.at("final");
-        s.final = withinField("final", [&] {
-            return StepFinal{requiredField<double>(f, "train_loss"), requiredField<double>(f, "train_accuracy"),
-                             optionalDouble(f, "val_loss"), optionalDouble(f, "val_accuracy")};
-        });
+        s.final = withinField("final", [&] { return finalFromJson(f); });
     }
     return s;
+}
+
+// The task of an ablation written before results named theirs: its first recorded run's.
+Task taskOfRuns(const std::vector<AblationStep>& steps) {
+    for (const auto& s : steps)
+        if (!s.runs.empty()) return s.runs.front().dataset.task;
+    return Task::Binary;
 }
 
 // Step by step, so that an error names the one at fault: "steps[2].median_epoch_ms: expected a number".
@@ -101,6 +135,15 @@ std::vector<AblationStep> stepsFromJson(const nlohmann::json& list, const std::s
     return steps;
 }
 }  // namespace
+
+std::optional<double> StepFinal::quality(QualityMetric q, bool validation) const {
+    EpochMetrics last;  // what the final metrics came from: the epoch's rule applies as it is
+    last.trainAccuracy = trainAccuracy;
+    last.valAccuracy = valAccuracy;
+    last.trainRegression = trainRegression;
+    last.valRegression = valRegression;
+    return qualityValue(q, last, validation);
+}
 
 std::string toString(StepStatus s) {
     return enumName(kStepStatusNames, s);
@@ -161,6 +204,7 @@ nlohmann::json AblationResult::toJson() const {
             {"message", message},
             {"backend", backend},
             {"device", device},
+            {"task", toString(task)},
             {"config", config},
             {"total_gap_ms", totalGapMs()},
             {"steps", cumulative},
@@ -184,6 +228,7 @@ AblationResult AblationResult::fromJson(const nlohmann::json& j) {
         r.config = j.value("config", nlohmann::json::object());
         r.steps = stepsFromJson(requiredField<nlohmann::json>(j, "steps"), "steps");
         r.alone = stepsFromJson(j.value("alone", nlohmann::json::array()), "alone");
+        r.task = j.contains("task") ? taskFromString(j.at("task").get<std::string>()) : taskOfRuns(r.steps);
         return r;
     } catch (const JsonFieldError& e) {
         throw DataError("", std::string("invalid ablation result: ") + e.what());
@@ -218,20 +263,32 @@ void AblationResult::saveCsv(const std::string& path) const {
         for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
         return q + "\"";
     };
+    // A regression's columns come last, as in the runs' CSV: the columns before keep their places.
     out << "section,step,fix,status,runs,median_epoch_ms,min_epoch_ms,max_epoch_ms,saved_ms,share,train_loss,"
-           "train_accuracy,val_loss,val_accuracy,message\n";
+           "train_accuracy,val_loss,val_accuracy,message,train_mse,train_mae,train_r2,val_mse,val_mae,val_r2\n";
+    auto regression = [&out](const std::optional<RegressionMetrics>& r) {
+        if (r)
+            out << ',' << r->mse << ',' << r->mae << ',' << r->r2;
+        else
+            out << ",,,";
+    };
     auto line = [&](const char* section, const AblationStep& s) {
         out << section << ',' << quoted(s.name) << ',' << s.fix << ',' << toString(s.status) << ',' << s.runs.size()
             << ',' << s.medianEpochMs << ',' << s.minEpochMs << ',' << s.maxEpochMs << ',' << s.savedMs << ',';
         opt(s.share) << ',';
-        if (s.final) {
-            out << s.final->trainLoss << ',' << s.final->trainAccuracy << ',';
-            opt(s.final->valLoss) << ',';
-            opt(s.final->valAccuracy) << ',';
+        const std::optional<StepFinal>& f = s.final;
+        if (f) {
+            out << f->trainLoss << ',';
+            opt(f->quality(QualityMetric::Accuracy)) << ',';  // empty for a regression
+            opt(f->valLoss) << ',';
+            opt(f->quality(QualityMetric::Accuracy, true)) << ',';
         } else {
             out << ",,,,";
         }
-        out << quoted(s.message) << '\n';
+        out << quoted(s.message);
+        regression(f ? f->trainRegression : std::nullopt);
+        regression(f ? f->valRegression : std::nullopt);
+        out << '\n';
     };
     for (const auto& s : steps) line("cumulative", s);
     for (const auto& s : alone) line("alone", s);

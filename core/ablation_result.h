@@ -12,6 +12,7 @@
 #include "execution_settings.h"
 #include "framework_options.h"
 #include "precision_note.h"
+#include "quality_metric.h"
 #include "run_record.h"
 #include "speed_comparison.h"
 
@@ -29,12 +30,17 @@ enum class StepStatus {
 std::string toString(StepStatus s);
 StepStatus stepStatusFromString(const std::string& s);  // throws ConfigError
 
-// The final metrics of a step (from its last run).
+// The final metrics of a step (from its last run), as EpochMetrics holds them: a classification's
+// accuracy, a regression's MSE, MAE and R^2 (JSON "train_r2" etc.; its accuracy is written as null).
 struct StepFinal {
     double trainLoss = 0;
     double trainAccuracy = 0;
     std::optional<double> valLoss;
     std::optional<double> valAccuracy;
+    std::optional<RegressionMetrics> trainRegression{}, valRegression{};  // null for classification
+
+    // The value of metric `q` (quality_metric.h) on the training rows or the validation split.
+    std::optional<double> quality(QualityMetric q, bool validation = false) const;
 };
 
 struct AblationStep {
@@ -69,6 +75,8 @@ struct AblationResult {
     AblationPlan plan;
     nlohmann::json config;  // the common RunConfig (execution = the baseline's)
     std::string backend;    // "cpu", "cuda"
+    // The data's task (JSON "task"; files without it: the task of the first recorded run, else binary).
+    Task task = Task::Binary;
     std::string device;
     AblationStatus status = AblationStatus::Running;
     std::string message;
@@ -77,6 +85,8 @@ struct AblationResult {
 
     // Baseline level - last level; 0 without steps. Equal to the sum of steps[1..].savedMs.
     double totalGapMs() const;
+    // The metric the views and tables show beside the loss: the task's (qualityFor).
+    QualityMetric quality() const { return qualityFor(task); }
     // The baseline against the last measured step, with the spread of their repeats (one run: of its
     // epochs); null before two steps are measured.
     std::optional<SpeedComparison> gapComparison() const;

@@ -37,7 +37,8 @@ std::string stepName(const AblationFix& fix) {
 
 StepFinal finalOf(const RunRecord& record) {
     const EpochMetrics& last = record.epochs.back();
-    return {last.trainLoss, last.trainAccuracy, last.valLoss, last.valAccuracy};
+    return {last.trainLoss,   last.trainAccuracy,   last.valLoss,
+            last.valAccuracy, last.trainRegression, last.valRegression};
 }
 
 // Level and spread of a step from its runs: the median, min and max of the runs' own medians.
@@ -68,6 +69,7 @@ public:
         RunConfig common = base_;
         common.execution = presetByName(plan_.baseline).settings;
         result_.config = common;
+        result_.task = data_.task;  // what the views show beside the loss follows it
         // The device the probe names; the first backend created names the one it runs on (base_.device).
         const BackendInfo info = BackendRegistry::instance().requireAvailable(base_.backend);
         result_.backend = info.name;

@@ -45,13 +45,35 @@ std::string setupPart(const RunConfig& c) {
     if (c.train.shuffle) add(part, "shuffled");
     return part;
 }
-}  // namespace
 
-std::string defaultRunName(const RunConfig& config) {
+// The name without the task: execution, backend, setup.
+std::string settingsName(const RunConfig& config) {
     std::string name = executionPart(config.execution);
     if (config.backend != "cpu") name += " · " + config.backend;
     if (const std::string setup = setupPart(config); !setup.empty()) name += " · " + setup;
     return name;
+}
+}  // namespace
+
+std::string taskSuffix(Task task, std::size_t classes) {
+    switch (task) {
+        case Task::Binary: return {};
+        case Task::Multiclass: return classes > 0 ? " · " + std::to_string(classes) + " classes" : " · multiclass";
+        case Task::Regression: return " · regression";
+    }
+    return {};
+}
+
+std::string defaultRunName(const RunConfig& config) {
+    const TaskChoice chosen = config.data.task;
+    const std::string task = chosen == TaskChoice::Regression   ? taskSuffix(Task::Regression)
+                             : chosen == TaskChoice::Multiclass ? taskSuffix(Task::Multiclass)
+                                                                : std::string();  // Auto: not known yet
+    return settingsName(config) + task;
+}
+
+std::string defaultRunName(const RunConfig& config, const Dataset& data) {
+    return settingsName(config) + taskSuffix(data.task, data.classes());
 }
 
 }  // namespace wb

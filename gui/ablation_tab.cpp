@@ -30,12 +30,23 @@ constexpr int kDrawIntervalMs = 33;
 constexpr int kNameRole = Qt::UserRole;
 const QStringList kColumns = {"Step",     "Section", "Status",     "Median ms", "Spread ms",
                               "Saved ms", "Share",   "Final loss", "Accuracy",  "Note"};
+constexpr int kQualityColumn = 8;  // the task's metric: its header follows the result's task
+
+// The quality column's header: "Accuracy", "R²" or "MAE".
+QString qualityHeader(QualityMetric q) {
+    return q == QualityMetric::Accuracy ? QString("Accuracy") : QString::fromStdString(qualityName(q));
+}
+
+QString qualityCell(const std::optional<StepFinal>& f, QualityMetric q) {
+    const std::optional<double> value = f ? f->quality(q) : std::nullopt;
+    return value ? formatQuality(q, *value, 2) : QString();
+}
 
 QString number(double v, int decimals) {
     return QString::number(v, 'f', decimals);
 }
 
-QStringList cellsOf(const AblationStep& s, const QString& section) {
+QStringList cellsOf(const AblationStep& s, const QString& section, QualityMetric q) {
     const bool ran = s.measured();
     return {QString::fromStdString(s.name),
             section,
@@ -45,7 +56,7 @@ QStringList cellsOf(const AblationStep& s, const QString& section) {
             s.fix.empty() ? QString() : number(s.savedMs, 3),
             s.share ? number(*s.share * 100.0, 1) + " %" : QString(),
             s.final ? number(s.final->trainLoss, 6) : QString(),
-            s.final ? number(s.final->trainAccuracy * 100.0, 2) + " %" : QString(),
+            qualityCell(s.final, q),
             QString::fromStdString(s.message)};
 }
 }  // namespace
@@ -306,8 +317,10 @@ void AblationTab::fillTable(const AblationResult& result) {
         table_->insertRow(row);
         for (int c = 0; c < cells.size(); ++c) table_->setItem(row, c, new QTableWidgetItem(cells[c]));
     };
-    for (const auto& s : result.steps) addRow(cellsOf(s, "cumulative"));
-    for (const auto& s : result.alone) addRow(cellsOf(s, "alone"));
+    const QualityMetric q = result.quality();
+    table_->setHorizontalHeaderItem(kQualityColumn, new QTableWidgetItem(qualityHeader(q)));
+    for (const auto& s : result.steps) addRow(cellsOf(s, "cumulative", q));
+    for (const auto& s : result.alone) addRow(cellsOf(s, "alone", q));
     table_->resizeColumnsToContents();
 }
 

@@ -377,7 +377,12 @@ void MainWindow::queueRepeats(std::vector<RunConfig> configs, int repeats) {
             for (const RunEntry& run : store_->runs()) taken << run.name;
             std::vector<RunConfig> withData;
             for (RunConfig config : configs) {
+                const bool defaultName = config.name == defaultRunName(config);
                 config.data = dataPanel_->dataSpec();  // what was loaded, now that it is what the panel shows
+                // The loaded data's task joins a default name ("Fastest · regression"), so runs of
+                // different tasks tell apart in the table and legends.
+                if (const auto data = dataPanel_->dataset(); data && defaultName)
+                    config.name = defaultRunName(config, *data);
                 withData.push_back(std::move(config));
             }
             for (RunConfig& config : planRepeats(withData, repeats, taken))

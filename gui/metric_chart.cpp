@@ -149,8 +149,7 @@ MetricChart::Quality MetricChart::quality() const {
     if (chosenQuality_) return *chosenQuality_;
     const auto& runs = store().runs();
     for (auto it = runs.rbegin(); it != runs.rend(); ++it)  // the newest shown run that has trained
-        if (it->visible && !it->record.epochs.empty())
-            return it->task() == Task::Regression ? Quality::R2 : Quality::Accuracy;
+        if (it->visible && !it->record.epochs.empty()) return qualityFor(it->task());
     return Quality::Accuracy;
 }
 
@@ -381,16 +380,8 @@ std::optional<double> MetricChart::valueOf(const EpochMetrics& epoch, bool valid
 // A regression has no accuracy (its record says null, read back as 0) and a classification no R^2:
 // such an epoch has no value here, so overlaid runs of other tasks are left out, not drawn at 0.
 std::optional<double> MetricChart::qualityOf(const EpochMetrics& epoch, bool validation) const {
-    const std::optional<RegressionMetrics>& regression = validation ? epoch.valRegression : epoch.trainRegression;
-    switch (shownQuality_) {
-        case Quality::Accuracy:
-            if (epoch.trainRegression) return std::nullopt;
-            if (validation) return epoch.valAccuracy ? std::optional<double>(*epoch.valAccuracy * 100) : std::nullopt;
-            return epoch.trainAccuracy * 100;
-        case Quality::R2: return regression ? std::optional<double>(regression->r2) : std::nullopt;
-        case Quality::Mae: return regression ? std::optional<double>(regression->mae) : std::nullopt;
-    }
-    return std::nullopt;
+    const std::optional<double> value = qualityValue(shownQuality_, epoch, validation);
+    return value && shownQuality_ == Quality::Accuracy ? std::optional<double>(*value * 100) : value;
 }
 
 // The view: every key, and the robust value range of chart_math.h (a diverged run's tail does not

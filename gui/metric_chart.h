@@ -15,6 +15,7 @@
 #include "chart_math.h"
 #include "chart_x_axis.h"
 #include "epoch_metrics.h"
+#include "quality_metric.h"
 #include "throttled_chart.h"
 
 class QCustomPlot;
@@ -35,7 +36,7 @@ public:
     enum class Kind { Loss, Accuracy, EpochTime };
     // What the Accuracy chart measures: accuracy for classification, R^2 or the mean absolute error
     // (in the target's units) for a regression. A run of another task has no value there and is not drawn.
-    enum class Quality { Accuracy, R2, Mae };
+    using Quality = wb::QualityMetric;  // the task's rule is core's (quality_metric.h), shared with the ablation views
 
     MetricChart(RunStore* store, Kind kind, QWidget* parent = nullptr);
     ~MetricChart() override;

@@ -25,13 +25,21 @@ const QColor kTotalColor(31, 119, 180);
 const QColor kNothingColor(120, 120, 120);
 const QColor kWhiskerColor(40, 40, 40);
 
-QString percent(double fraction) {
-    return QString::number(fraction * 100.0, 'f', 1) + "%";
+QString percent(double fraction, int decimals = 1) {
+    return QString::number(fraction * 100.0, 'f', decimals) + "%";
 }
 
-QString finalText(const std::optional<StepFinal>& f) {
+// "acc 89.9%" or "R² 0.873": the task's metric beside the loss; nothing where the split has none.
+QString qualityText(const StepFinal& f, QualityMetric q, bool validation) {
+    const std::optional<double> value = f.quality(q, validation);
+    return value ? qualityShortName(q) + " " + formatQuality(q, *value) : QString();
+}
+
+QString finalText(const std::optional<StepFinal>& f, QualityMetric q) {
     if (!f) return {};
-    return QString("loss %1, acc %2").arg(f->trainLoss, 0, 'f', 4).arg(percent(f->trainAccuracy));
+    const QString loss = QString("loss %1").arg(f->trainLoss, 0, 'f', 4);
+    const QString quality = qualityText(*f, q, false);
+    return quality.isEmpty() ? loss : loss + ", " + quality;
 }
 
 QString statusWords(const AblationStep& s, const std::string& backend) {
@@ -45,21 +53,21 @@ QString statusWords(const AblationStep& s, const std::string& backend) {
     return {};
 }
 
-QString stepLabel(const AblationStep& s, const std::string& backend) {
+QString stepLabel(const AblationStep& s, const std::string& backend, QualityMetric q) {
     if (!s.measured()) return statusWords(s, backend) + "\n0 ms (not run)";
     const QString saved = s.savedMs >= 0 ? "saved " + formatMs(s.savedMs) : "slower by " + formatMs(-s.savedMs);
     const QString share = s.share ? percent(*s.share) + " of the gap" : QString("no gap to share");  // a zero gap
-    return saved + "\n" + share + "\n" + finalText(s.final);
+    return saved + "\n" + share + "\n" + finalText(s.final, q);
 }
 
-WaterfallChart::Bar barOf(const AblationStep& s, double before, const std::string& backend) {
+WaterfallChart::Bar barOf(const AblationStep& s, double before, const std::string& backend, QualityMetric q) {
     WaterfallChart::Bar bar;
     bar.name = QString::fromStdString(s.name);
     bar.low = std::min(before, s.medianEpochMs);
     bar.high = std::max(before, s.medianEpochMs);
     bar.measured = s.measured();
     bar.slower = s.measured() && s.medianEpochMs > before;
-    bar.label = stepLabel(s, backend);
+    bar.label = stepLabel(s, backend, q);
     bar.shortLabel =
         !s.measured() ? QString("not run") : QString(s.savedMs >= 0 ? "\u2212" : "+") + formatMs(std::abs(s.savedMs));
     if (s.measured()) {
@@ -76,7 +84,7 @@ QString settingsText(const ExecutionSettings& settings) {
     return parts.join(", ");
 }
 
-QString stepTooltip(const AblationStep& s, const std::string& backend) {
+QString stepTooltip(const AblationStep& s, const std::string& backend, QualityMetric q) {
     QString text = "<b>" + QString::fromStdString(s.name).toHtmlEscaped() + "</b>";
     if (!s.description.empty()) text += "<br>" + QString::fromStdString(s.description).toHtmlEscaped();
     text += "<br>settings: " + settingsText(s.settings).toHtmlEscaped();
@@ -86,11 +94,12 @@ QString stepTooltip(const AblationStep& s, const std::string& backend) {
                     .arg(s.runs.size());
         if (!s.fix.empty())
             text += "<br>saved " + formatMs(s.savedMs) + (s.share ? ", " + percent(*s.share) + " of the gap" : "");
-        text += "<br>final " + finalText(s.final);
-        if (s.final && s.final->valLoss)
-            text += QString("; validation loss %1 · acc %2")
-                        .arg(*s.final->valLoss, 0, 'f', 4)
-                        .arg(percent(s.final->valAccuracy.value_or(0.0)));
+        text += "<br>final " + finalText(s.final, q).toHtmlEscaped();
+        if (s.final && s.final->valLoss) {
+            text += QString("; validation loss %1").arg(*s.final->valLoss, 0, 'f', 4);
+            if (const QString quality = qualityText(*s.final, q, true); !quality.isEmpty())
+                text += " · " + quality.toHtmlEscaped();
+        }
     } else {
         text += "<br>" + statusWords(s, backend) + ": not run, 0 ms";
     }
@@ -98,6 +107,19 @@ QString stepTooltip(const AblationStep& s, const std::string& backend) {
     return text;
 }
 }  // namespace
+
+QString qualityShortName(QualityMetric q) {
+    return q == QualityMetric::Accuracy ? QString("acc") : QString::fromStdString(qualityName(q));
+}
+
+QString formatQuality(QualityMetric q, double value, int decimals) {
+    switch (q) {
+        case QualityMetric::Accuracy: return percent(value, decimals);
+        case QualityMetric::R2: return QString::number(value, 'f', decimals + 2);  // 0.873: R^2 has no unit
+        case QualityMetric::Mae: return QString::number(value, 'g', 4);            // in the target's units
+    }
+    return {};
+}
 
 QString formatMs(double ms) {
     const double magnitude = std::abs(ms);
@@ -158,6 +180,7 @@ void WaterfallChart::setResult(const AblationResult& result) {
     clearDrawing();
     placeholder_->setVisible(result.steps.empty());
     const std::string& backend = result.backend;
+    const QualityMetric quality = result.quality();
     for (std::size_t i = 0; i < result.steps.size(); ++i) {
         const AblationStep& s = result.steps[i];
         if (i == 0) {
@@ -166,7 +189,7 @@ void WaterfallChart::setResult(const AblationResult& result) {
             base.name = QString::fromStdString(result.plan.baseline);
             base.high = s.medianEpochMs;
             base.measured = s.measured();
-            base.label = formatMs(s.medianEpochMs) + "\n" + finalText(s.final);
+            base.label = formatMs(s.medianEpochMs) + "\n" + finalText(s.final, quality);
             base.shortLabel = formatMs(s.medianEpochMs);
             if (s.measured()) {
                 base.spreadLow = s.minEpochMs;
@@ -174,9 +197,9 @@ void WaterfallChart::setResult(const AblationResult& result) {
             }
             bars_.push_back(base);
         } else {
-            bars_.push_back(barOf(s, result.steps[i - 1].medianEpochMs, backend));
+            bars_.push_back(barOf(s, result.steps[i - 1].medianEpochMs, backend, quality));
         }
-        tooltips_.push_back(stepTooltip(s, backend));
+        tooltips_.push_back(stepTooltip(s, backend, quality));
     }
     if (result.steps.size() > 1) {
         const double first = result.steps.front().medianEpochMs, last = result.steps.back().medianEpochMs;

@@ -1,7 +1,8 @@
 // The answer of an ablation in one picture: a waterfall of median epoch time from the baseline to the
 // last step. The baseline is a full bar; each fix is a floating bar from the level before it to the
 // level after it (green when it saved time, red when it cost time), labelled with the milliseconds it
-// saved, its share of the total gap and the step's final loss and accuracy; whiskers show the spread
+// saved, its share of the total gap and the step's final loss and the task's metric (accuracy, or R^2
+// for a regression: quality_metric.h); whiskers show the spread
 // over the repeats; a last full bar shows where all fixes together end. A step that did not run
 // (refused, not applicable, failed) is a flat grey line at the level it started from, labelled why.
 #pragma once
@@ -75,6 +76,11 @@ private:
 
 // "3.21 ms" with as many decimals as the size of the number deserves.
 QString formatMs(double ms);
+// A value of the task's metric as the ablation views show it: accuracy (a fraction) as "89.9%" with
+// `decimals` decimals, R^2 as "0.873" (two more: it has no unit), MAE with 4 significant digits.
+QString formatQuality(QualityMetric q, double value, int decimals = 1);
+// Its name beside a number: "acc", "R²", "MAE".
+QString qualityShortName(QualityMetric q);
 // The tick label of a step: each "switch=value" on its own line, long ones broken after the '='.
 QString stepTickLabel(const std::string& name);
 

@@ -61,6 +61,22 @@ QString text(const ExecutionSettings& s) {
     return QString::fromStdString(nlohmann::json(s).dump());
 }
 
+// The fixture's rows with their 0/1 labels read as numbers: a regression, as `--task regression` makes it.
+AblationResult runRegression(const AblationPlan& p) {
+    static const Fixture f;
+    static const Dataset dataset = [] {
+        Dataset d = f.dataset;
+        d.task = Task::Regression;
+        d.classNames.clear();
+        d.labelMapping.clear();
+        d.computeHash();
+        return d;
+    }();
+    static const PreparedData data = prepare(dataset, {});
+    CancelFlag cancel{false};
+    return runAblation(p, f.config, dataset, data, cancel, {});
+}
+
 double sumOfSavings(const AblationResult& r) {
     double sum = 0;
     for (std::size_t i = 1; i < r.steps.size(); ++i) sum += r.steps[i].savedMs;
@@ -91,6 +107,7 @@ private slots:
     void torchOptionsDoNothingOnTheCpuBackend();
     void repeatsRunInRounds();
     void cancellingALaterRoundKeepsTheRunsMade();
+    void regressionKeepsItsTaskAndR2();
 };
 
 void TestAblation::defaultPlanMakesTheExpectedSteps() {
@@ -381,3 +398,27 @@ void TestAblation::cancellingALaterRoundKeepsTheRunsMade() {
 
 QTEST_GUILESS_MAIN(TestAblation)
 #include "tst_ablation.moc"
+
+// A regression's steps carry its MSE, MAE and R^2 (no accuracy), the result names its task, and both
+// survive the JSON file; a file written before results named their task takes it from its runs.
+void TestAblation::regressionKeepsItsTaskAndR2() {
+    const AblationResult r = runRegression(plan({"zero_grad"}));
+    WB_COMPARE_NAME(r.status, "completed");
+    QCOMPARE(int(r.task), int(Task::Regression));
+    QCOMPARE(int(r.quality()), int(QualityMetric::R2));
+    const AblationStep& last = r.steps.back();
+    QVERIFY(last.final && last.final->trainRegression);
+    const EpochMetrics& epoch = last.runs.back().epochs.back();
+    QCOMPARE(last.final->quality(QualityMetric::R2), std::optional<double>(epoch.trainRegression->r2));
+    QVERIFY(!last.final->quality(QualityMetric::Accuracy));
+
+    nlohmann::json j = r.toJson();
+    QCOMPARE(QString::fromStdString(j.at("task").get<std::string>()), QString("regression"));
+    const nlohmann::json& final = j.at("steps").at(1).at("final");
+    QCOMPARE(final.at("train_r2").get<double>(), epoch.trainRegression->r2);
+    QVERIFY(final.at("train_accuracy").is_null());
+    QCOMPARE(AblationResult::fromJson(j).toJson(), j);
+
+    j.erase("task");
+    QCOMPARE(int(AblationResult::fromJson(j).task), int(Task::Regression));
+}

@@ -39,6 +39,7 @@ private slots:
         QCOMPARE(j["dataset"]["label_mapping"], nlohmann::json({{"cat", 0}, {"dog", 1}, {"emu", 2}}));
         QCOMPARE(j["config"]["model"]["outputs"].get<int>(), 3);
         QVERIFY(j["epochs"][2]["val_accuracy"].is_number());
+        QVERIFY2(str(j["name"]).endsWith(QString::fromUtf8(" · 3 classes")), j["name"].dump().c_str());
     }
 
     void regressionAsAsked() {
@@ -55,6 +56,31 @@ private slots:
             QVERIFY2(last[key].is_number(), key);
         QVERIFY(last["train_accuracy"].is_null());
         QVERIFY(j["summary"]["final"]["val_r2"].is_number());
+        QVERIFY2(str(j["name"]).endsWith(QString::fromUtf8(" · regression")), j["name"].dump().c_str());
+    }
+
+    // An ablation of a regression prints and writes R^2 where a classification has its accuracy.
+    void ablationOfARegressionShowsR2() {
+        write("price.csv", csvOf(60, [](int i) { return QByteArray::number(100.0 + i * 1.5); }));
+        RUN_MLPWB(r, (QStringList{"ablate", "--data", "price.csv", "--task", "regression", "--epochs", "2", "--repeats",
+                                  "1", "--fixes", "zero_grad", "--out", "ablation.json"}));
+        QVERIFY2(r.exitCode == 0, r.describe().constData());
+        const auto j = readJson(dir_.filePath("ablation.json"));
+        QCOMPARE(str(j["task"]), QString("regression"));
+        const auto& final = j["steps"][0]["final"];
+        QVERIFY(final["train_accuracy"].is_null());
+        QVERIFY(final["train_r2"].is_number());
+
+        QString header, baseline;
+        for (const QString& line : r.outLines()) {
+            if (line.contains("final loss")) header = line;
+            if (line.trimmed().startsWith("baseline ")) baseline = line;
+        }
+        QVERIFY2(header.split(' ', Qt::SkipEmptyParts).last() == "r2", qPrintable(header));
+        // step, median, spread, saved, share, final loss, then R^2 as the JSON has it
+        const QStringList cells = baseline.split(' ', Qt::SkipEmptyParts);
+        QVERIFY2(cells.size() >= 7, qPrintable(baseline));
+        QCOMPARE(cells[6], QString::number(final["train_r2"].get<double>(), 'f', 4));
     }
 
     void datasetDescribesTheTask() {

@@ -45,6 +45,52 @@ private slots:
             c.optimizer = OptimizerSpec::defaults(OptimizerKind::RmsProp);  // lr 1e-2 is its default
         QCOMPARE(QString::fromStdString(defaultRunName(c)), expected);
     }
+
+    // The task joins the name unless it is the founding case's binary one (those names stay as they
+    // were): from the loaded data, or before loading from a task chosen by hand.
+    void nameSaysTheTask_data() {
+        QTest::addColumn<QString>("task");    // the data's task; "" = not loaded yet
+        QTest::addColumn<QString>("chosen");  // the config's task choice
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("binary data") << "binary"
+                                     << "auto"
+                                     << "Fastest";
+        QTest::newRow("3 classes") << "multiclass"
+                                   << "auto"
+                                   << "Fastest · 3 classes";
+        QTest::newRow("regression data") << "regression"
+                                         << "auto"
+                                         << "Fastest · regression";
+        QTest::newRow("data decides over the choice") << "multiclass"
+                                                      << "multiclass"
+                                                      << "Fastest · 3 classes";
+        QTest::newRow("regression chosen, not loaded") << ""
+                                                       << "regression"
+                                                       << "Fastest · regression";
+        QTest::newRow("multiclass chosen, not loaded") << ""
+                                                       << "multiclass"
+                                                       << "Fastest · multiclass";
+        QTest::newRow("auto, not loaded") << ""
+                                          << "auto"
+                                          << "Fastest";
+    }
+    void nameSaysTheTask() {
+        QFETCH(QString, task);
+        QFETCH(QString, chosen);
+        QFETCH(QString, expected);
+        RunConfig c;
+        c.execution = presetByName("Fastest").settings;
+        c.data.task = taskChoiceFromString(chosen.toStdString());
+        if (task.isEmpty()) {
+            QCOMPARE(QString::fromStdString(defaultRunName(c)), expected);
+            return;
+        }
+        Dataset data;
+        data.task = taskFromString(task.toStdString());
+        data.classNames =
+            task == "multiclass" ? std::vector<std::string>{"cat", "dog", "emu"} : std::vector<std::string>{"0", "1"};
+        QCOMPARE(QString::fromStdString(defaultRunName(c, data)), expected);
+    }
 };
 
 QTEST_GUILESS_MAIN(RunNamingTest)

@@ -6,6 +6,7 @@
 #include <QListWidget>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <memory>
@@ -68,6 +69,22 @@ nlohmann::json handWrittenAblation() {
               step("zero_grad=none", "ran", 5.0, 2.0, 0.4, 0.30, 0.1)}}};
 }
 
+// The hand-written ablation as a `task` one: a regression's finals hold R^2 0.8123 and no accuracy; a
+// multiclass one keeps accuracy 0.75.
+nlohmann::json handWrittenAblationOf(const std::string& task) {
+    nlohmann::json j = handWrittenAblation();
+    j["task"] = task;
+    if (task != "regression") return j;
+    for (auto& s : j["steps"]) {
+        if (s["final"].is_null()) continue;
+        s["final"]["train_accuracy"] = nullptr;
+        s["final"]["train_mse"] = 2.0;
+        s["final"]["train_mae"] = 1.1;
+        s["final"]["train_r2"] = 0.8123;
+    }
+    return j;
+}
+
 void writeJson(const QString& path, const nlohmann::json& j) {
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
@@ -94,6 +111,8 @@ private slots:
         writeJson(dir_.filePath("hand.json"), handWrittenAblation());
     }
     void rendersTheWaterfallFromAnAblationJson();
+    void showsTheTasksMetric_data();
+    void showsTheTasksMetric();
     void exportsChartAndData_data();
     void exportsChartAndData();
     void headlessExportOfTheWaterfall_data();
@@ -105,6 +124,46 @@ private slots:
 private:
     QTemporaryDir dir_;
 };
+
+void TestAblationTab::showsTheTasksMetric_data() {
+    QTest::addColumn<QString>("task");
+    QTest::addColumn<QString>("header");  // of the table's metric column
+    QTest::addColumn<QString>("cell");    // the baseline's value there
+    QTest::addColumn<QString>("label");   // what the baseline's bar says
+    QTest::newRow("regression") << "regression" << QString::fromUtf8("R²") << "0.8123"
+                                << QString::fromUtf8("loss 0.4000, R² 0.812");
+    QTest::newRow("multiclass") << "multiclass"
+                                << "Accuracy"
+                                << "75.00%"
+                                << "loss 0.4000, acc 75.0%";
+    QTest::newRow("binary") << "binary"
+                            << "Accuracy"
+                            << "75.00%"
+                            << "loss 0.4000, acc 75.0%";
+}
+
+// The table's metric column and the bars' labels name and show the task's metric (R^2 for a regression).
+void TestAblationTab::showsTheTasksMetric() {
+    QFETCH(QString, task);
+    QFETCH(QString, header);
+    QFETCH(QString, cell);
+    QFETCH(QString, label);
+    const QString path = dir_.filePath(task + ".json");
+    writeJson(path, handWrittenAblationOf(task.toStdString()));
+    TrainingController controller;
+    AblationTab tab(&controller);
+    tab.loadResult(path);
+    const auto* table = tab.findChild<QTableWidget*>();
+    QVERIFY(table);
+    int column = -1;
+    for (int c = 0; c < table->columnCount(); ++c)
+        if (table->horizontalHeaderItem(c)->text() == header) column = c;
+    QVERIFY2(column >= 0, qPrintable(header));
+    QCOMPARE(table->item(0, column)->text(), cell);
+    const auto& bars = tab.chart().bars();
+    QVERIFY2(bars[0].label.endsWith(label), qPrintable(bars[0].label));
+    QVERIFY2(tab.chart().tooltipFor(1).contains(label.section(", ", 1)), qPrintable(tab.chart().tooltipFor(1)));
+}
 
 void TestAblationTab::rendersTheWaterfallFromAnAblationJson() {
     TrainingController controller;
