@@ -381,8 +381,8 @@ void MainWindow::queueRepeats(std::vector<RunConfig> configs, int repeats) {
                 config.data = dataPanel_->dataSpec();  // what was loaded, now that it is what the panel shows
                 // The loaded data's task joins a default name ("Fastest · regression"), so runs of
                 // different tasks tell apart in the table and legends.
-                if (const auto data = dataPanel_->dataset(); data && defaultName)
-                    config.name = defaultRunName(config, *data);
+                if (const auto loaded = dataPanel_->dataset(); loaded && defaultName)
+                    config.name = defaultRunName(config, *loaded);
                 withData.push_back(std::move(config));
             }
             for (RunConfig& config : planRepeats(withData, repeats, taken))
