@@ -117,6 +117,7 @@ private slots:
     void exportsChartAndData();
     void headlessExportOfTheWaterfall_data();
     void headlessExportOfTheWaterfall();
+    void noSpeedupInsideTheSpread();
     void tinyRealAblationThroughTheWorker();
     void stopCancelsTheAblation();
     void fixListReordersAndUnchecks();
@@ -163,6 +164,24 @@ void TestAblationTab::showsTheTasksMetric() {
     const auto& bars = tab.chart().bars();
     QVERIFY2(bars[0].label.endsWith(label), qPrintable(bars[0].label));
     QVERIFY2(tab.chart().tooltipFor(1).contains(label.section(", ", 1)), qPrintable(tab.chart().tooltipFor(1)));
+}
+
+// Baseline 10 ms over 8-12, last step 9.5 ms over 8-11: the "after all fixes" bar claims no speedup
+// (the CLI's total gap says the same), and its tooltip gives the range of the ratio.
+void TestAblationTab::noSpeedupInsideTheSpread() {
+    nlohmann::json j = handWrittenAblation();
+    j["steps"] = {step("baseline", "ran", 10.0, 0.0, nullptr, 0.40, 2.0),
+                  step("zero_grad=none", "ran", 9.5, 0.5, nullptr, 0.40, 1.5)};
+    const QString path = dir_.filePath("noise.json");
+    writeJson(path, j);
+    TrainingController controller;
+    AblationTab tab(&controller);
+    tab.loadResult(path);
+    const auto& bars = tab.chart().bars();
+    QCOMPARE(bars.size(), std::size_t{3});
+    QVERIFY2(bars[2].label.contains("no measurable speedup"), qPrintable(bars[2].label));
+    QVERIFY2(!bars[2].label.contains("1.05"), qPrintable(bars[2].label));
+    QVERIFY2(tab.chart().tooltipFor(2).contains("no measurable difference"), qPrintable(tab.chart().tooltipFor(2)));
 }
 
 void TestAblationTab::rendersTheWaterfallFromAnAblationJson() {
