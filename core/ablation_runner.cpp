@@ -150,9 +150,14 @@ private:
         return model.widths(data_.cols);
     }
 
-    // The notes of a step about to run: what the switches it changed can do here (precision_note.h).
+    // The notes of a step about to run: what the switches it changed can do here (precision_note.h),
+    // and what the loss switch means on K classes.
     void addNotes(AblationStep& step, const std::vector<std::string>& changed) const {
-        if (std::find(changed.begin(), changed.end(), "precision") == changed.end()) return;
+        const auto changes = [&](const char* sw) {
+            return std::find(changed.begin(), changed.end(), sw) != changed.end();
+        };
+        if (changes("loss") && data_.task == Task::Multiclass) step.notes.push_back(multiclassLossNote());
+        if (!changes("precision")) return;
         if (auto note = precisionNote(result_.backend, step.settings, modelWidths(), base_.train.batchSize))
             step.notes.push_back(*note);
     }

@@ -29,4 +29,10 @@ IgnoredSwitch regressionLossSwitch() {
             "not by this switch"};
 }
 
+IgnoredSwitch multiclassLossNote() {
+    return {"loss",
+            "on K classes, sigmoid_bce is Softmax then log then NLLLoss and bce_with_logits is CrossEntropyLoss on "
+            "the logits (the same fusion, with softmax in place of the sigmoid)"};
+}
+
 }  // namespace wb

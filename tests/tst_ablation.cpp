@@ -77,6 +77,23 @@ AblationResult runRegression(const AblationPlan& p) {
     return runAblation(p, f.config, dataset, data, cancel, {});
 }
 
+// The fixture's rows with three classes (row i in class i mod 3).
+AblationResult runMulticlass(const AblationPlan& p) {
+    static const Fixture f;
+    static const Dataset dataset = [] {
+        Dataset d = f.dataset;
+        d.task = Task::Multiclass;
+        for (std::size_t i = 0; i < d.rows; ++i) d.labels[i] = static_cast<float>(i % 3);
+        d.classNames = {"0", "1", "2"};
+        d.labelMapping.clear();
+        d.computeHash();
+        return d;
+    }();
+    static const PreparedData data = prepare(dataset, {});
+    CancelFlag cancel{false};
+    return runAblation(p, f.config, dataset, data, cancel, {});
+}
+
 double sumOfSavings(const AblationResult& r) {
     double sum = 0;
     for (std::size_t i = 1; i < r.steps.size(); ++i) sum += r.steps[i].savedMs;
@@ -108,6 +125,7 @@ private slots:
     void repeatsRunInRounds();
     void cancellingALaterRoundKeepsTheRunsMade();
     void regressionKeepsItsTaskAndR2();
+    void multiclassLossStepSaysWhatItMeans();
 };
 
 void TestAblation::defaultPlanMakesTheExpectedSteps() {
@@ -397,6 +415,23 @@ void TestAblation::cancellingALaterRoundKeepsTheRunsMade() {
 }
 
 QTEST_GUILESS_MAIN(TestAblation)
+// On K classes the loss switch's names speak of a sigmoid: the step that changes it runs, with a note
+// (data, in the JSON's "notes") saying it is log(softmax) + NLLLoss against CrossEntropyLoss; a step
+// that leaves the loss alone has no such note.
+void TestAblation::multiclassLossStepSaysWhatItMeans() {
+    const AblationResult r = runMulticlass(plan({"loss", "zero_grad"}));
+    WB_COMPARE_NAME(r.status, "completed");
+    QCOMPARE(int(r.task), int(Task::Multiclass));
+    QCOMPARE(r.steps.size(), std::size_t{3});
+    const AblationStep& loss = r.steps[1];
+    WB_COMPARE_NAME(loss.status, "ran");
+    QCOMPARE(loss.notes.size(), std::size_t{1});
+    QCOMPARE(QString::fromStdString(loss.notes[0].name), QString("loss"));
+    QVERIFY(loss.notes[0].reason.find("CrossEntropyLoss") != std::string::npos);
+    QVERIFY(r.steps[2].notes.empty());
+    QVERIFY(runRegression(plan({"loss"})).steps[1].notes.empty());  // not applicable there, with its reason
+}
+
 #include "tst_ablation.moc"
 
 // A regression's steps carry its MSE, MAE and R^2 (no accuracy), the result names its task, and both
