@@ -31,7 +31,7 @@ IgnoredSwitch regressionLossSwitch() {
 
 IgnoredSwitch multiclassLossNote() {
     return {"loss",
-            "on K classes, sigmoid_bce is Softmax then log then NLLLoss and bce_with_logits is CrossEntropyLoss on "
+            "means, on K classes: sigmoid_bce = Softmax, log and NLLLoss; bce_with_logits = CrossEntropyLoss on "
             "the logits (the same fusion, with softmax in place of the sigmoid)"};
 }
 

@@ -23,7 +23,8 @@ double sumOfSquaresAroundMean(const std::vector<float>& values);
 // The `loss` switch has no regression form: it names a classification loss's two forms.
 IgnoredSwitch regressionLossSwitch();
 // What the `loss` switch's values mean on K classes, where their names speak of a sigmoid: a note
-// ({switch, reason}) for an ablation step that changes it on multiclass data.
+// ({switch, reason}; the reason reads on from the switch's name) for an ablation step that changes it on multiclass
+// data.
 IgnoredSwitch multiclassLossNote();
 
 }  // namespace wb
