@@ -314,6 +314,9 @@ void WaterfallChart::drawConnector(double fromKey, double toKey, double level) {
 // texts change, the layout is redone once with them before anything is drawn.
 void WaterfallChart::fitLabelsToSize() {
     const QRect axes = plot_->axisRect()->rect();
+    // Not laid out yet (a plot never shown nor sized, as in the headless export before it renders):
+    // nothing fits in no room, and empty tick labels would make QCustomPlot paint into empty pixmaps.
+    if (axes.width() <= 0 || axes.height() <= 0) return;
     const int room =
         bars_.empty() ? axes.width() : static_cast<int>(axes.width() / plot_->xAxis->range().size()) - kBarMarginPx;
     const QFontMetrics tickFont(plot_->xAxis->tickLabelFont());
