@@ -69,15 +69,26 @@ std::string orDash(const std::optional<double>& v, const char* format, double fa
     return buffer;
 }
 
+// The milliseconds' format of a table: two decimals, more where the fastest step is under 1 ms (a
+// small data set's epochs of 0.013 ms would all read "0.01").
+const char* msFormat(const AblationResult& r) {
+    double fastest = 1.0;
+    for (const auto* steps : {&r.steps, &r.alone})
+        for (const auto& s : *steps)
+            if (s.measured() && s.medianEpochMs > 0) fastest = std::min(fastest, s.medianEpochMs);
+    return fastest >= 1.0 ? "%.2f" : fastest >= 0.1 ? "%.3f" : "%.4f";
+}
+
 // `nameWidth`: the widest step name, so that long ones ("launch=fused, gemm=custom, ...") keep the columns.
 // `quality`: the task's metric (accuracy, or R^2 for a regression) in the column after the final loss.
-void printRow(const AblationStep& s, bool savings, int nameWidth, QualityMetric quality) {
+// `ms`: the format of the milliseconds (msFormat).
+void printRow(const AblationStep& s, bool savings, int nameWidth, QualityMetric quality, const char* ms) {
     const bool ran = s.measured();
-    const std::string spread = ran ? orDash(s.minEpochMs, "%.2f") + "-" + orDash(s.maxEpochMs, "%.2f") : "-";
+    const std::string spread = ran ? orDash(s.minEpochMs, ms) + "-" + orDash(s.maxEpochMs, ms) : "-";
     const std::optional<double> level = s.medianEpochMs;
-    std::printf("  %-*s %10s  %-17s %9s %7s %11s %8s  %s\n", nameWidth, s.name.c_str(), orDash(level, "%.2f").c_str(),
-                spread.c_str(), savings ? orDash(s.savedMs, "%.2f").c_str() : "-",
-                orDash(s.share, "%.1f%%", 100.0).c_str(), s.final ? orDash(s.final->trainLoss, "%.6f").c_str() : "-",
+    std::printf("  %-*s %10s  %-17s %9s %7s %11s %8s  %s\n", nameWidth, s.name.c_str(), orDash(level, ms).c_str(),
+                spread.c_str(), savings ? orDash(s.savedMs, ms).c_str() : "-", orDash(s.share, "%.1f%%", 100.0).c_str(),
+                s.final ? orDash(s.final->trainLoss, "%.6f").c_str() : "-",
                 orDash(s.final ? s.final->quality(quality) : std::nullopt, "%.4f").c_str(),
                 ran ? "" : toString(s.status).c_str());
 }
@@ -105,18 +116,19 @@ void printTable(const AblationResult& r) {
                 r.plan.baseline.c_str(), r.backend.c_str(), r.device.c_str(), r.plan.repeats);
     std::printf("  %-*s %10s  %-17s %9s %7s %11s %8s  %s\n", width, "step", "median ms", "spread (min-max)", "saved ms",
                 "share", "final loss", columnName(r.quality()), "");
-    for (std::size_t i = 0; i < r.steps.size(); ++i) printRow(r.steps[i], i > 0, width, r.quality());
+    const char* ms = msFormat(r);
+    for (std::size_t i = 0; i < r.steps.size(); ++i) printRow(r.steps[i], i > 0, width, r.quality(), ms);
     if (!r.steps.empty()) {
         const double first = r.steps.front().medianEpochMs, last = r.steps.back().medianEpochMs;
         const auto gap = r.gapComparison();
-        std::printf("  total gap %.2f ms: %.2f -> %.2f ms per epoch: %s\n", r.totalGapMs(), first, last,
-                    gap ? gap->label().c_str() : "not measured");
+        std::printf("  total gap %s ms: %s -> %s ms per epoch: %s\n", orDash(r.totalGapMs(), ms).c_str(),
+                    orDash(first, ms).c_str(), orDash(last, ms).c_str(), gap ? gap->label().c_str() : "not measured");
         if (gap && !gap->measurable)
             std::printf("  (the gap lies inside the spread of the repeats, so its steps get no shares)\n");
     }
     if (!r.alone.empty()) {
         std::printf("Each fix alone on top of the baseline (saved ms vs the baseline):\n");
-        for (const auto& s : r.alone) printRow(s, true, width, r.quality());
+        for (const auto& s : r.alone) printRow(s, true, width, r.quality(), ms);
     }
     bool header = false;
     for (const auto* steps : {&r.steps, &r.alone})
