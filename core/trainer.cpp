@@ -1,16 +1,19 @@
 #include "trainer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <new>
 #include <thread>
 
 #include "cpu_backend.h"
+#include "cpu_mlp.h"
 #include "epoch_journal.h"
 #include "errors.h"
 #include "memory_budget.h"
 #include "random.h"
 #include "safetensors.h"
+#include "task_loss.h"
 #include "task_metrics.h"
 
 namespace wb {
@@ -82,6 +85,18 @@ Trainer::Trainer(RunConfig config, const Dataset& dataset, const PreparedData& d
 RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbacks) {
     config_.model.outputs = data_.outputs();  // the output layer the data's task needs
     config_.validate();
+    // Class weights are checked against the data and `balanced` becomes numbers here, once, so the
+    // backends and the record (config.model.class_weights) all see the numbers the run trains with.
+    if (!config_.model.classWeights.empty()) {
+        config_.model.classWeights.values = resolveClassWeights(config_.model.classWeights, data_);
+        // The CPU backend's chunks of one batch each see only their rows, and it does not yet pass
+        // them the batch's weight sum (TaskLoss' batchWeight), so a weighted batch must be one chunk.
+        const std::size_t rows =
+            std::min<std::size_t>(static_cast<std::size_t>(config_.train.batchSize), data_.trainRows());
+        if (backend_.name() == "cpu" && rows > kChunkRows)
+            throw ConfigError("class weights on the cpu backend need a batch of at most " + std::to_string(kChunkRows) +
+                              " rows for now (this run's batches have " + std::to_string(rows) + ")");
+    }
     MlpParams initial;
     if (config_.initWeights.empty()) {
         initial = initParams(config_.model, data_.cols, config_.train.seed);
@@ -153,7 +168,7 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
             EpochMetrics m;
             m.epoch = epoch;
             m.warmup = epoch == 1;
-            m.trainLoss = r.lossSum / static_cast<double>(r.samples);
+            m.trainLoss = r.meanLoss(r.samples);  // weighted by the class weights when there are some
             m.trainAccuracy = static_cast<double>(r.correct) / static_cast<double>(r.samples);
             if (regression)
                 m.trainRegression =
@@ -162,7 +177,7 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
                 const EvalResult v = r.validation
                                          ? *r.validation
                                          : backend_.evaluate(data_.valX.data(), data_.valY.data(), data_.valRows());
-                m.valLoss = v.lossSum / static_cast<double>(data_.valRows());
+                m.valLoss = v.meanLoss(data_.valRows());
                 if (!regression) m.valAccuracy = static_cast<double>(v.correct) / static_cast<double>(data_.valRows());
                 if (regression)
                     m.valRegression =
