@@ -1,6 +1,7 @@
 // Parity with PyTorch for the tasks beyond yes/no: from the same initial weights and batches, 3
 // epochs of the CPU backend match PyTorch's loss curve and final weights for softmax
-// cross-entropy (fused, and log(softmax) + NLLLoss) with K = 3 and 10, and for MSE and Huber
+// cross-entropy (fused, and log(softmax) + NLLLoss) with K = 3 and 10, each form with K = 3 and
+// class weights (CrossEntropyLoss(weight=w), NLLLoss(weight=w)), and for MSE and Huber
 // regression on a standardised target. The fixture (tests/data/parity_tasks) is made by
 // `/usr/bin/python3 bench/make_task_parity_fixture.py` with Debian's PyTorch.
 #include <QtTest>
