@@ -7,6 +7,8 @@
 #include <cmath>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "errors.h"
 #include "prepare.h"
 #include "random.h"
@@ -228,6 +230,36 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(ConfigError, resolveClassWeights(parseClassWeights("1,2"), d));
         for (const char* bad : {"1,-2,3", "1,0,3", "1,inf,3", "1,nan,3", "1,x,3", "1,,3", "1,2,"})
             QVERIFY_THROWS_EXCEPTION(ConfigError, parseClassWeights(bad));
+    }
+
+    // The model's JSON: no key without class weights (older configs and records read the same),
+    // "balanced" before a run resolves it, the numbers (and where they came from) after; each reads back.
+    void classWeightsInTheModelJson_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("json");
+        QTest::newRow("none") << ""
+                              << "null";
+        QTest::newRow("a list") << "1,2.5,0.5"
+                                << "[1.0,2.5,0.5]";
+        QTest::newRow("balanced") << "balanced"
+                                  << "\"balanced\"";
+    }
+
+    void classWeightsInTheModelJson() {
+        QFETCH(QString, text);
+        QFETCH(QString, json);
+        ModelSpec m;
+        m.classWeights = parseClassWeights(text.toStdString());
+        const nlohmann::json j = m;
+        QCOMPARE(QString::fromStdString(j.value("class_weights", nlohmann::json()).dump()), json);
+        QVERIFY(!j.contains("class_weights_balanced"));
+        QVERIFY(j.get<ModelSpec>().classWeights == m.classWeights);
+        QCOMPARE(QString::fromStdString(toString(m.classWeights)), text);
+
+        m.classWeights.values = {0.5f, 2.0f};  // as a run resolves `balanced` (or keeps a list)
+        const nlohmann::json resolved = m;
+        QCOMPARE(resolved.value("class_weights_balanced", false), m.classWeights.balanced);
+        QVERIFY(resolved.get<ModelSpec>().classWeights == m.classWeights);
     }
 
     void refusesOutputsTheTaskCannotHave() {
