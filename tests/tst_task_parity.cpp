@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "cpu_backend.h"
+#include "errors.h"
 #include "parity_support.h"
 #include "prepare.h"
 #include "safetensors.h"
@@ -54,6 +55,56 @@ private slots:
             QVERIFY(record.epochs.back().trainRegression.has_value());
         }
         parity::compareWeights(trainer.finalParams(), loadSafetensors(kDir + c.at("final_weights").get<std::string>()));
+    }
+
+    // Equal class weights (2 each) train exactly as none: w / sum w = 1 / N for every batch, so the
+    // loss curve and the weights agree bit for bit; a batch the backend splits into chunks must give
+    // each chunk the whole batch's sum of weights for this to hold.
+    void equalClassWeightsTrainAsNone_data() {
+        QTest::addColumn<int>("batch");
+        QTest::newRow("batch 100") << 100;
+        QTest::newRow("batch 128 (one chunk)") << 128;
+    }
+
+    void equalClassWeightsTrainAsNone() {
+        QFETCH(int, batch);
+        const nlohmann::json fixture = parity::readExpected(kDir);
+        const nlohmann::json& c = fixture.at("cases").at("k3_cross_entropy");
+        const Dataset ds = parity::loadTaskCase(kDir, c);
+        RunConfig config = parity::taskCaseConfig(kDir, fixture, c);
+        config.train.batchSize = batch;
+        const PreparedData data = prepare(ds, config.prepare);
+        auto train = [&](const RunConfig& cfg, MlpParams& params) {
+            auto backend = makeCpuBackend();
+            Trainer trainer(cfg, ds, data, *backend);
+            CancelFlag cancel{false};
+            const RunRecord record = trainer.run(cancel);
+            params = trainer.finalParams();
+            return record;
+        };
+        MlpParams plainParams, weightedParams;
+        const RunRecord plain = train(config, plainParams);
+        config.model.classWeights.values = {2.0f, 2.0f, 2.0f};
+        const RunRecord weighted = train(config, weightedParams);
+        WB_COMPARE_NAME(weighted.status, "completed");
+        QCOMPARE(weightedParams.values, plainParams.values);
+        for (std::size_t e = 0; e < plain.epochs.size(); ++e)
+            QVERIFY(std::abs(weighted.epochs[e].trainLoss - plain.epochs[e].trainLoss) <= 1e-12);
+    }
+
+    // Until the CPU backend hands its chunks the batch's sum of weights, a weighted batch of more
+    // than one chunk (128 rows) is refused before training, never trained with a wrong gradient.
+    void cpuRefusesWeightedBatchesOfSeveralChunks() {
+        const nlohmann::json fixture = parity::readExpected(kDir);
+        const nlohmann::json& c = fixture.at("cases").at("k3_cross_entropy_weighted");
+        const Dataset ds = parity::loadTaskCase(kDir, c);
+        RunConfig config = parity::taskCaseConfig(kDir, fixture, c);
+        config.train.batchSize = 256;
+        const PreparedData data = prepare(ds, config.prepare);
+        auto backend = makeCpuBackend();
+        Trainer trainer(config, ds, data, *backend);
+        CancelFlag cancel{false};
+        QVERIFY_THROWS_EXCEPTION(ConfigError, trainer.run(cancel));
     }
 };
 
