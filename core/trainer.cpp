@@ -1,13 +1,11 @@
 #include "trainer.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <new>
 #include <thread>
 
 #include "cpu_backend.h"
-#include "cpu_mlp.h"
 #include "epoch_journal.h"
 #include "errors.h"
 #include "memory_budget.h"
@@ -87,16 +85,8 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
     config_.validate();
     // Class weights are checked against the data and `balanced` becomes numbers here, once, so the
     // backends and the record (config.model.class_weights) all see the numbers the run trains with.
-    if (!config_.model.classWeights.empty()) {
+    if (!config_.model.classWeights.empty())
         config_.model.classWeights.values = resolveClassWeights(config_.model.classWeights, data_);
-        // The CPU backend's chunks of one batch each see only their rows, and it does not yet pass
-        // them the batch's weight sum (TaskLoss' batchWeight), so a weighted batch must be one chunk.
-        const std::size_t rows =
-            std::min<std::size_t>(static_cast<std::size_t>(config_.train.batchSize), data_.trainRows());
-        if (backend_.name() == "cpu" && rows > kChunkRows)
-            throw ConfigError("class weights on the cpu backend need a batch of at most " + std::to_string(kChunkRows) +
-                              " rows for now (this run's batches have " + std::to_string(rows) + ")");
-    }
     MlpParams initial;
     if (config_.initWeights.empty()) {
         initial = initParams(config_.model, data_.cols, config_.train.seed);

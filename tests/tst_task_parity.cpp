@@ -7,7 +7,6 @@
 #include <QtTest>
 
 #include "cpu_backend.h"
-#include "errors.h"
 #include "parity_support.h"
 #include "prepare.h"
 #include "safetensors.h"
@@ -64,6 +63,8 @@ private slots:
         QTest::addColumn<int>("batch");
         QTest::newRow("batch 100") << 100;
         QTest::newRow("batch 128 (one chunk)") << 128;
+        QTest::newRow("batch 256 (two chunks)") << 256;
+        QTest::newRow("batch 600 (five chunks, the last one short)") << 600;
     }
 
     void equalClassWeightsTrainAsNone() {
@@ -90,21 +91,6 @@ private slots:
         QCOMPARE(weightedParams.values, plainParams.values);
         for (std::size_t e = 0; e < plain.epochs.size(); ++e)
             QVERIFY(std::abs(weighted.epochs[e].trainLoss - plain.epochs[e].trainLoss) <= 1e-12);
-    }
-
-    // Until the CPU backend hands its chunks the batch's sum of weights, a weighted batch of more
-    // than one chunk (128 rows) is refused before training, never trained with a wrong gradient.
-    void cpuRefusesWeightedBatchesOfSeveralChunks() {
-        const nlohmann::json fixture = parity::readExpected(kDir);
-        const nlohmann::json& c = fixture.at("cases").at("k3_cross_entropy_weighted");
-        const Dataset ds = parity::loadTaskCase(kDir, c);
-        RunConfig config = parity::taskCaseConfig(kDir, fixture, c);
-        config.train.batchSize = 256;
-        const PreparedData data = prepare(ds, config.prepare);
-        auto backend = makeCpuBackend();
-        Trainer trainer(config, ds, data, *backend);
-        CancelFlag cancel{false};
-        QVERIFY_THROWS_EXCEPTION(ConfigError, trainer.run(cancel));
     }
 };
 
