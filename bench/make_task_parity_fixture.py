@@ -26,11 +26,14 @@ The training every case does (what the C++ test must do to match):
   * Adam lr 1e-2 (betas 0.9/0.999, eps 1e-8), single-tensor update, gradients zeroed once a step;
   * multiclass: logits (n, K); "cross_entropy" = nn.CrossEntropyLoss() (the workbench's
     loss=bce_with_logits), "log_softmax_nll" = nn.NLLLoss()(torch.log(torch.softmax(z, 1)), y)
-    (loss=sigmoid_bce); accuracy = argmax == label;
+    (loss=sigmoid_bce); accuracy = argmax == label; the "_weighted" cases pass the case's
+    class_weights as weight= to CrossEntropyLoss / NLLLoss (batch loss sum w[y] l / sum w[y]);
   * regression: the target standardised with the mean and population std of all 600 rows (the
     training rows: no split), computed in float64, then cast to float32 -- as the workbench's
     prepare() does; "mse" = nn.MSELoss(), "huber" = nn.HuberLoss(delta=1.0) on the (n, 1) output;
-  * the epoch's train loss = sum over batches of (batch loss x batch rows) / 600.
+  * the epoch's train loss = sum over batches of (batch loss x batch rows) / 600; with class
+    weights sum over batches of (batch loss x the batch's sum w[y]) / (the epoch's sum w[y]), the
+    weighted mean over the epoch's rows, as the workbench reports it.
 """
 
 import argparse
@@ -61,6 +64,10 @@ CASES = {
     "k10_cross_entropy": {"task": "multiclass", "labels": "y_k10.npy", "outputs": 10, "loss": "bce_with_logits"},
     "regression_mse": {"task": "regression", "labels": "y_target.npy", "outputs": 1, "regression_loss": "mse"},
     "regression_huber": {"task": "regression", "labels": "y_target.npy", "outputs": 1, "regression_loss": "huber"},
+    "k3_cross_entropy_weighted": {"task": "multiclass", "labels": "y_k3.npy", "outputs": 3,
+                                  "loss": "bce_with_logits", "class_weights": [0.5, 2.0, 1.25]},
+    "k3_log_softmax_nll_weighted": {"task": "multiclass", "labels": "y_k3.npy", "outputs": 3,
+                                    "loss": "sigmoid_bce", "class_weights": [0.5, 2.0, 1.25]},
 }
 
 
@@ -103,14 +110,34 @@ def standardised(y):
     return ((y64 - mean) / std).astype(np.float32)
 
 
-def loss_function(case):
+def loss_function(case, dtype):
     torch, nn = common.torch, common.nn
     if case["task"] == "regression":
         return nn.MSELoss() if case["regression_loss"] == "mse" else nn.HuberLoss(delta=1.0)
+    weight = torch.tensor(case["class_weights"], dtype=dtype) if "class_weights" in case else None
     if case["loss"] == "bce_with_logits":
-        return nn.CrossEntropyLoss()
-    nll = nn.NLLLoss()
+        return nn.CrossEntropyLoss(weight=weight)
+    nll = nn.NLLLoss(weight=weight)
     return lambda z, y: nll(torch.log(torch.softmax(z, 1)), y)
+
+
+class WeightedEpochLoss:
+    """A class-weighted loss that also keeps each batch's (loss x sum w[y], sum w[y]), so an epoch's
+    loss is the weighted mean over its rows (sum w l / sum w), not run_epochs' mean over rows."""
+
+    def __init__(self, loss_func, weight):
+        self.loss_func, self.weight, self.batches = loss_func, weight, []
+
+    def __call__(self, z, y):
+        loss = self.loss_func(z, y)
+        total = float(self.weight[y].sum().item())
+        self.batches.append((loss.item() * total, total))
+        return loss
+
+    def epoch_losses(self, epochs):
+        per_epoch = len(self.batches) // epochs
+        chunks = [self.batches[e * per_epoch:(e + 1) * per_epoch] for e in range(epochs)]
+        return [sum(lw for lw, _ in c) / sum(w for _, w in c) for c in chunks]
 
 
 def train(case, x, y, init_tensors, dtype):
@@ -122,10 +149,14 @@ def train(case, x, y, init_tensors, dtype):
     x = x.to(dtype)
     classify = case["task"] == "multiclass"
     y = y.long() if classify else y.to(dtype).reshape(-1, 1)
-    loss_func = loss_function(case)
+    loss_func = loss_function(case, dtype)
+    if "class_weights" in case:
+        loss_func = WeightedEpochLoss(loss_func, torch.tensor(case["class_weights"], dtype=torch.float64))
     optimizer = make_optimizer(ADAM, model.parameters())
     right = (lambda outputs, targets: outputs.argmax(dim=1) == targets) if classify else None
     losses, accuracies = run_epochs(model, loss_func, optimizer, x, y, EPOCHS, BATCH_SIZE, right)
+    if "class_weights" in case:
+        losses = loss_func.epoch_losses(EPOCHS)
     return model, losses, accuracies
 
 

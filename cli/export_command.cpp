@@ -10,6 +10,8 @@
 #include "exit_codes.h"
 #include "framework_backend.h"
 #include "output_paths.h"
+#include "prepare.h"
+#include "task_loss.h"
 #include "train_options.h"
 
 namespace wb::cli {
@@ -33,10 +35,16 @@ void writeScript(const std::string& path, const std::string& text) {
 // The loop's output layer and loss follow the data's task: under auto the data decides it, and only
 // the data counts a multiclass task's classes. Read it as `mlpwb train` would; a binary or regression
 // task is known without it (one output either way).
+// Class weights are checked against the data, and `balanced` counted over the training split, as a
+// run's Trainer does, so the script holds the numbers a run of the same configuration trains with.
 void followDataTask(RunConfig& config) {
-    if (config.data.task == TaskChoice::Binary || config.data.task == TaskChoice::Regression) return;
+    const bool weighted = !config.model.classWeights.empty();
+    if (!weighted && (config.data.task == TaskChoice::Binary || config.data.task == TaskChoice::Regression)) return;
     const Dataset data = loadDataset(config.data);
     config.model.outputs = outputsFor(data.task, data.classes());
+    if (weighted)
+        config.model.classWeights.values =
+            resolveClassWeights(config.model.classWeights, prepare(data, config.prepare));
 }
 
 int runExport(const ExportOptions& opt, const CLI::App& app) {

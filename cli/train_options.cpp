@@ -121,6 +121,9 @@ CLI::Option_group* TrainOptions::bindProblem(CLI::App& app) {
     m->add_option("--activation", activation, "tanh|relu|sigmoid|gelu|identity");
     m->add_option("--init", init, "torch (nn.Linear default) | glorot (Keras)");
     m->add_option("--regression-loss", regressionLoss, "mse|huber: the loss of a regression (--task regression)");
+    m->add_option("--class-weights", classWeights,
+                  "LIST|balanced: multiclass class weights, one positive number per class in the class order "
+                  "(as CrossEntropyLoss(weight=...)), or balanced = rows / (K count) over the training split");
     m->add_option("--optimizer", optimizer, "adam|adamw|sgd|rmsprop");
     m->add_option("--lr", lr, "learning rate (default: PyTorch's for the optimizer)");
     m->add_option("--beta1", beta1, "Adam beta1");
@@ -169,6 +172,7 @@ RunConfig TrainOptions::toRunConfig(const CLI::App& app) const {
     c.model.activation = activationFromString(activation);
     c.model.init = initKindFromString(init);
     c.model.regressionLoss = regressionLossFromString(regressionLoss);
+    c.model.classWeights = parseClassWeights(classWeights);
 
     c.optimizer = OptimizerSpec::defaults(optimizerKindFromString(optimizer));
     if (given(app, "--lr")) c.optimizer.lr = lr;

@@ -34,6 +34,7 @@ struct TrainOptions {
     // Model and optimizer
     std::string layers = "20,10", activation = "tanh", init = "torch", optimizer = "adam";
     std::string regressionLoss = "mse";
+    std::string classWeights;  // "", "balanced" or comma-separated numbers (multiclass)
     double lr = 0, beta1 = 0, beta2 = 0, eps = 0, weightDecay = 0, momentum = 0, dampening = 0, alpha = 0;
     bool nesterov = false, centered = false;
     // Training

@@ -144,10 +144,12 @@ private:
         phases.other += msSince(mark);
 
         // Forward, loss and backward chunk by chunk on the pool; the loss' sum and the gradients are
-        // then reduced in chunk order, so any thread count gives the same bits.
+        // then reduced in chunk order, so any thread count gives the same bits. With class weights
+        // every chunk divides by the whole batch's sum of weights, which no chunk sees alone.
+        const double batchWeight = loss_->weighted() ? loss_->batchWeight(y, n) : 0.0;
         mlp_->forwardLoss(x, n,
                           [&](std::size_t c, std::size_t first, std::size_t rows, const float* logits, float* dlogits) {
-                              chunkSums_[c] = chunkLoss_[c](logits, y + first, rows, dlogits, n);
+                              chunkSums_[c] = chunkLoss_[c](logits, y + first, rows, dlogits, n, batchWeight);
                           });
         LossSums sums;
         for (std::size_t c = 0; c < CpuMlp::chunkCount(n); ++c) sums += chunkSums_[c];

@@ -1,6 +1,8 @@
 #include "model.h"
 
 #include <cmath>
+#include <cstdlib>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -19,7 +21,46 @@ const EnumNames<Activation> kActivationNames = {{Activation::Tanh, "tanh"},
                                                 {Activation::Gelu, "gelu"},
                                                 {Activation::Identity, "identity"}};
 const EnumNames<InitKind> kInitNames = {{InitKind::Torch, "torch"}, {InitKind::Glorot, "glorot"}};
+
+void checkClassWeight(float w, std::size_t index, const std::string& text) {
+    if (!std::isfinite(w) || w <= 0.0f)
+        throw ConfigError("class weight " + std::to_string(index + 1) + " is " + text +
+                          "; each class weight must be a positive, finite number");
+}
 }  // namespace
+
+ClassWeights parseClassWeights(const std::string& text) {
+    ClassWeights w;
+    if (text.empty()) return w;
+    if (text == "balanced") {
+        w.balanced = true;
+        return w;
+    }
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        const char* begin = item.c_str();
+        char* end = nullptr;
+        const float v = std::strtof(begin, &end);
+        while (end && (*end == ' ' || *end == '\t')) ++end;
+        if (end == begin || *end != '\0')
+            throw ConfigError("class weight " + std::to_string(w.values.size() + 1) + " is '" + item +
+                              "', not a number; give `balanced` or comma-separated numbers, e.g. 1,2.5,0.5");
+        checkClassWeight(v, w.values.size(), item);
+        w.values.push_back(v);
+    }
+    if (w.values.empty() || text.back() == ',')
+        throw ConfigError("class weights '" + text + "' have an empty entry; give comma-separated numbers");
+    return w;
+}
+
+std::string toString(const ClassWeights& w) {
+    if (w.values.empty()) return w.balanced ? "balanced" : "";
+    std::ostringstream out;
+    out.precision(9);
+    for (std::size_t i = 0; i < w.values.size(); ++i) out << (i ? "," : "") << w.values[i];
+    return out.str();
+}
 
 void ModelSpec::validate() const {
     for (std::size_t i = 0; i < hidden.size(); ++i)
@@ -29,6 +70,8 @@ void ModelSpec::validate() const {
     if (outputs < 1 || static_cast<std::size_t>(outputs) > kMaxClasses)
         throw ConfigError("the output layer has width " + std::to_string(outputs) + "; it must be between 1 and " +
                           std::to_string(kMaxClasses));
+    for (std::size_t i = 0; i < classWeights.values.size(); ++i)
+        checkClassWeight(classWeights.values[i], i, std::to_string(classWeights.values[i]));
 }
 
 std::vector<int> ModelSpec::widths(std::size_t inputs) const {
@@ -106,6 +149,14 @@ void to_json(nlohmann::json& j, const ModelSpec& s) {
     // Written when not the default, so a binary model's JSON (and its workload) reads as before.
     if (s.outputs != 1) j["outputs"] = s.outputs;
     if (s.regressionLoss != RegressionLoss::Mse) j["regression_loss"] = toString(s.regressionLoss);
+    // A run's record holds the numbers it trained with; "class_weights_balanced" says where they came from.
+    if (!s.classWeights.values.empty()) j["class_weights"] = s.classWeights.values;
+    if (s.classWeights.balanced) {
+        if (s.classWeights.values.empty())
+            j["class_weights"] = "balanced";
+        else
+            j["class_weights_balanced"] = true;
+    }
 }
 
 void from_json(const nlohmann::json& j, ModelSpec& s) {
@@ -114,6 +165,14 @@ void from_json(const nlohmann::json& j, ModelSpec& s) {
     s.init = initKindFromString(j.value("init", std::string("torch")));
     s.outputs = j.value("outputs", 1);
     s.regressionLoss = regressionLossFromString(j.value("regression_loss", std::string("mse")));
+    s.classWeights = {};
+    if (const auto it = j.find("class_weights"); it != j.end()) {
+        if (it->is_string())
+            s.classWeights = parseClassWeights(it->get<std::string>());
+        else
+            s.classWeights.values = it->get<std::vector<float>>();
+    }
+    s.classWeights.balanced = s.classWeights.balanced || j.value("class_weights_balanced", false);
 }
 
 }  // namespace wb

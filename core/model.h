@@ -16,6 +16,22 @@ namespace wb {
 enum class Activation { Tanh, Relu, Sigmoid, Gelu, Identity };
 enum class InitKind { Torch, Glorot };  // nn.Linear's default vs Keras' glorot_uniform + zero bias
 
+// Per-class weights of a multiclass loss, PyTorch's CrossEntropyLoss(weight=w) / NLLLoss(weight=w):
+// none (the default), `balanced` (scikit-learn's rows / (K count_k) over the training split, resolved
+// when a run starts) or K positive numbers in the data's class order (label_coding's sorted order).
+struct ClassWeights {
+    bool balanced = false;
+    std::vector<float> values;  // (K); after a balanced run starts, the numbers it resolved to
+    bool empty() const { return !balanced && values.empty(); }
+    bool operator==(const ClassWeights&) const = default;
+};
+
+// "balanced", or comma-separated positive finite numbers ("1,2.5,0.5"); "" = none. Throws
+// ConfigError naming the bad entry.
+ClassWeights parseClassWeights(const std::string& text);
+// The text parseClassWeights reads back: "", "balanced" (unresolved) or the numbers.
+std::string toString(const ClassWeights& w);
+
 struct ModelSpec {
     std::vector<int> hidden{20, 10};  // widths of the hidden layers, each 1..1024
     Activation activation = Activation::Tanh;
@@ -23,8 +39,10 @@ struct ModelSpec {
     // Width of the output layer: set from the data's task when a run starts (PreparedData::outputs).
     int outputs = 1;
     RegressionLoss regressionLoss = RegressionLoss::Mse;  // the loss when the task is a regression
+    ClassWeights classWeights;                            // multiclass only (checked when a run starts)
 
-    // Throws ConfigError for a width outside 1..1024 or outputs outside 1..kMaxClasses.
+    // Throws ConfigError for a width outside 1..1024, outputs outside 1..kMaxClasses or a class
+    // weight that is not a positive finite number.
     void validate() const;
     // Layer widths from input to output: {inputs, hidden..., outputs}.
     std::vector<int> widths(std::size_t inputs) const;

@@ -183,20 +183,32 @@ WB_HD inline float regressionLoss(RegressionLoss loss, float z, float t) {
 // ---- One row of any task's loss ---------------------------------------------------------------
 
 struct RowLoss {
-    float loss = 0.0f;
+    float loss = 0.0f;                                // the row's loss times its class weight
+    float weight = 1.0f;                              // the row's class weight (1 without weights)
     bool right = false;                               // classification: the prediction is the label
     float squaredError = 0.0f, absoluteError = 0.0f;  // regression: (z - t)^2 and |z - t|
 };
 
+// The class weight of a row labelled `label`: spec.classWeights[label] (1 without weights); NaN
+// for a label outside 0..K-1, which multiclassRow reports as a NaN loss anyway.
+WB_HD inline float classWeightOf(const LossSpec& spec, float label) {
+    if (!spec.classWeights || spec.task != Task::Multiclass) return 1.0f;
+    const int y = static_cast<int>(label);
+    return (label >= 0.0f && y < spec.outputs) ? spec.classWeights[y] : ::nanf("");
+}
+
 // A multiclass row: the first largest logit predicts (torch.argmax); m = that logit keeps every
 // exp(z - m) <= 1. A label outside 0..K-1 gives a NaN loss and zero gradients instead of a read
-// out of bounds (prepare() never lets one through).
-WB_HD inline RowLoss multiclassRow(LossKind kind, const float* z, int k, float label, float invN, float scale,
-                                   float* g) {
+// out of bounds (prepare() never lets one through). `weight` = the row's class weight w[y]: the
+// loss is w l and the gradient w dl/dz * invN, so with invN = 1 / (sum of the batch's weights) the
+// batch's gradient is PyTorch's weighted mean's (w = 1, invN = 1/N: the plain mean, bit for bit).
+WB_HD inline RowLoss multiclassRow(LossKind kind, const float* z, int k, float label, float weight, float invN,
+                                   float scale, float* g) {
     RowLoss r;
     const int y = static_cast<int>(label);
     if (!(label >= 0.0f) || y >= k) {
         r.loss = ::nanf("");
+        r.weight = weight;
         for (int j = 0; g && j < k; ++j) g[j] = 0.0f;
         return r;
     }
@@ -208,21 +220,25 @@ WB_HD inline RowLoss multiclassRow(LossKind kind, const float* z, int k, float l
     for (int j = 0; j < k; ++j) sum += ::expf(z[j] - m);
     const float py = ::expf(z[y] - m) / sum;
     const bool fused = kind == LossKind::BceWithLogits;
-    r.loss = fused ? crossEntropyFrom(m + ::logf(sum), z[y]) : softmaxNllFrom(::logf(py));
+    r.loss = weight * (fused ? crossEntropyFrom(m + ::logf(sum), z[y]) : softmaxNllFrom(::logf(py)));
+    r.weight = weight;
     r.right = best == y;
+    const float rowScale = weight * invN;
     for (int j = 0; g && j < k; ++j) {
         const float pj = ::expf(z[j] - m) / sum;
-        g[j] = (fused ? crossEntropyGrad(pj, j == y, invN) : softmaxNllGrad(pj, j == y, py, invN)) * scale;
+        g[j] = (fused ? crossEntropyGrad(pj, j == y, rowScale) : softmaxNllGrad(pj, j == y, py, rowScale)) * scale;
     }
     return r;
 }
 
 // One row of `spec`'s loss from its logits z (outputs) and label; writes g (outputs) =
-// d(mean loss)/dz * scale unless g is null. invN = 1 / (rows of the batch); scale = the fp16 loss
-// scale (1 otherwise). The CPU (task_loss.cpp) and the CUDA loss kernel both run this per row.
+// d(mean loss)/dz * scale unless g is null. invN = 1 / (rows of the batch), or with class weights
+// 1 / (sum of the batch's row weights, classWeightOf); scale = the fp16 loss scale (1 otherwise).
+// The CPU (task_loss.cpp) and the CUDA loss kernel both run this per row.
 WB_HD inline RowLoss rowLoss(const LossSpec& spec, const float* z, float label, float invN, float scale, float* g) {
     RowLoss r;
-    if (spec.task == Task::Multiclass) return multiclassRow(spec.kind, z, spec.outputs, label, invN, scale, g);
+    if (spec.task == Task::Multiclass)
+        return multiclassRow(spec.kind, z, spec.outputs, label, classWeightOf(spec, label), invN, scale, g);
     if (spec.task == Task::Regression) {
         r.loss = regressionLoss(spec.regression, z[0], label);
         r.squaredError = squaredError(z[0], label);
@@ -235,6 +251,15 @@ WB_HD inline RowLoss rowLoss(const LossSpec& spec, const float* z, float label, 
     r.right = isCorrect(p, label);
     if (g) g[0] = lossGrad(spec.kind, label, p, invN) * scale;
     return r;
+}
+
+// The sum of the class weights of labels (n), in double, in row order: the denominator of a
+// weighted batch's mean (its float is what invN inverts). The CPU and the CUDA batch-weight kernel
+// (one thread per row, a fixed tree) agree to rounding.
+inline double batchWeightSum(const LossSpec& spec, const float* labels, std::size_t n) {
+    double sum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) sum += static_cast<double>(classWeightOf(spec, labels[i]));
+    return sum;
 }
 
 // ---- Optimizers ---------------------------------------------------------------------------------

@@ -11,6 +11,7 @@
 #include "memory_budget.h"
 #include "random.h"
 #include "safetensors.h"
+#include "task_loss.h"
 #include "task_metrics.h"
 
 namespace wb {
@@ -82,6 +83,10 @@ Trainer::Trainer(RunConfig config, const Dataset& dataset, const PreparedData& d
 RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbacks) {
     config_.model.outputs = data_.outputs();  // the output layer the data's task needs
     config_.validate();
+    // Class weights are checked against the data and `balanced` becomes numbers here, once, so the
+    // backends and the record (config.model.class_weights) all see the numbers the run trains with.
+    if (!config_.model.classWeights.empty())
+        config_.model.classWeights.values = resolveClassWeights(config_.model.classWeights, data_);
     MlpParams initial;
     if (config_.initWeights.empty()) {
         initial = initParams(config_.model, data_.cols, config_.train.seed);
@@ -153,7 +158,7 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
             EpochMetrics m;
             m.epoch = epoch;
             m.warmup = epoch == 1;
-            m.trainLoss = r.lossSum / static_cast<double>(r.samples);
+            m.trainLoss = r.meanLoss(r.samples);  // weighted by the class weights when there are some
             m.trainAccuracy = static_cast<double>(r.correct) / static_cast<double>(r.samples);
             if (regression)
                 m.trainRegression =
@@ -162,7 +167,7 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
                 const EvalResult v = r.validation
                                          ? *r.validation
                                          : backend_.evaluate(data_.valX.data(), data_.valY.data(), data_.valRows());
-                m.valLoss = v.lossSum / static_cast<double>(data_.valRows());
+                m.valLoss = v.meanLoss(data_.valRows());
                 if (!regression) m.valAccuracy = static_cast<double>(v.correct) / static_cast<double>(data_.valRows());
                 if (regression)
                     m.valRegression =

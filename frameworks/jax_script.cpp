@@ -303,7 +303,8 @@ std::string jaxScript(const RunConfig& config, const JaxTarget& target) {
                          paramsCode(config) + jaxOptimizerCode(config.optimizer) + stepCode(run.precision) +
                          (scan ? jaxEpochDataCode(run.dataPath) : jaxStepDataCode(run.dataPath)) + jaxEpochSumsCode() +
                          (scan ? jaxScanEpochCode(run.launch) : jaxStepLoopCode(run.launch)) + mainCode();
-    return task == Task::Binary ? script : jaxTaskRewrite(std::move(script), task);
+    return task == Task::Binary ? script
+                                : jaxTaskRewrite(std::move(script), task, !config.model.classWeights.values.empty());
 }
 
 }  // namespace wb

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "script_text.h"
+
 namespace wb {
 
 namespace {
@@ -61,12 +63,33 @@ def hits(out, y):
 }
 }  // namespace
 
-std::string jaxTaskModel(const RunConfig& c, const ExecutionSettings& run, Task task) {
-    return task == Task::Regression ? regressionModel(c) : multiclassModel(run);
+// --class-weights: PyTorch's CrossEntropyLoss(weight=w) mean, written out (the loop uses no optax).
+std::string classWeightedMean(const std::vector<float>& weights) {
+    return R"PY(
+
+CLASS_WEIGHT = )PY" +
+           pyFloatList(weights) +
+           R"PY(  # --class-weights, in the class order
+
+
+def weighted_mean(losses, y):
+    """CrossEntropyLoss(weight=w)'s batch loss: sum w[y] l / sum w[y] over the rows (B, 1), not the
+    mean over rows. An epoch's loss is its batches' losses averaged by rows."""
+    w = jnp.asarray(CLASS_WEIGHT, jnp.float32)[y[:, 0].astype(jnp.int32)][:, None]
+    return jnp.sum(w * losses) / jnp.sum(w)
+)PY";
 }
 
-std::string jaxTaskRewrite(std::string script, Task task) {
+std::string jaxTaskModel(const RunConfig& c, const ExecutionSettings& run, Task task) {
+    if (task == Task::Regression) return regressionModel(c);
+    const std::string model = multiclassModel(run);
+    return c.model.classWeights.values.empty() ? model : model + classWeightedMean(c.model.classWeights.values);
+}
+
+std::string jaxTaskRewrite(std::string script, Task task, bool weighted) {
     script = replaceAll(std::move(script), "jnp.sum((out >= THRESHOLD) == (y >= 0.5))", "hits(out, y)");
+    if (weighted && task == Task::Multiclass)
+        script = replaceAll(std::move(script), "jnp.mean(row_losses(out, y))", "weighted_mean(row_losses(out, y), y)");
     if (task != Task::Regression) return script;
     // The pair of error sums travels where a classification's count does, summed in float64.
     const std::pair<const char*, const char*> kRegression[] = {

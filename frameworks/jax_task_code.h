@@ -16,6 +16,8 @@ std::string jaxTaskModel(const RunConfig& c, const ExecutionSettings& run, Task 
 // The whole binary-shaped loop `script` made to count what `task` counts: hits() instead of the
 // threshold; for a regression, the sums of squared and absolute errors (a step's "right" is then
 // the pair) carried through the epoch's sums and the validation.
-std::string jaxTaskRewrite(std::string script, Task task);
+// `weighted`: a multiclass run with class weights, whose batch loss becomes weighted_mean (defined
+// by jaxTaskModel) instead of jnp.mean.
+std::string jaxTaskRewrite(std::string script, Task task, bool weighted = false);
 
 }  // namespace wb

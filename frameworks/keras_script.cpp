@@ -250,7 +250,7 @@ std::string compileCode(const RunConfig& c, const ExecutionSettings& run, Task t
 def compile_model(model):
     """model.compile with the run's loss, optimizer and launch; accuracy on the output's threshold."""
 )PY" + launch +
-           "    optimizer = " + optimizerConstruction(c.optimizer) +
+           "    optimizer = " + optimizerConstruction(c.optimizer) + kerasTaskLossDefinition(c, run, task) +
            (task != Task::Binary ? "\n    model.compile(" + kerasTaskCompileArguments(c, run, task) +
                                        "                  run_eagerly=run_eagerly, jit_compile=jit_compile)\n"
                                  : "\n    model.compile(loss=keras.losses.BinaryCrossentropy(from_logits=" +

@@ -31,8 +31,35 @@ std::string kerasTaskOutputLayer(const RunConfig& c, const ExecutionSettings& ru
                      k + ", activation=None, dtype=\"float32\", **initializers(fan_in)))\n";
 }
 
+namespace {
+bool weighted(const RunConfig& c, Task task) {
+    return task == Task::Multiclass && !c.model.classWeights.values.empty();
+}
+}  // namespace
+
+std::string kerasTaskLossDefinition(const RunConfig& c, const ExecutionSettings& run, Task task) {
+    if (!weighted(c, task)) return "";
+    return "\n    # --class-weights: PyTorch's CrossEntropyLoss(weight=w), sum w[y] l / sum w[y] over the batch.\n"
+           "    # Keras' own fit(class_weight=...) divides sum w[y] l by the batch's rows instead: not the same.\n"
+           "    # fit's epoch loss averages the batches' losses by rows.\n"
+           "    class_weight = keras.ops.convert_to_tensor(" +
+           pyFloatList(c.model.classWeights.values) +
+           ", dtype=\"float32\")\n"
+           "    row_loss = keras.losses.SparseCategoricalCrossentropy(from_logits=" +
+           pyBool(run.loss == LossKind::BceWithLogits) +
+           ", reduction=None)\n\n"
+           "    def weighted_loss(y_true, y_pred):  # y_true (B, 1): the class index as a float\n"
+           "        w = keras.ops.take(class_weight, keras.ops.cast(keras.ops.reshape(y_true, (-1,)), \"int32\"))\n"
+           "        return keras.ops.sum(w * row_loss(y_true, y_pred)) / keras.ops.sum(w)\n";
+}
+
 // compile()'s loss and metrics for a multiclass or regression run.
 std::string kerasTaskCompileArguments(const RunConfig& c, const ExecutionSettings& run, Task task) {
+    if (weighted(c, task))
+        return "loss=weighted_loss,  # " + kerasLossName(c, run, task) +
+               " weighted by class, loss=" + toString(run.loss) +
+               "\n                  optimizer=optimizer,\n"
+               "                  metrics=[keras.metrics.SparseCategoricalAccuracy(name=\"accuracy\")],\n";
     if (task == Task::Multiclass)
         return "loss=keras.losses." + kerasLossName(c, run, task) + ",  # loss=" + toString(run.loss) +
                "\n                  optimizer=optimizer,\n"

@@ -16,6 +16,8 @@ std::string kerasLossName(const RunConfig& c, const ExecutionSettings& run, Task
 // The output layer of a multiclass or regression model (float32, as the binary one).
 std::string kerasTaskOutputLayer(const RunConfig& c, const ExecutionSettings& run, Task task);
 // compile()'s loss and metrics for a multiclass or regression run.
+// Before compile(): the class-weighted loss of a multiclass run with class weights ("" otherwise).
+std::string kerasTaskLossDefinition(const RunConfig& c, const ExecutionSettings& run, Task task);
 std::string kerasTaskCompileArguments(const RunConfig& c, const ExecutionSettings& run, Task task);
 
 }  // namespace wb

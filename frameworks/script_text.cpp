@@ -19,6 +19,19 @@ std::string pyFloat(double v) {
     return s.find_first_of(".eni") == std::string::npos ? s + ".0" : s;
 }
 
+std::string pyFloatList(const std::vector<float>& v) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        std::array<char, 32> buf{};
+        const auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v[i]);
+        (void)ec;
+        std::string n(buf.data(), end);
+        if (n.find_first_of(".eni") == std::string::npos) n += ".0";
+        out += (i ? ", " : "") + n;
+    }
+    return out + "]";
+}
+
 std::string pyBool(bool b) {
     return b ? "True" : "False";
 }

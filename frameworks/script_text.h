@@ -17,6 +17,8 @@ std::string pyNumber(double v);
 // pyNumber that always reads back as a Python float ("0.0", not "0"), for APIs that check the type.
 std::string pyFloat(double v);
 std::string pyBool(bool b);
+// A Python list of floats, each the shortest text that reads back as the same float32: "[0.5, 2.0]".
+std::string pyFloatList(const std::vector<float>& v);
 // Text safe inside a """docstring""" and a comment: no backslashes, quotes or line breaks.
 std::string plain(const std::string& s);
 std::string join(const std::vector<int>& v, const char* sep);

@@ -74,7 +74,22 @@ def errors_of(split, squared, absolute, rows, spread_):
 )PY";
 }  // namespace
 
-Task scriptTask(const RunConfig& c) {
+namespace {
+// The loop writes the class weights as numbers: `balanced` must have been counted (a run's Trainer
+// or `mlpwb export` does it from the data), and there must be one per class.
+void checkClassWeights(const RunConfig& c, Task task) {
+    const ClassWeights& w = c.model.classWeights;
+    if (w.empty()) return;
+    if (task != Task::Multiclass)
+        throw ConfigError("class weights apply to multiclass; this loop's task is " + toString(task));
+    if (w.values.empty())
+        throw ConfigError("balanced class weights are counted from the training rows: give the data (--data)");
+    if (w.values.size() != static_cast<std::size_t>(c.model.outputs))
+        throw ConfigError("class weights: " + std::to_string(w.values.size()) + " given, but this data has " +
+                          std::to_string(c.model.outputs) + " classes");
+}
+
+Task taskOfConfig(const RunConfig& c) {
     if (c.data.task == TaskChoice::Regression) return Task::Regression;
     if (c.model.outputs > 1) return Task::Multiclass;
     if (c.data.task == TaskChoice::Multiclass)
@@ -82,6 +97,13 @@ Task scriptTask(const RunConfig& c) {
             "a multiclass loop needs the number of classes, which only the loaded data says: "
             "give the data (--data) so that its classes are counted");
     return Task::Binary;
+}
+}  // namespace
+
+Task scriptTask(const RunConfig& c) {
+    const Task task = taskOfConfig(c);
+    checkClassWeights(c, task);
+    return task;
 }
 
 std::vector<IgnoredSwitch> withTaskIgnored(std::vector<IgnoredSwitch> ignored, Task task) {

@@ -168,7 +168,7 @@ std::string forwardCode(Precision p) {
     return "        outputs = forward(inputs)\n        loss = loss_fn(outputs, targets)\n";
 }
 
-std::string trainEpochCode(const ExecutionSettings& run, Task task) {
+std::string trainEpochCode(const ExecutionSettings& run, Task task, bool weighted) {
     const bool sync = run.launch == Launch::EagerSync;
     const bool scaled = run.precision == Precision::Fp16;
     const std::string threshold = run.loss == LossKind::SigmoidBce ? "0.5" : "0";
@@ -183,6 +183,7 @@ def train_epoch(forward, model, loss_fn, optimizer, epoch_batches, device, scale
                 "    loss_sum = torch.zeros((), dtype=torch.float64, device=device)\n"
                 "    correct = torch.zeros((), dtype=torch.int64, device=device)\n"
                 "    samples = 0\n";
+    s += torchTaskWeightSum(run, weighted);
     if (task == Task::Regression)
         s += sync ? "    squared, absolute = 0.0, 0.0  # sums of (z - t)^2 and |z - t| over the rows\n"
                   : "    squared = torch.zeros((), dtype=torch.float64, device=device)  # sum of (z - t)^2\n"
@@ -198,7 +199,7 @@ def train_epoch(forward, model, loss_fn, optimizer, epoch_batches, device, scale
     if (task != Task::Binary) {
         if (sync)
             s += "        # launch=eager_sync: loss.item() makes the host wait for the device after every step.\n";
-        return s + torchTaskTrainSums(run, task);
+        return s + torchTaskTrainSums(run, task, weighted);
     }
     if (sync)
         s += "        # launch=eager_sync: loss.item() makes the host wait for the device after every step.\n"
@@ -337,7 +338,8 @@ std::string torchScript(const RunConfig& config, const TorchTarget& target) {
     return docstring(config, run, target, ignored, task) + imports(run) +
            scriptConstants(config, "torch", target.device, "PyTorch loop") + modelClass(config, run, task) +
            taskFileHelpers(task) + taskRunHelpers(task) + torchDataPathCode(run, config.framework.torch) +
-           trainEpochCode(run, task) + evaluateCode(run, task) + setupCode(config, run, task) + mainCode(task);
+           trainEpochCode(run, task, task == Task::Multiclass && !config.model.classWeights.values.empty()) +
+           evaluateCode(run, task) + setupCode(config, run, task) + mainCode(task);
 }
 
 }  // namespace wb

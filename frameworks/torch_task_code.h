@@ -15,10 +15,14 @@ namespace wb {
 // regression model.
 std::string torchTaskProbability(Task task, const ExecutionSettings& run);
 std::string torchTaskReturn(Task task, const ExecutionSettings& run);
-// build()'s loss_fn for a multiclass or regression run.
+// build()'s loss_fn for a multiclass or regression run; with class weights (c.model.classWeights)
+// CrossEntropyLoss(weight=...) / NLLLoss(weight=...), the weights also on loss_fn.class_weight.
 std::string torchTaskLoss(const RunConfig& c, const ExecutionSettings& run, Task task);
-// train_epoch's accumulators before the loop, its per-batch sums after the step, and its return.
-std::string torchTaskTrainSums(const ExecutionSettings& run, Task task);
+// train_epoch's per-batch sums after the step, and its return; `weighted`: a multiclass run with
+// class weights, whose epoch loss is the weighted mean (its accumulator: torchTaskWeightSum).
+std::string torchTaskTrainSums(const ExecutionSettings& run, Task task, bool weighted = false);
+// train_epoch's accumulator of the class weights before the loop ("" without them).
+std::string torchTaskWeightSum(const ExecutionSettings& run, bool weighted);
 // evaluate()'s lines after the loss, through its return.
 std::string torchTaskEvaluateSums(Task task);
 

@@ -160,6 +160,7 @@ QWidget* ModelPanel::buildModelGroup() {
     connect(initCombo_, &QComboBox::currentIndexChanged, this, &ModelPanel::notify);
     connect(taskFields_, &TaskFields::taskChoiceChanged, this, &ModelPanel::taskChoiceChanged);
     connect(taskFields_, &TaskFields::regressionLossChanged, this, &ModelPanel::notify);
+    connect(taskFields_, &TaskFields::classWeightsChanged, this, &ModelPanel::notify);
     return group;
 }
 
@@ -375,6 +376,7 @@ ModelSpec ModelPanel::modelSpec() const {
     spec.init = initKindFromString(nameOf(initCombo_));
     spec.outputs = taskFields_->outputs();
     spec.regressionLoss = taskFields_->regressionLoss();
+    spec.classWeights = taskFields_->classWeights();
     return spec;
 }
 
@@ -412,6 +414,7 @@ void ModelPanel::setModelSpec(const ModelSpec& spec) {
     selectEnum(activationCombo_, spec.activation);
     selectEnum(initCombo_, spec.init);
     taskFields_->setRegressionLoss(spec.regressionLoss);  // the outputs follow the data, not a saved config
+    taskFields_->setClassWeights(spec.classWeights);
     updating_ = was;
     notify();
 }
@@ -501,6 +504,7 @@ QString ModelPanel::invalidReason() const {
                              ScientificSpinBox::format(field->allowedMin()),
                              ScientificSpinBox::format(field->allowedMax()));
     }
+    if (const QString weights = taskFields_->classWeightsProblem(); !weights.isEmpty()) problems << weights;
     return problems.join("; ");
 }
 

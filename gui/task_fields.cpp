@@ -3,8 +3,12 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QRegularExpression>
 #include <utility>
+
+#include "errors.h"
+#include "field_guard.h"
 
 namespace wb::gui {
 
@@ -54,6 +58,23 @@ TaskFields::TaskFields(QWidget* parent) : QWidget(parent) {
     form->addRow("Task", taskCombo_);
     form->addRow("", reasonLabel_);
     form->addRow("Regression loss", lossCombo_);
+    weightsEdit_ = new QLineEdit;
+    weightsEdit_->setObjectName("classWeights");
+    weightsEdit_->setPlaceholderText("none (every class weighs 1)");
+    weightsEdit_->setClearButtonEnabled(true);
+    weightsEdit_->setToolTip(
+        "Multiclass only: balanced (rows / (K \u00d7 the class's rows), over the training split) or one positive "
+        "number per class, in the class order, e.g. 1, 2.5, 0.5 \u2014 as CrossEntropyLoss(weight=\u2026)");
+    weightsMessage_ = new QLabel;
+    weightsMessage_->setObjectName("classWeightsMessage");
+    weightsMessage_->setStyleSheet("color: #b00020");
+    weightsMessage_->hide();
+    form->addRow("Class weights", weightsEdit_);
+    form->addRow("", weightsMessage_);
+    connect(weightsEdit_, &QLineEdit::textEdited, this, [this] {
+        refreshWeightsMessage();
+        emit classWeightsChanged();
+    });
     connect(taskCombo_, &QComboBox::currentIndexChanged, this, [this] {
         refreshLossEnabled();
         emit taskChoiceChanged(taskChoice());
@@ -79,6 +100,41 @@ void TaskFields::setRegressionLoss(RegressionLoss loss) {
     select(lossCombo_, loss);
 }
 
+namespace {
+// The typed text with spaces gone ("1, 2" reads as "1,2").
+std::string weightsText(const QLineEdit* edit) {
+    return edit->text().remove(' ').trimmed().toStdString();
+}
+}  // namespace
+
+ClassWeights TaskFields::classWeights() const {
+    if (!weightsEdit_->isEnabled() || !classWeightsProblem().isEmpty()) return {};
+    return parseClassWeights(weightsText(weightsEdit_));
+}
+
+void TaskFields::setClassWeights(const ClassWeights& weights) {
+    weightsEdit_->setText(QString::fromStdString(weights.balanced ? std::string("balanced") : toString(weights)));
+    refreshWeightsMessage();
+}
+
+QString TaskFields::classWeightsProblem() const {
+    if (!weightsEdit_->isEnabled()) return {};
+    try {
+        const ClassWeights w = parseClassWeights(weightsText(weightsEdit_));
+        if (loadedTask_ == Task::Multiclass && !w.values.empty() && w.values.size() != std::size_t(outputs_))
+            return QString("class weights: %1 given, but the data has %2 classes").arg(w.values.size()).arg(outputs_);
+    } catch (const ConfigError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+void TaskFields::refreshWeightsMessage() {
+    const QString problem = classWeightsProblem();
+    showMessage(weightsMessage_, problem);
+    weightsMessage_->setVisible(!problem.isEmpty());
+}
+
 void TaskFields::showDataset(const Dataset& loaded) {
     loadedTask_ = loaded.task;
     outputs_ = outputsFor(loaded.task, loaded.classes());
@@ -95,6 +151,11 @@ void TaskFields::showDataset(const Dataset& loaded) {
 void TaskFields::refreshLossEnabled() {
     const bool regression = loadedTask_ == Task::Regression || taskChoice() == TaskChoice::Regression;
     lossCombo_->setEnabled(regression);
+    // Class weights weigh the classes of a multiclass loss: off for a binary or regression task.
+    const TaskChoice choice = taskChoice();
+    weightsEdit_->setEnabled(choice == TaskChoice::Multiclass ||
+                             (choice == TaskChoice::Auto && loadedTask_ == Task::Multiclass));
+    refreshWeightsMessage();
 }
 
 }  // namespace wb::gui

@@ -22,7 +22,7 @@ constexpr std::size_t kCublasWorkspaceBytes = 32u << 20;  // fixed, so cuBLAS al
 
 // The epoch's (or validation pass's) sums the device accumulated.
 LossSums sumsOf(const DeviceCounters& c) {
-    return {c.lossSum, static_cast<std::size_t>(c.correct), c.squaredError, c.absoluteError};
+    return {c.lossSum, static_cast<std::size_t>(c.correct), c.squaredError, c.absoluteError, c.weightSum};
 }
 
 // The eager and graph paths train every task (their loss kernel runs stepmath::rowLoss); the fused

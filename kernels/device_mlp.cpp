@@ -42,6 +42,12 @@ DeviceMlp::DeviceMlp(const TrainingProblem& problem, int batchCapacity, cudaStre
       grads_(problem.initialParams.count()) {
     const std::size_t count = problem.initialParams.count();
     params_.copyFrom(problem.initialParams.values.data(), count, stream_);
+    if (lossSpec_.classWeights) {  // a host pointer into problem.model: the kernels need a device copy
+        const auto k = static_cast<std::size_t>(lossSpec_.outputs);
+        classWeights_ = DeviceBuffer<float>(k);
+        classWeights_.copyFrom(lossSpec_.classWeights, k, stream_);
+        lossSpec_.classWeights = classWeights_.data();
+    }
     grads_.zero(stream_);
     for (int i = 0; i < stateCount_; ++i) {
         state_.emplace_back(count);

@@ -61,7 +61,8 @@ private:
 
     cudaStream_t stream_;
     ExecutionSettings exec_;
-    LossSpec lossSpec_;  // the task's loss: binary, K classes or a regression
+    LossSpec lossSpec_;  // the task's loss: binary, K classes or a regression; classWeights -> classWeights_
+    DeviceBuffer<float> classWeights_;  // (K) the loss' class weights, when the run has some
     Activation activation_;
     std::vector<LayerSlice> layers_;
     LayerGemm gemm_;

@@ -27,6 +27,7 @@ __global__ void beginEpochKernel(DeviceCounters* c) {
     c->correct = 0;
     c->squaredError = 0.0;
     c->absoluteError = 0.0;
+    c->weightSum = 0.0;
     c->epochStep = 0;
     c->nonFiniteStep = 0;
 }
@@ -65,18 +66,37 @@ __global__ void biasActivationKernel(float* z, const float* bias, float* y, H* y
     }
 }
 
+// One block of kThreads: the batch's sum of class weights w[labels[i]] (n) in double, each thread
+// over rows i, i + kThreads, ..., then a fixed tree; c->batchWeight = that sum as a float, which the
+// CPU's stepmath::batchWeightSum matches to rounding.
+__global__ void batchWeightKernel(LossSpec spec, const float* labels, int n, DeviceCounters* c) {
+    __shared__ double part[kThreads];
+    double sum = 0.0;
+    for (int i = static_cast<int>(threadIdx.x); i < n; i += kThreads)
+        sum += static_cast<double>(stepmath::classWeightOf(spec, labels[i]));
+    part[threadIdx.x] = sum;
+    __syncthreads();
+    for (int half = kThreads / 2; half > 0; half /= 2) {
+        if (static_cast<int>(threadIdx.x) < half) part[threadIdx.x] += part[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) c->batchWeight = static_cast<float>(part[0]);
+}
+
 // One block of kThreads: each thread takes rows i, i + kThreads, ...; the block sums in shared memory,
 // then one atomic add per block (the order of the block sums varies, at double precision).
 // Per block: each thread's rows through stepmath::rowLoss, then a tree sum of the loss, the right
-// predictions and a regression's errors, added to the counters once per block.
+// predictions, a regression's errors and the class weights, added to the counters once per block.
+// With class weights and gradients, invN = 1 / c->batchWeight (batchWeightKernel ran first).
 __global__ void lossKernel(LossSpec spec, const float* logits, const float* labels, float* dlogits, int n,
                            DeviceCounters* c, bool useLossScale) {
-    __shared__ double lossPart[kThreads], squaredPart[kThreads], absolutePart[kThreads];
+    __shared__ double lossPart[kThreads], squaredPart[kThreads], absolutePart[kThreads], weightPart[kThreads];
     __shared__ unsigned rightPart[kThreads];
-    const float invN = 1.0f / static_cast<float>(n);
+    const bool weighted = spec.classWeights != nullptr;
+    const float invN = 1.0f / ((weighted && dlogits) ? c->batchWeight : static_cast<float>(n));
     const float scale = useLossScale ? c->lossScale : 1.0f;
     const int k = spec.outputs;
-    double loss = 0.0, squared = 0.0, absolute = 0.0;
+    double loss = 0.0, squared = 0.0, absolute = 0.0, weight = 0.0;
     unsigned right = 0;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         const std::size_t row = static_cast<std::size_t>(i) * static_cast<std::size_t>(k);
@@ -85,11 +105,13 @@ __global__ void lossKernel(LossSpec spec, const float* logits, const float* labe
         loss += static_cast<double>(r.loss);
         squared += static_cast<double>(r.squaredError);
         absolute += static_cast<double>(r.absoluteError);
+        weight += static_cast<double>(r.weight);
         right += r.right ? 1u : 0u;
     }
     lossPart[threadIdx.x] = loss;
     squaredPart[threadIdx.x] = squared;
     absolutePart[threadIdx.x] = absolute;
+    weightPart[threadIdx.x] = weight;
     rightPart[threadIdx.x] = right;
     __syncthreads();
     for (int half = kThreads / 2; half > 0; half /= 2) {
@@ -97,6 +119,7 @@ __global__ void lossKernel(LossSpec spec, const float* logits, const float* labe
             lossPart[threadIdx.x] += lossPart[threadIdx.x + half];
             squaredPart[threadIdx.x] += squaredPart[threadIdx.x + half];
             absolutePart[threadIdx.x] += absolutePart[threadIdx.x + half];
+            weightPart[threadIdx.x] += weightPart[threadIdx.x + half];
             rightPart[threadIdx.x] += rightPart[threadIdx.x + half];
         }
         __syncthreads();
@@ -109,6 +132,7 @@ __global__ void lossKernel(LossSpec spec, const float* logits, const float* labe
             atomicAdd(&c->squaredError, squaredPart[0]);
             atomicAdd(&c->absoluteError, absolutePart[0]);
         }
+        if (weighted) atomicAdd(&c->weightSum, weightPart[0]);
     }
 }
 
@@ -226,6 +250,10 @@ void launchBiasActivation(float* z, const float* bias, float* y, void* yHalf, in
 
 void launchLoss(const LossSpec& spec, const float* logits, const float* labels, float* dlogits, int n,
                 DeviceCounters* c, bool useLossScale, cudaStream_t stream) {
+    if (spec.classWeights && dlogits) {  // the batch's weight sum, before any gradient is written
+        batchWeightKernel<<<1, kThreads, 0, stream>>>(spec, labels, n, c);
+        WB_KERNEL_CHECK("batchWeight");
+    }
     const unsigned blocks = blocksFor(static_cast<std::size_t>(n)) < 64 ? blocksFor(static_cast<std::size_t>(n)) : 64;
     lossKernel<<<blocks, kThreads, 0, stream>>>(spec, logits, labels, dlogits, n, c, useLossScale);
     WB_KERNEL_CHECK("loss");

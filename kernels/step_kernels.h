@@ -31,6 +31,8 @@ struct DeviceCounters {
     stepmath::StepScalars scalars;  // the optimizer's per-step scalars of step optimizerStep
     double squaredError;            // regression: this epoch's sum of (z - t)^2, standardised units
     double absoluteError;           // regression: this epoch's sum of |z - t|
+    double weightSum;               // class weights: this epoch's sum of the rows' weights w[y]
+    float batchWeight;              // class weights: this step's batch's sum of w[y] (the loss' 1/invN)
 };
 
 // Starts an epoch: clears the epoch's sums (loss, correct, the regression's errors), keeps the
@@ -48,6 +50,10 @@ void launchBiasActivation(float* z, const float* bias, float* y, void* yHalf, in
 // d(mean loss)/dz * lossScale; adds the loss to stepLoss and lossSum, the right predictions to
 // correct and a regression's errors to squaredError/absoluteError. Each row is stepmath::rowLoss,
 // as on the CPU (task_loss.cpp is its twin). dlogits may be null (evaluation).
+// With class weights (spec.classWeights, K floats in device memory) the mean is weighted: a
+// one-block kernel first sums the batch's w[y] into c->batchWeight (on the stream, so a captured
+// graph recomputes it each replay), the loss kernel divides by it, and adds the rows' weights to
+// weightSum (the epoch's weighted mean is lossSum / weightSum).
 void launchLoss(const LossSpec& spec, const float* logits, const float* labels, float* dlogits, int n,
                 DeviceCounters* c, bool useLossScale, cudaStream_t stream);
 

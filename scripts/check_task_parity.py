@@ -5,7 +5,8 @@
                                        [--launches eager,graph_step] [--out-dir DIR]
 
 Trains every case of tests/data/parity_tasks/expected.json (bench/make_task_parity_fixture.py:
-softmax cross-entropy in both forms with K = 3 and 10, MSE and Huber regression) with `mlpwb train`
+softmax cross-entropy in both forms with K = 3 and 10 and with K = 3 class weights, MSE and Huber
+regression) with `mlpwb train`
 from the fixture's initial weights, once per launch (the CPU backend ignores it: give one), and
 compares every epoch's train loss with PyTorch's within 1e-4 relative. Prints one line per run and
 "N passed, M failed"; exits 1 when any failed. Standard library only (scripts/gpu-check.sh runs it
@@ -37,6 +38,8 @@ def command(args, fixture, case, launch, out):
         cmd += ["--loss", case["loss"]]
     if "regression_loss" in case:
         cmd += ["--regression-loss", case["regression_loss"]]
+    if "class_weights" in case:
+        cmd += ["--class-weights", ",".join(repr(w) for w in case["class_weights"])]
     return cmd
 
 

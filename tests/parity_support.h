@@ -71,6 +71,7 @@ inline RunConfig taskCaseConfig(const std::string& dir, const nlohmann::json& fi
     if (c.contains("loss")) config.execution.loss = lossKindFromString(c.at("loss").get<std::string>());
     if (c.contains("regression_loss"))
         config.model.regressionLoss = regressionLossFromString(c.at("regression_loss").get<std::string>());
+    if (c.contains("class_weights")) config.model.classWeights.values = c.at("class_weights").get<std::vector<float>>();
     config.train.epochs = fixture.at("train").at("epochs").get<int>();
     config.train.batchSize = fixture.at("train").at("batch_size").get<int>();
     config.initWeights = dir + c.at("init_weights").get<std::string>();

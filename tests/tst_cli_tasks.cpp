@@ -1,6 +1,7 @@
 // mlpwb end to end with tasks beyond yes/no: what --task auto decides and writes in the record
 // (task, classes, mapping, K outputs), a regression's metrics by name, the dataset description, and
-// each bad label column as one line on stderr, exit 3 and no record that claims success.
+// each bad label column as one line on stderr, exit 3 and no record that claims success; class
+// weights in the record and their refusals (exit 4).
 #include <QtTest>
 
 #include "cli_runner.h"
@@ -85,6 +86,64 @@ private slots:
         const double median = j["steps"][0]["median_epoch_ms"].get<double>();
         QVERIFY2(median < 0.1, qPrintable(baseline));  // the premise: a tiny epoch
         QCOMPARE(cells[1], QString::number(median, 'f', 4));
+    }
+
+    // --class-weights: the numbers the run trained with land in the record; `balanced` resolves over
+    // the training split (30 rows per class of 90 with a stratified 0.2 split: all weights 1).
+    void classWeightsInTheRecord_data() {
+        QTest::addColumn<QString>("weights");
+        QTest::addColumn<std::vector<float>>("recorded");
+        QTest::addColumn<bool>("balanced");
+        QTest::newRow("a list") << "2,1,0.5" << std::vector<float>{2, 1, 0.5f} << false;
+        QTest::newRow("balanced") << "balanced" << std::vector<float>{1, 1, 1} << true;
+    }
+
+    void classWeightsInTheRecord() {
+        QFETCH(QString, weights);
+        QFETCH(std::vector<float>, recorded);
+        QFETCH(bool, balanced);
+        write("three.csv", csvOf(90, [](int i) { return QByteArrayList{"cat", "dog", "emu"}[i % 3]; }));
+        RUN_MLPWB(r, (QStringList{"train", "--data", "three.csv", "--epochs", "2", "--val-split", "0.2", "--batch-size",
+                                  "32", "--class-weights", weights, "--out", "run.json", "--quiet"}));
+        QVERIFY2(r.exitCode == 0, r.describe().constData());
+        const auto j = readJson(dir_.filePath("run.json"));
+        QCOMPARE(str(j["status"]), QString("completed"));
+        const auto& model = j["config"]["model"];
+        QCOMPARE(model["class_weights"].get<std::vector<float>>(), recorded);
+        QCOMPARE(model.value("class_weights_balanced", false), balanced);
+    }
+
+    // A wrong count (both numbers named), a weight that is not positive, or weights on binary data:
+    // one line, exit 4 (a configuration mlpwb checks itself), no record that claims success.
+    void badClassWeights_data() {
+        QTest::addColumn<QByteArray>("csv");
+        QTest::addColumn<QString>("weights");
+        QTest::addColumn<QString>("reason");
+        const QByteArray three = csvOf(60, [](int i) { return QByteArrayList{"cat", "dog", "emu"}[i % 3]; });
+        QTest::newRow("wrong count") << three << "1,2"
+                                     << "2 given, but this data has 3 classes";
+        QTest::newRow("negative") << three << "1,-2,3"
+                                  << "class weight 2 is -2";
+        QTest::newRow("zero") << three << "1,0,3"
+                              << "must be a positive, finite number";
+        QTest::newRow("not a number") << three << "1,x,3"
+                                      << "class weight 2 is 'x', not a number";
+        QTest::newRow("binary data") << csvOf(40, [](int i) { return QByteArray(i % 2 ? "yes" : "no"); }) << "1,2"
+                                     << "class weights apply to multiclass; this data is binary";
+    }
+
+    void badClassWeights() {
+        QFETCH(QByteArray, csv);
+        QFETCH(QString, weights);
+        QFETCH(QString, reason);
+        write("data.csv", csv);
+        RUN_MLPWB(r, (QStringList{"train", "--data", "data.csv", "--epochs", "2", "--class-weights", weights, "--out",
+                                  "run.json"}));
+        QVERIFY2(r.exitCode == 4, r.describe().constData());
+        QCOMPARE(r.errLines().size(), 1);
+        QVERIFY2(r.errLines().first().contains(reason), r.err.constData());
+        const auto j = readJson(dir_.filePath("run.json"));
+        QVERIFY2(j.is_null() || str(j["status"]) == "failed", j.dump().c_str());
     }
 
     void datasetDescribesTheTask() {

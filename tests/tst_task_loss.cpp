@@ -1,12 +1,16 @@
 // TaskLoss (task_loss.h) for multiclass and regression: hand-computed losses, gradients against
 // central finite differences of the mean loss in double, the two multiclass forms agreeing where
-// they should and differing where PyTorch's do, and argmax accuracy with ties.
+// they should and differing where PyTorch's do, argmax accuracy with ties, and class weights
+// (PyTorch's CrossEntropyLoss(weight=w): sum w[y] l / sum w[y]) by hand and as resolved for a run.
 #include <QtTest>
 
 #include <cmath>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "errors.h"
+#include "prepare.h"
 #include "random.h"
 #include "step_math.h"
 #include "task_loss.h"
@@ -147,6 +151,115 @@ private slots:
             QVERIFY(std::isnan(r.loss));
             QCOMPARE(g, (std::vector<float>{0, 0, 0}));
         }
+    }
+
+    // Two rows, K = 3, weights {2, 1, 0.5}: row 0 (logits {1, 2, 3}, class 0) weighs 2, row 1 (logits
+    // {0.5, -1, 2}, class 2) 0.5, so the batch's weight is 2.5, the loss (2 l0 + 0.5 l1) / 2.5 and
+    // row i's gradient w_i (softmax(z_i) - onehot(y_i)) / 2.5; both loss forms agree here.
+    void weightedLossByHand_data() {
+        QTest::addColumn<int>("kind");
+        QTest::newRow("CrossEntropyLoss(weight)") << int(LossKind::BceWithLogits);
+        QTest::newRow("log(softmax) + NLLLoss(weight)") << int(LossKind::SigmoidBce);
+    }
+
+    void weightedLossByHand() {
+        QFETCH(int, kind);
+        const std::vector<float> weights{2.0f, 1.0f, 0.5f};
+        LossSpec s = spec(Task::Multiclass, LossKind(kind), 3);
+        s.classWeights = weights.data();
+        const std::vector<float> z{1, 2, 3, 0.5f, -1, 2}, y{0, 2};
+        std::vector<float> g(6);
+        TaskLoss loss(s, 2);
+        const LossSums sums = loss(z.data(), y.data(), 2, g.data());
+
+        const double z0[] = {1, 2, 3}, z1[] = {0.5, -1, 2}, w0 = 2.0, w1 = 0.5, total = w0 + w1;
+        const double lse0 = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
+        const double lse1 = std::log(std::exp(0.5) + std::exp(-1.0) + std::exp(2.0));
+        const double l0 = lse0 - 1.0, l1 = lse1 - 2.0;
+        QCOMPARE(sums.weightSum, total);
+        QVERIFY(std::abs(sums.lossSum - (w0 * l0 + w1 * l1)) < 1e-5);
+        QVERIFY(std::abs(sums.meanLoss(2) - (w0 * l0 + w1 * l1) / total) < 1e-6);
+        for (int j = 0; j < 3; ++j) {
+            const double want0 = w0 * (std::exp(z0[j] - lse0) - (j == 0 ? 1.0 : 0.0)) / total;
+            const double want1 = w1 * (std::exp(z1[j] - lse1) - (j == 2 ? 1.0 : 0.0)) / total;
+            QVERIFY2(std::abs(g[j] - want0) < 1e-6, qPrintable(QString("row 0, logit %1: %2").arg(j).arg(g[j])));
+            QVERIFY2(std::abs(g[3 + j] - want1) < 1e-6,
+                     qPrintable(QString("row 1, logit %1: %2").arg(j).arg(g[3 + j])));
+        }
+
+        // A chunk holding row 1 alone, told the batch's weight, writes the same gradient; untold, it refuses.
+        std::vector<float> chunk(3);
+        TaskLoss part(s, 1);
+        QCOMPARE(part.batchWeight(y.data(), 2), total);
+        part(z.data() + 3, y.data() + 1, 1, chunk.data(), 2, total);
+        for (int j = 0; j < 3; ++j) QCOMPARE(chunk[j], g[3 + j]);
+        QVERIFY_THROWS_EXCEPTION(ConfigError, part(z.data() + 3, y.data() + 1, 1, chunk.data(), 2));
+    }
+
+    // Equal weights change nothing: the weighted mean is the plain mean, the gradients equal to rounding.
+    void equalWeightsAreThePlainMean() {
+        const std::vector<float> ones(3, 1.0f);
+        LossSpec plain = spec(Task::Multiclass, LossKind::BceWithLogits, 3), weighted = plain;
+        weighted.classWeights = ones.data();
+        Rng rng(5);
+        std::vector<float> z(3 * 7), y(7), g0(z.size()), g1(z.size());
+        for (float& v : z) v = rng.uniform(-3.0f, 3.0f);
+        for (std::size_t i = 0; i < y.size(); ++i) y[i] = float(i % 3);
+        TaskLoss a(plain, 7), b(weighted, 7);
+        const LossSums s0 = a(z.data(), y.data(), 7, g0.data()), s1 = b(z.data(), y.data(), 7, g1.data());
+        QCOMPARE(s1.meanLoss(7), s0.meanLoss(7));
+        for (std::size_t k = 0; k < z.size(); ++k) QVERIFY(std::abs(g0[k] - g1[k]) <= 1e-7f);
+    }
+
+    // What a run trains with: `balanced` = rows / (K count_k) over the training split (scikit-learn);
+    // a list as given; refusals name the numbers.
+    void resolvesClassWeightsForARun() {
+        PreparedData d;
+        d.task = Task::Multiclass;
+        d.classes = 3;
+        d.trainY = {0, 0, 0, 0, 0, 0, 1, 1, 2, 2};  // counts 6, 2, 2 of 10 rows
+        QCOMPARE(resolveClassWeights(parseClassWeights("balanced"), d),
+                 (std::vector<float>{float(10.0 / 18), float(10.0 / 6), float(10.0 / 6)}));
+        QCOMPARE(resolveClassWeights(parseClassWeights("1,2.5,0.5"), d), (std::vector<float>{1, 2.5f, 0.5f}));
+        QVERIFY(resolveClassWeights(ClassWeights{}, d).empty());
+        QVERIFY_THROWS_EXCEPTION(ConfigError, resolveClassWeights(parseClassWeights("1,2"), d));
+        d.trainY = {0, 0, 1, 1};  // class 2 has no training rows
+        QVERIFY_THROWS_EXCEPTION(ConfigError, resolveClassWeights(parseClassWeights("balanced"), d));
+        d.task = Task::Binary;
+        d.classes = 2;
+        QVERIFY_THROWS_EXCEPTION(ConfigError, resolveClassWeights(parseClassWeights("1,2"), d));
+        for (const char* bad : {"1,-2,3", "1,0,3", "1,inf,3", "1,nan,3", "1,x,3", "1,,3", "1,2,"})
+            QVERIFY_THROWS_EXCEPTION(ConfigError, parseClassWeights(bad));
+    }
+
+    // The model's JSON: no key without class weights (older configs and records read the same),
+    // "balanced" before a run resolves it, the numbers (and where they came from) after; each reads back.
+    void classWeightsInTheModelJson_data() {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("json");
+        QTest::newRow("none") << ""
+                              << "null";
+        QTest::newRow("a list") << "1,2.5,0.5"
+                                << "[1.0,2.5,0.5]";
+        QTest::newRow("balanced") << "balanced"
+                                  << "\"balanced\"";
+    }
+
+    void classWeightsInTheModelJson() {
+        QFETCH(QString, text);
+        QFETCH(QString, json);
+        ModelSpec m;
+        m.classWeights = parseClassWeights(text.toStdString());
+        const nlohmann::json j = m;
+        QCOMPARE(QString::fromStdString(j.value("class_weights", nlohmann::json()).dump()), json);
+        QVERIFY(!j.contains("class_weights_balanced"));
+        QVERIFY(j.get<ModelSpec>().classWeights == m.classWeights);
+        QCOMPARE(QString::fromStdString(toString(m.classWeights)), text);
+
+        m.classWeights.values = {0.5f, 2.0f};  // as a run resolves `balanced` (or keeps a list)
+        const nlohmann::json resolved = m;
+        QCOMPARE(resolved.value("class_weights_balanced", false), m.classWeights.balanced);
+        QVERIFY(resolved.get<ModelSpec>().classWeights == m.classWeights);
     }
 
     void refusesOutputsTheTaskCannotHave() {

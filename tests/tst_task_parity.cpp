@@ -1,6 +1,7 @@
 // Parity with PyTorch for the tasks beyond yes/no: from the same initial weights and batches, 3
 // epochs of the CPU backend match PyTorch's loss curve and final weights for softmax
-// cross-entropy (fused, and log(softmax) + NLLLoss) with K = 3 and 10, and for MSE and Huber
+// cross-entropy (fused, and log(softmax) + NLLLoss) with K = 3 and 10, each form with K = 3 and
+// class weights (CrossEntropyLoss(weight=w), NLLLoss(weight=w)), and for MSE and Huber
 // regression on a standardised target. The fixture (tests/data/parity_tasks) is made by
 // `/usr/bin/python3 bench/make_task_parity_fixture.py` with Debian's PyTorch.
 #include <QtTest>
@@ -53,6 +54,43 @@ private slots:
             QVERIFY(record.epochs.back().trainRegression.has_value());
         }
         parity::compareWeights(trainer.finalParams(), loadSafetensors(kDir + c.at("final_weights").get<std::string>()));
+    }
+
+    // Equal class weights (2 each) train exactly as none: w / sum w = 1 / N for every batch, so the
+    // loss curve and the weights agree bit for bit; a batch the backend splits into chunks must give
+    // each chunk the whole batch's sum of weights for this to hold.
+    void equalClassWeightsTrainAsNone_data() {
+        QTest::addColumn<int>("batch");
+        QTest::newRow("batch 100") << 100;
+        QTest::newRow("batch 128 (one chunk)") << 128;
+        QTest::newRow("batch 256 (two chunks)") << 256;
+        QTest::newRow("batch 600 (five chunks, the last one short)") << 600;
+    }
+
+    void equalClassWeightsTrainAsNone() {
+        QFETCH(int, batch);
+        const nlohmann::json fixture = parity::readExpected(kDir);
+        const nlohmann::json& c = fixture.at("cases").at("k3_cross_entropy");
+        const Dataset ds = parity::loadTaskCase(kDir, c);
+        RunConfig config = parity::taskCaseConfig(kDir, fixture, c);
+        config.train.batchSize = batch;
+        const PreparedData data = prepare(ds, config.prepare);
+        auto train = [&](const RunConfig& cfg, MlpParams& params) {
+            auto backend = makeCpuBackend();
+            Trainer trainer(cfg, ds, data, *backend);
+            CancelFlag cancel{false};
+            const RunRecord record = trainer.run(cancel);
+            params = trainer.finalParams();
+            return record;
+        };
+        MlpParams plainParams, weightedParams;
+        const RunRecord plain = train(config, plainParams);
+        config.model.classWeights.values = {2.0f, 2.0f, 2.0f};
+        const RunRecord weighted = train(config, weightedParams);
+        WB_COMPARE_NAME(weighted.status, "completed");
+        QCOMPARE(weightedParams.values, plainParams.values);
+        for (std::size_t e = 0; e < plain.epochs.size(); ++e)
+            QVERIFY(std::abs(weighted.epochs[e].trainLoss - plain.epochs[e].trainLoss) <= 1e-12);
     }
 };
 

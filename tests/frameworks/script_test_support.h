@@ -41,11 +41,17 @@ inline std::vector<ExecutionSettings> allValidSettings() {
     return all;
 }
 
-// configWith(assignments) for a data set read as `task` ("multiclass": 3 classes; "regression", with
-// `regressionLoss` "mse" or "huber"), as a run configures it once the data is loaded.
+// The class weights of the "weighted multiclass" rows: three classes weighted 0.5, 2 and 1.25.
+inline const std::vector<float> kClassWeights{0.5f, 2.0f, 1.25f};
+
+// configWith(assignments) for a data set read as `task` ("multiclass": 3 classes; "weighted
+// multiclass": the same with kClassWeights; "regression", with `regressionLoss` "mse" or "huber"),
+// as a run configures it once the data is loaded.
 inline RunConfig configForTask(const QString& assignments, const QString& task, const QString& regressionLoss = "mse") {
     RunConfig c = configWith(assignments);
-    c.data.task = taskChoiceFromString(task.toStdString());
+    const bool weighted = task == "weighted multiclass";
+    if (weighted) c.model.classWeights.values = kClassWeights;
+    c.data.task = taskChoiceFromString(weighted ? "multiclass" : task.toStdString());
     c.model.outputs = c.data.task == TaskChoice::Multiclass ? 3 : 1;
     c.model.regressionLoss = regressionLossFromString(regressionLoss.toStdString());
     return c;
@@ -60,11 +66,11 @@ inline void addTaskColumns() {
     QTest::addColumn<QStringList>("absent");
 }
 
-// Every valid combination of the switches for a multiclass and a regression data set.
+// Every valid combination of the switches for a multiclass (plain and weighted) and a regression data set.
 inline std::vector<RunConfig> allTaskConfigs() {
     std::vector<RunConfig> all;
     for (const auto& s : allValidSettings())
-        for (const char* task : {"multiclass", "regression"}) {
+        for (const char* task : {"multiclass", "weighted multiclass", "regression"}) {
             RunConfig c = configForTask("", task);
             c.execution = s;
             all.push_back(c);

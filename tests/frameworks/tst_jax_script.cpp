@@ -238,6 +238,15 @@ private slots:
             << "regression"
             << "mse" << QStringList{"errors = np.sum(np.asarray(rights", "return carry, epoch_sums("}
             << QStringList{"int(np.sum(np.asarray(rights)))"};
+        // Class weights: the batch loss sum w[y] l / sum w[y], in training and in evaluation.
+        QTest::newRow("3 classes weighted")
+            << "loss=sigmoid_bce"
+            << "weighted multiclass"
+            << "mse"
+            << QStringList{"CLASS_WEIGHT = [0.5, 2.0, 1.25]", "return jnp.sum(w * losses) / jnp.sum(w)",
+                           "return weighted_mean(row_losses(out, y), y), out",
+                           "return weighted_mean(row_losses(out, y), y), hits(out, y)"}
+            << QStringList{"jnp.mean(row_losses(out, y))"};
     }
     void taskBecomesCode() {
         QFETCH(QString, settings);

@@ -240,6 +240,16 @@ private slots:
             << "regression"
             << "huber" << QStringList{"loss=keras.losses.Huber(delta=1.0)", "loss: Huber(delta=1.0)"}
             << QStringList{"loss=keras.losses.MeanSquaredError()"};
+        // Class weights: a loss dividing by the batch's sum of w[y] (PyTorch's), not fit(class_weight=).
+        QTest::newRow("3 classes weighted")
+            << "loss=bce_with_logits"
+            << "weighted multiclass"
+            << "mse"
+            << QStringList{"class_weight = keras.ops.convert_to_tensor([0.5, 2.0, 1.25], dtype=\"float32\")",
+                           "SparseCategoricalCrossentropy(from_logits=True, reduction=None)",
+                           "return keras.ops.sum(w * row_loss(y_true, y_pred)) / keras.ops.sum(w)",
+                           "loss=weighted_loss,", "Keras' own fit(class_weight=...) divides"}
+            << QStringList{"loss=keras.losses.SparseCategoricalCrossentropy", "class_weight={"};
     }
     void taskBecomesCode() {
         QFETCH(QString, settings);

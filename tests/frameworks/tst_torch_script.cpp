@@ -200,6 +200,27 @@ private slots:
             << QStringList{"nn.HuberLoss(delta=1.0)", "squared += (errors * errors).sum().item()",
                            "return loss_sum, 0, samples, squared, absolute", "loss: HuberLoss(delta=1)"}
             << QStringList{"nn.MSELoss()", "BCELoss"};
+        // Class weights: weight= on the loss; the epoch's loss is the weighted mean (sums of w[y]).
+        QTest::newRow("3 classes weighted, fused")
+            << "loss=bce_with_logits"
+            << "weighted multiclass"
+            << "mse"
+            << QStringList{"class_weight = torch.tensor([0.5, 2.0, 1.25], device=device)",
+                           "nn.CrossEntropyLoss(weight=class_weight)",
+                           "loss_fn.class_weight = class_weight",
+                           "weight_sum = torch.zeros((), dtype=torch.float64, device=device)",
+                           "weight = loss_fn.class_weight[targets.view(-1).long()].sum().double()",
+                           "loss_sum += loss.detach().double() * weight",
+                           "return (loss_sum / weight_sum).item() * samples, int(correct.item()), samples"}
+            << QStringList{"nn.CrossEntropyLoss()", "loss_sum += loss.detach().double() * rows"};
+        QTest::newRow("3 classes weighted, separate steps")
+            << "loss=sigmoid_bce launch=eager_sync"
+            << "weighted multiclass"
+            << "mse"
+            << QStringList{"nn.NLLLoss(weight=class_weight)", "nll(torch.log(outputs)", "weight_sum = 0.0",
+                           "loss_sum += loss.item() * weight.item()",
+                           "return loss_sum / weight_sum * samples, correct, samples"}
+            << QStringList{"nn.NLLLoss()", "CrossEntropyLoss"};
     }
     void taskBecomesCode() {
         QFETCH(QString, settings);

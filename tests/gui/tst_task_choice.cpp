@@ -1,9 +1,11 @@
 // The Task rows of the Model section in the whole window: a loaded file shows what auto chose and
 // why, and the output layer the preview counts; another task reloads the data with it; a task the
 // column cannot be read as shows its refusal in the Data panel, which keeps the data it had; the
-// regression loss applies only to a regression; task and loss survive a restart (the RunConfig).
+// regression loss applies only to a regression; task and loss survive a restart (the RunConfig);
+// the class weights apply only to multiclass, are checked as typed and reach the model spec.
 #include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -62,6 +64,53 @@ private slots:
     }
 
     void init() { QSettings().clear(); }
+
+    // Typed into the loaded multiclass data's Class weights field: what the spec gets, and the refusal shown.
+    void classWeightsCheckedAsTyped_data() {
+        QTest::addColumn<QString>("typed");
+        QTest::addColumn<std::vector<float>>("values");
+        QTest::addColumn<bool>("balanced");
+        QTest::addColumn<QString>("problem");
+        QTest::newRow("none") << "" << std::vector<float>{} << false << "";
+        QTest::newRow("a list") << "1, 2.5, 0.5" << std::vector<float>{1, 2.5f, 0.5f} << false << "";
+        QTest::newRow("balanced") << "balanced" << std::vector<float>{} << true << "";
+        QTest::newRow("too few") << "1,2" << std::vector<float>{} << false << "2 given, but the data has 3 classes";
+        QTest::newRow("negative") << "1,-2,3" << std::vector<float>{} << false << "class weight 2 is -2";
+        QTest::newRow("text") << "1,a,3" << std::vector<float>{} << false << "not a number";
+    }
+
+    void classWeightsCheckedAsTyped() {
+        QFETCH(QString, typed);
+        QFETCH(std::vector<float>, values);
+        QFETCH(bool, balanced);
+        QFETCH(QString, problem);
+        MainWindow window;
+        openAndWait(window, classes_);
+        if (QTest::currentTestFailed()) return;
+        auto* model = window.findChild<ModelPanel*>();
+        auto* field = model->findChild<QLineEdit*>("classWeights");
+        QVERIFY(field->isEnabled());
+        field->setFocus();
+        QTest::keyClicks(field, typed);
+        const ModelSpec spec = model->modelSpec();
+        QCOMPARE(spec.classWeights.values, values);
+        QCOMPARE(spec.classWeights.balanced, balanced);
+        auto* message = model->findChild<QLabel*>("classWeightsMessage");
+        QCOMPARE(message->isVisibleTo(model), !problem.isEmpty());
+        QVERIFY2(message->toolTip().contains(problem), qPrintable(message->toolTip()));
+        QCOMPARE(model->invalidReason().isEmpty(), problem.isEmpty());
+    }
+
+    // The built-in data set is binary: no classes to weigh, so the field is off and the spec carries none.
+    void classWeightsOffForBinaryData() {
+        MainWindow window;
+        auto* data = window.findChild<DataPanel*>();
+        QTRY_VERIFY_WITH_TIMEOUT(data->dataset() != nullptr && !data->isLoading(), kLoadTimeoutMs);
+        WB_COMPARE_NAME(data->dataset()->task, "binary");
+        auto* model = window.findChild<ModelPanel*>();
+        QVERIFY(!model->findChild<QLineEdit*>("classWeights")->isEnabled());
+        QVERIFY(model->modelSpec().classWeights.empty());
+    }
 
     void autoShowsItsChoiceAndTheOutputs() {
         MainWindow window;
