@@ -61,37 +61,35 @@ QString text(const ExecutionSettings& s) {
     return QString::fromStdString(nlohmann::json(s).dump());
 }
 
-// The fixture's rows with their 0/1 labels read as numbers: a regression, as `--task regression` makes it.
-AblationResult runRegression(const AblationPlan& p) {
+// The fixture's rows as a `task` data set: a regression reads the 0/1 labels as numbers (as
+// `--task regression` makes it); a multiclass one puts row i in class i mod 3.
+Dataset fixtureAs(Task task) {
     static const Fixture f;
-    static const Dataset dataset = [] {
-        Dataset d = f.dataset;
-        d.task = Task::Regression;
-        d.classNames.clear();
-        d.labelMapping.clear();
-        d.computeHash();
-        return d;
-    }();
-    static const PreparedData data = prepare(dataset, {});
+    Dataset d = f.dataset;
+    d.task = task;
+    d.classNames.clear();
+    d.labelMapping.clear();
+    if (task == Task::Multiclass) {
+        for (std::size_t i = 0; i < d.rows; ++i) d.labels[i] = static_cast<float>(i % 3);
+        d.classNames = {"0", "1", "2"};
+    }
+    d.computeHash();
+    return d;
+}
+
+AblationResult runOn(const Dataset& dataset, const AblationPlan& p) {
+    static const Fixture f;
+    const PreparedData data = prepare(dataset, {});
     CancelFlag cancel{false};
     return runAblation(p, f.config, dataset, data, cancel, {});
 }
 
-// The fixture's rows with three classes (row i in class i mod 3).
+AblationResult runRegression(const AblationPlan& p) {
+    return runOn(fixtureAs(Task::Regression), p);
+}
+
 AblationResult runMulticlass(const AblationPlan& p) {
-    static const Fixture f;
-    static const Dataset dataset = [] {
-        Dataset d = f.dataset;
-        d.task = Task::Multiclass;
-        for (std::size_t i = 0; i < d.rows; ++i) d.labels[i] = static_cast<float>(i % 3);
-        d.classNames = {"0", "1", "2"};
-        d.labelMapping.clear();
-        d.computeHash();
-        return d;
-    }();
-    static const PreparedData data = prepare(dataset, {});
-    CancelFlag cancel{false};
-    return runAblation(p, f.config, dataset, data, cancel, {});
+    return runOn(fixtureAs(Task::Multiclass), p);
 }
 
 double sumOfSavings(const AblationResult& r) {
