@@ -139,8 +139,8 @@ void printTable(const AblationResult& r) {
                 header = true;
             }
             if (!s.message.empty()) std::printf("  %s%s: %s\n", alone, s.name.c_str(), s.message.c_str());
-            for (const auto& n : s.notes)
-                std::printf("  %s%s: %s %s\n", alone, s.name.c_str(), n.name.c_str(), n.reason.c_str());
+            for (const std::string& line : s.noteLines())
+                std::printf("  %s%s: %s\n", alone, s.name.c_str(), line.c_str());
         }
 }
 

@@ -145,6 +145,12 @@ std::optional<double> StepFinal::quality(QualityMetric q, bool validation) const
     return qualityValue(q, last, validation);
 }
 
+std::vector<std::string> AblationStep::noteLines() const {
+    std::vector<std::string> lines;
+    for (const SwitchNote& n : notes) lines.push_back(n.name + " " + n.reason);
+    return lines;
+}
+
 std::string toString(StepStatus s) {
     return enumName(kStepStatusNames, s);
 }

@@ -64,6 +64,9 @@ struct AblationStep {
     std::optional<double> share;     // savedMs / the total gap; null when the gap is zero
     std::optional<StepFinal> final;  // null when the step did not run
 
+    // Each note as a line, its switch's name then its reason ("precision cannot help at widths ..."):
+    // what the CLI's table and the GUI's Ablation tab show.
+    std::vector<std::string> noteLines() const;
     bool measured() const { return !runs.empty(); }
 };
 

@@ -42,6 +42,14 @@ QString qualityCell(const std::optional<StepFinal>& f, QualityMetric q) {
     return value ? formatQuality(q, *value, 2) : QString();
 }
 
+// Why a step did not run (its message), then what to expect of it (its notes), in one cell.
+QString noteCell(const AblationStep& s) {
+    QStringList parts;
+    if (!s.message.empty()) parts << QString::fromStdString(s.message);
+    for (const std::string& line : s.noteLines()) parts << QString::fromStdString(line);
+    return parts.join("; ");
+}
+
 QString number(double v, int decimals) {
     return QString::number(v, 'f', decimals);
 }
@@ -57,7 +65,7 @@ QStringList cellsOf(const AblationStep& s, const QString& section, QualityMetric
             s.share ? number(*s.share * 100.0, 1) + " %" : QString(),
             s.final ? number(s.final->trainLoss, 6) : QString(),
             qualityCell(s.final, q),
-            QString::fromStdString(s.message)};
+            noteCell(s)};
 }
 }  // namespace
 

@@ -104,6 +104,8 @@ QString stepTooltip(const AblationStep& s, const std::string& backend, QualityMe
         text += "<br>" + statusWords(s, backend) + ": not run, 0 ms";
     }
     if (!s.message.empty()) text += "<br><i>" + QString::fromStdString(s.message).toHtmlEscaped() + "</i>";
+    for (const std::string& line : s.noteLines())
+        text += "<br><i>note: " + QString::fromStdString(line).toHtmlEscaped() + "</i>";
     return text;
 }
 }  // namespace

@@ -118,6 +118,7 @@ private slots:
     void headlessExportOfTheWaterfall_data();
     void headlessExportOfTheWaterfall();
     void noSpeedupInsideTheSpread();
+    void notesShowInTheTableAndTooltip();
     void tinyRealAblationThroughTheWorker();
     void stopCancelsTheAblation();
     void fixListReordersAndUnchecks();
@@ -182,6 +183,25 @@ void TestAblationTab::noSpeedupInsideTheSpread() {
     QVERIFY2(bars[2].label.contains("no measurable speedup"), qPrintable(bars[2].label));
     QVERIFY2(!bars[2].label.contains("1.05"), qPrintable(bars[2].label));
     QVERIFY2(tab.chart().tooltipFor(2).contains("no measurable difference"), qPrintable(tab.chart().tooltipFor(2)));
+}
+
+// A step's notes (data: {switch, reason}) reach the Note column after its message, and its tooltip.
+void TestAblationTab::notesShowInTheTableAndTooltip() {
+    nlohmann::json j = handWrittenAblation();
+    j["steps"][3]["notes"] = {{{"switch", "loss"}, {"reason", "means, on K classes: CrossEntropyLoss"}}};
+    const QString path = dir_.filePath("notes.json");
+    writeJson(path, j);
+    TrainingController controller;
+    AblationTab tab(&controller);
+    tab.loadResult(path);
+    const auto* table = tab.findChild<QTableWidget*>();
+    QVERIFY(table);
+    const int note = table->columnCount() - 1;
+    QCOMPARE(table->horizontalHeaderItem(note)->text(), QString("Note"));
+    QCOMPARE(table->item(3, note)->text(), QString("loss means, on K classes: CrossEntropyLoss"));
+    QVERIFY(table->item(2, note)->text().contains("launches no kernels"));  // a message, no note
+    QVERIFY2(tab.chart().tooltipFor(3).contains("note: loss means, on K classes"),
+             qPrintable(tab.chart().tooltipFor(3)));
 }
 
 void TestAblationTab::rendersTheWaterfallFromAnAblationJson() {
