@@ -218,7 +218,9 @@ nlohmann::json AblationResult::toJson() const {
 }
 
 AblationResult AblationResult::fromJson(const nlohmann::json& j) {
-    if (!j.is_object() || j.value("schema", "") != kSchema)
+    // find, not value(): value() throws json's own error where "schema" is not a string (found by fuzz_records).
+    const auto schema = j.is_object() ? j.find("schema") : j.end();
+    if (!j.is_object() || schema == j.end() || !schema->is_string() || schema->get<std::string>() != kSchema)
         throw DataError("", "not an ablation result (expected schema '" + std::string(kSchema) + "')");
     try {
         AblationResult r;
