@@ -26,26 +26,6 @@ nlohmann::json orNull(const std::optional<double>& v) {
     return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
-std::optional<double> optionalDouble(const nlohmann::json& j, const char* key) {
-    if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
-    return j.at(key).get<double>();
-}
-
-// A regression's metrics of one split under `prefix` ("train_" or "val_"), named as in a RunRecord's epochs.
-void putRegression(nlohmann::json& j, const std::string& prefix, const std::optional<RegressionMetrics>& r) {
-    if (!r) return;  // classification: no keys, so files of binary ablations stay as they were
-    j[prefix + "mse"] = r->mse;
-    j[prefix + "mae"] = r->mae;
-    j[prefix + "r2"] = r->r2;
-}
-
-std::optional<RegressionMetrics> regressionFromJson(const nlohmann::json& j, const std::string& prefix) {
-    const auto mse = optionalDouble(j, (prefix + "mse").c_str());
-    if (!mse) return std::nullopt;
-    return RegressionMetrics{*mse, optionalDouble(j, (prefix + "mae").c_str()).value_or(0.0),
-                             optionalDouble(j, (prefix + "r2").c_str()).value_or(0.0)};
-}
-
 // A regression has no accuracy: null, as in its epochs.
 nlohmann::json finalToJson(const StepFinal& f) {
     nlohmann::json j = {
@@ -53,16 +33,17 @@ nlohmann::json finalToJson(const StepFinal& f) {
         {"train_accuracy", f.trainRegression ? nlohmann::json(nullptr) : nlohmann::json(f.trainAccuracy)},
         {"val_loss", orNull(f.valLoss)},
         {"val_accuracy", f.trainRegression ? nlohmann::json(nullptr) : orNull(f.valAccuracy)}};
-    putRegression(j, "train_", f.trainRegression);
-    putRegression(j, "val_", f.valRegression);
+    // Classification writes no regression keys, so files of binary ablations stay as they were.
+    if (f.trainRegression) writeRegression(j, kTrainRegressionKeys, *f.trainRegression);
+    if (f.valRegression) writeRegression(j, kValRegressionKeys, *f.valRegression);
     return j;
 }
 
 StepFinal finalFromJson(const nlohmann::json& f) {
-    StepFinal final{requiredField<double>(f, "train_loss"), optionalDouble(f, "train_accuracy").value_or(0.0),
-                    optionalDouble(f, "val_loss"), optionalDouble(f, "val_accuracy")};
-    final.trainRegression = regressionFromJson(f, "train_");
-    final.valRegression = regressionFromJson(f, "val_");
+    StepFinal final{requiredField<double>(f, "train_loss"), optionalField<double>(f, "train_accuracy").value_or(0.0),
+                    optionalField<double>(f, "val_loss"), optionalField<double>(f, "val_accuracy")};
+    final.trainRegression = readRegression(f, kTrainRegressionKeys);
+    final.valRegression = readRegression(f, kValRegressionKeys);
     return final;
 }
 
@@ -111,7 +92,7 @@ AblationStep stepFromJson(const nlohmann::json& j) {
     s.minEpochMs = j.value("min_epoch_ms", s.medianEpochMs);
     s.maxEpochMs = j.value("max_epoch_ms", s.medianEpochMs);
     s.savedMs = j.value("saved_ms", 0.0);
-    s.share = optionalDouble(j, "share");
+    s.share = optionalField<double>(j, "share");
     if (j.contains("final") && j.at("final").is_object()) {
         const auto& f = j.at("final");
         s.final = withinField("final", [&] { return finalFromJson(f); });

@@ -50,21 +50,10 @@ private:
     std::size_t start_;  // just past the opening brace
 };
 
-// The keys of a regression's metrics, in the order they are written.
-constexpr const char* kTrainRegressionKeys[] = {"train_mse", "train_mae", "train_r2"};
-constexpr const char* kValRegressionKeys[] = {"val_mse", "val_mae", "val_r2"};
-
 void formatRegression(LineWriter& w, const char* const (&keys)[3], const std::optional<RegressionMetrics>& r) {
     w.number(keys[0], r ? std::optional(r->mse) : std::nullopt);
     w.number(keys[1], r ? std::optional(r->mae) : std::nullopt);
     w.number(keys[2], r ? std::optional(r->r2) : std::nullopt);
-}
-
-std::optional<RegressionMetrics> readRegression(const nlohmann::json& j, const char* const (&keys)[3]) {
-    const auto mse = optionalField<double>(j, keys[0]);
-    if (!mse) return std::nullopt;
-    return RegressionMetrics{*mse, optionalField<double>(j, keys[1]).value_or(0.0),
-                             optionalField<double>(j, keys[2]).value_or(0.0)};
 }
 
 void formatEpoch(const EpochMetrics& m, std::string& line) {
@@ -113,6 +102,19 @@ void appendEpochJson(const EpochMetrics& m, std::string& out) {
 
 // Peers write null for what they cannot measure: null and absent both mean "not measured". A field
 // of the wrong kind throws JsonFieldError naming it ("wall_ms: expected a number, found a string").
+std::optional<RegressionMetrics> readRegression(const nlohmann::json& j, const char* const (&keys)[3]) {
+    const auto mse = optionalField<double>(j, keys[0]);
+    if (!mse) return std::nullopt;
+    return RegressionMetrics{*mse, optionalField<double>(j, keys[1]).value_or(0.0),
+                             optionalField<double>(j, keys[2]).value_or(0.0)};
+}
+
+void writeRegression(nlohmann::json& j, const char* const (&keys)[3], const RegressionMetrics& r) {
+    j[keys[0]] = r.mse;
+    j[keys[1]] = r.mae;
+    j[keys[2]] = r.r2;
+}
+
 void from_json(const nlohmann::json& j, EpochMetrics& m) {
     m = EpochMetrics{};
     if (!j.is_object()) throw JsonFieldError("", std::string("expected an object, found ") + kindOf(j));

@@ -37,6 +37,17 @@ struct EpochMetrics {
     double elapsedMs = 0;              // since the run started, at the end of this epoch
 };
 
+// The keys of a regression's metrics over one split (mse, mae, r2), as a record's epochs and an
+// ablation's finals name them.
+inline constexpr const char* kTrainRegressionKeys[3] = {"train_mse", "train_mae", "train_r2"};
+inline constexpr const char* kValRegressionKeys[3] = {"val_mse", "val_mae", "val_r2"};
+
+// A split's regression metrics under `keys` in object j; nullopt where the mse is absent or null
+// (classification).
+std::optional<RegressionMetrics> readRegression(const nlohmann::json& j, const char* const (&keys)[3]);
+// Writes a split's regression metrics under `keys` into object j.
+void writeRegression(nlohmann::json& j, const char* const (&keys)[3], const RegressionMetrics& r);
+
 void to_json(nlohmann::json& j, const EpochMetrics& m);
 // The same object as to_json, as compact JSON text appended to `out` (no newline): formatted by hand,
 // several times faster than building and dumping a nlohmann object, for the epoch journal and the
