@@ -9,9 +9,12 @@
 // It first prints the core's peak: fused multiply-adds per second of fp32 lanes, from 12 independent
 // chains of the widest vector the build targets. A workload's multiply-adds divided by the peak is
 // the least time any fp32 implementation on this core can take (the floor in bench/RESULTS.md).
+// Last, each activation alone: ns per element forward and backward, on pre-activations of a small
+// and a large spread.
 //
-// Rows are synthetic (the timing does not depend on their values), batch 2048, 61 inputs, stored
-// padded as the CPU backend stores them; the loss gradient is BCE with logits against 0/1 labels.
+// Rows are synthetic, normal(0, 1) (so the pre-activations stay small: the activation table shows
+// what large ones cost), batch 2048, 61 inputs, stored padded as the CPU backend stores them; the
+// loss gradient is BCE with logits against 0/1 labels.
 #include <time.h>
 
 #include <algorithm>
@@ -21,10 +24,12 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cpu_mlp.h"
 #include "cpu_tile_kernels.h"
+#include "math_ops.h"
 #include "model.h"
 #include "random.h"
 #include "step_math.h"
@@ -105,6 +110,54 @@ double epochMs(const Workload& w, std::size_t rows, int repeats) {
     return best * static_cast<double>(rows) / static_cast<double>(steps * kBatch);
 }
 
+// Nanoseconds per element of activate() (saving what it saves) and of activationBackward() from
+// those savings, on `n` pre-activations spread uniformly over +-spread: the least thread CPU time of
+// `repeats` passes of 200 calls each. The spread matters where a formula's intermediate values can
+// turn subnormal (GELU's exp(-z^2 / 2) beyond |z| = 13.2), which x86 cores handle slowly.
+struct ActivationCost {
+    double forwardNs, backwardNs;
+};
+ActivationCost activationCost(Activation a, float spread, int repeats) {
+    constexpr std::size_t n = 4096;  // a tile's worth, in L1
+    constexpr int kCalls = 200;
+    std::vector<float> z(n), y(n), saved(n), upstream(n, 0.5f), dy(n);
+    Rng rng(11);
+    for (float& v : z) v = static_cast<float>((2.0 * rng.uniform() - 1.0) * spread);
+    double forward = 1e300, backward = 1e300;
+    for (int rep = 0; rep < repeats; ++rep) {
+        double start = threadCpuMs();
+        for (int c = 0; c < kCalls; ++c) {
+            y = z;
+            activate(a, y.data(), n, activationSaves(a) ? saved.data() : nullptr);
+        }
+        forward = std::min(forward, threadCpuMs() - start);
+        start = threadCpuMs();
+        for (int c = 0; c < kCalls; ++c) {
+            dy = upstream;  // fresh each call: repeated products would drift into the subnormal range
+            activationBackward(a, z.data(), y.data(), dy.data(), n, activationSaves(a) ? saved.data() : nullptr);
+        }
+        backward = std::min(backward, threadCpuMs() - start);
+    }
+    const double perElementNs = 1e6 / (kCalls * static_cast<double>(n));
+    return {forward * perElementNs, backward * perElementNs};
+}
+
+void printActivationCosts(int repeats) {
+    std::printf(
+        "\n| activation | spread of z | forward ns per element | backward ns per element |\n"
+        "| --- | ---: | ---: | ---: |\n");
+    const std::pair<const char*, Activation> activations[] = {{"tanh", Activation::Tanh},
+                                                              {"sigmoid", Activation::Sigmoid},
+                                                              {"gelu", Activation::Gelu},
+                                                              {"relu", Activation::Relu}};
+    for (const auto& [name, a] : activations)
+        for (float spread : {4.0f, 400.0f}) {
+            const ActivationCost cost = activationCost(a, spread, repeats);
+            std::printf("| %s | +-%.0f | %.3f | %.3f |\n", name, static_cast<double>(spread), cost.forwardNs,
+                        cost.backwardNs);
+        }
+}
+
 std::vector<std::string> split(const std::string& list) {
     std::vector<std::string> out;
     std::stringstream in(list);
@@ -144,5 +197,6 @@ int main(int argc, char** argv) {
                     epochMs(it->second, rows, name == "wide" ? repeats / 4 + 1 : repeats));
         std::fflush(stdout);
     }
+    printActivationCosts(repeats);
     return 0;
 }

@@ -1,6 +1,7 @@
 #include "math_ops.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <Eigen/Core>
 #include <unsupported/Eigen/SpecialFunctions>
@@ -28,6 +29,35 @@ void forBlocks(std::size_t n, Body body) {
 Eigen::Index len(std::size_t n) {
     return static_cast<Eigen::Index>(n);
 }
+
+// exp(-z^2 / 2) over a block, exactly 0 where it is below exp(-64) = 1.6e-28 (|z| > 11.3): the
+// slope's term z phi(z) there is below 1e-27, and dropping it keeps the backward pass out of the
+// subnormal range, where x86 cores take a microcode assist per operation (Eigen's exp returns
+// subnormals from -87.3 down to -inf, and a product of a tiny slope with the upstream gradient
+// gets there too). On an AMD EPYC (cpu_step_bench's activation table) GELU's backward pass took
+// 5.06 ns per element on pre-activations spread over +-400 against 2.18 over +-4; with the cut,
+// 2.65 and 2.29. A NaN z still gives NaN (the erf term carries it).
+Block expHalfSquare(const ConstArrayMap& z) {
+    constexpr float kLimit = 64.0f;
+    const Block halfSquare = 0.5f * z.square();
+    // Nothing to cut (the usual case, on standardised inputs): exp alone. A NaN takes the cut path.
+    if (halfSquare.maxCoeff<Eigen::PropagateNaN>() < kLimit) return (-halfSquare).exp();
+    Block e = (-halfSquare.min(kLimit)).exp();
+    // e = 0 where halfSquare >= kLimit (or is NaN), as a vector blend of 8 lanes at a time: GCC does
+    // not vectorise a plain loop with ?:, and Eigen 3.4's select() runs one element at a time.
+    using Lanes = float __attribute__((vector_size(8 * sizeof(float))));
+    const std::size_t n = static_cast<std::size_t>(e.size()), whole = n / 8 * 8;
+    for (std::size_t i = 0; i < whole; i += 8) {
+        Lanes h, v;
+        std::memcpy(&h, halfSquare.data() + i, sizeof h);
+        std::memcpy(&v, e.data() + i, sizeof v);
+        v = h < kLimit ? v : Lanes{};
+        std::memcpy(e.data() + i, &v, sizeof v);
+    }
+    for (std::size_t i = whole; i < n; ++i)
+        if (!(halfSquare[len(i)] < kLimit)) e[len(i)] = 0.0f;
+    return e;
+}
 }  // namespace
 
 bool activationSaves(Activation a) {
@@ -43,7 +73,10 @@ void activate(Activation a, float* z, std::size_t n, float* saved) {
         case Activation::Sigmoid:
             forBlocks(n, [&](std::size_t first, std::size_t count) {
                 float* v = z + first;
-                Block e = (-ConstArrayMap(v, len(count))).exp();  // (count) exp(-z)
+                // (count) exp(-z), its argument kept >= -87: Eigen's exp clamps at -88.4 and returns
+                // a subnormal there, and 1 + (a subnormal) takes a microcode assist per element (2.2x
+                // the time on z spread over +-400); exp(-87) = 1.6e-38 gives the same 1 / (1 + e) = 1.
+                Block e = (-ConstArrayMap(v, len(count))).max(-87.0f).exp();
                 for (std::size_t i = 0; i < count; ++i) v[i] = stepmath::sigmoidFrom(e[len(i)]);
             });
             return;
@@ -77,7 +110,7 @@ void activationBackward(Activation a, const float* z, const float* y, float* dy,
                 alignas(64) float scratch[kBlock];  // erf(z / sqrt 2) when the forward pass did not save it
                 if (!saved) ArrayMap(scratch, len(count)) = (in * stepmath::kInvSqrt2).erf();
                 const float* e = saved ? saved + first : scratch;  // (count)
-                Block g = (-0.5f * in.square()).exp();             // (count) exp(-z^2 / 2)
+                Block g = expHalfSquare(in);                       // (count) exp(-z^2 / 2)
                 float* d = dy + first;
                 for (std::size_t i = 0; i < count; ++i)
                     d[i] = stepmath::geluBackwardFrom(z[first + i], e[i], g[len(i)], d[i]);
