@@ -100,8 +100,6 @@ void appendEpochJson(const EpochMetrics& m, std::string& out) {
     formatEpoch(m, out);
 }
 
-// Peers write null for what they cannot measure: null and absent both mean "not measured". A field
-// of the wrong kind throws JsonFieldError naming it ("wall_ms: expected a number, found a string").
 std::optional<RegressionMetrics> readRegression(const nlohmann::json& j, const char* const (&keys)[3]) {
     const auto mse = optionalField<double>(j, keys[0]);
     if (!mse) return std::nullopt;
@@ -115,6 +113,8 @@ void writeRegression(nlohmann::json& j, const char* const (&keys)[3], const Regr
     j[keys[2]] = r.r2;
 }
 
+// Peers write null for what they cannot measure: null and absent both mean "not measured". A field
+// of the wrong kind throws JsonFieldError naming it ("wall_ms: expected a number, found a string").
 void from_json(const nlohmann::json& j, EpochMetrics& m) {
     m = EpochMetrics{};
     if (!j.is_object()) throw JsonFieldError("", std::string("expected an object, found ") + kindOf(j));
