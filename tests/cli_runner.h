@@ -1,7 +1,8 @@
 // Runs the built mlpwb binary (WB_MLPWB_PATH, set by tests/CMakeLists.txt) with QProcess and reads
-// what it wrote: shared by the end-to-end CLI suites (tst_cli, tst_cli_ablate).
+// what it wrote: shared by the end-to-end CLI suites (tst_cli, tst_cli_ablate, tst_cli_tasks).
 #pragma once
 
+#include <cmath>
 #include <string>
 
 #include <QByteArray>
@@ -67,4 +68,17 @@ inline nlohmann::json readJson(const QString& path) {
 // A JSON string as a QString; empty for anything else (so a QCOMPARE against it fails readably).
 inline QString str(const nlohmann::json& j) {
     return j.is_string() ? QString::fromStdString(j.get<std::string>()) : QString();
+}
+
+// Whether `printed`, a table's milliseconds, shows `ms` rounded to its own decimals, with at least
+// two and, for a sub-millisecond value, at least three (so small data sets' epochs do not all read
+// "0.00"). Independent of how fast the machine ran the epochs.
+inline bool showsMilliseconds(const QString& printed, double ms) {
+    const qsizetype point = printed.indexOf('.');
+    if (point < 0) return false;
+    const int decimals = static_cast<int>(printed.size() - point - 1);
+    if (decimals < (ms < 1.0 ? 3 : 2)) return false;
+    bool ok = false;
+    const double value = printed.toDouble(&ok);
+    return ok && std::abs(value - ms) <= 0.5 * std::pow(10.0, -decimals) + 1e-12;
 }

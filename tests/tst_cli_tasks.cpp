@@ -82,10 +82,8 @@ private slots:
         const QStringList cells = baseline.split(' ', Qt::SkipEmptyParts);
         QVERIFY2(cells.size() >= 7, qPrintable(baseline));
         QCOMPARE(cells[6], QString::number(final["train_r2"].get<double>(), 'f', 4));
-        // 60 rows train in microseconds: the times keep 4 decimals rather than all reading "0.00".
-        const double median = j["steps"][0]["median_epoch_ms"].get<double>();
-        QVERIFY2(median < 0.1, qPrintable(baseline));  // the premise: a tiny epoch
-        QCOMPARE(cells[1], QString::number(median, 'f', 4));
+        // 60 rows train in well under a millisecond: the times keep 3-4 decimals, not all "0.00".
+        QVERIFY2(showsMilliseconds(cells[1], j["steps"][0]["median_epoch_ms"].get<double>()), qPrintable(baseline));
     }
 
     // --class-weights: the numbers the run trained with land in the record; `balanced` resolves over
