@@ -71,13 +71,14 @@ inline QString str(const nlohmann::json& j) {
 }
 
 // Whether `printed`, a table's milliseconds, shows `ms` rounded to its own decimals, with at least
-// two and, for a sub-millisecond value, at least three (so small data sets' epochs do not all read
-// "0.00"). Independent of how fast the machine ran the epochs.
+// two, three under 1 ms and four under 0.1 ms (so small data sets' epochs do not all read "0.00";
+// the table may print more, as its fastest step decides). Independent of how fast the machine ran
+// the epochs.
 inline bool showsMilliseconds(const QString& printed, double ms) {
     const qsizetype point = printed.indexOf('.');
     if (point < 0) return false;
     const int decimals = static_cast<int>(printed.size() - point - 1);
-    if (decimals < (ms < 1.0 ? 3 : 2)) return false;
+    if (decimals < (ms < 0.1 ? 4 : ms < 1.0 ? 3 : 2)) return false;
     bool ok = false;
     const double value = printed.toDouble(&ok);
     return ok && std::abs(value - ms) <= 0.5 * std::pow(10.0, -decimals) + 1e-12;

@@ -82,7 +82,7 @@ private slots:
         const QStringList cells = baseline.split(' ', Qt::SkipEmptyParts);
         QVERIFY2(cells.size() >= 7, qPrintable(baseline));
         QCOMPARE(cells[6], QString::number(final["train_r2"].get<double>(), 'f', 4));
-        // 60 rows train in well under a millisecond: the times keep 3-4 decimals, not all "0.00".
+        // 60 rows train in well under a millisecond: the times keep 3 or 4 decimals, not all "0.00".
         QVERIFY2(showsMilliseconds(cells[1], j["steps"][0]["median_epoch_ms"].get<double>()), qPrintable(baseline));
     }
 
