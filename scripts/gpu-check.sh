@@ -60,6 +60,7 @@ cap_scale=${CAP_SCALE:-1}
 # The overall budget after the build (0: none; each step still has its cap); --quick: 300 s.
 total_seconds=${TOTAL_SECONDS:-$([ "$quick" -eq 1 ] && echo 300 || echo 0)}
 budget_start=$SECONDS  # reset after the build
+budget_active=0        # 1 after the build: the build has its own cap, not the budget's
 start=$SECONDS
 if ! command -v nvcc >/dev/null 2>&1 && [ -z "${CUDACXX:-}" ] && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH=/usr/local/cuda/bin:$PATH
@@ -141,7 +142,7 @@ run() {
   local name=$1 cap=$2 fig=$3
   shift 3
   if ! wanted "$name"; then return 0; fi
-  if [ "$total_seconds" -gt 0 ]; then  # the overall budget: a step gets at most what is left
+  if [ "$total_seconds" -gt 0 ] && [ "$budget_active" -eq 1 ]; then  # the budget: a step gets at most what is left
     local left=$((total_seconds - (SECONDS - budget_start) - 10))
     if [ "$left" -lt 20 ]; then skip "$name" "TOTAL_SECONDS=$total_seconds spent"; return 0; fi
     [ "$left" -lt "$cap" ] && cap=$left
@@ -227,7 +228,7 @@ else
     -DCMAKE_BUILD_TYPE=Release -DWB_GUI=OFF -DWB_TESTS=OFF -DWB_CUDA=ON "${arch_flag[@]}" "${deps_flags[@]}" &&
     run build 900 last_line cmake --build "$build_dir" -j "$jobs" --target mlpwb
 fi
-budget_start=$SECONDS
+budget_start=$SECONDS budget_active=1
 if [ ! -x "$mlpwb" ]; then
   say "no $mlpwb: nothing else can run"
   failed=1
