@@ -6,6 +6,10 @@
 #include <cuda_runtime.h>
 #include <cuda/atomic>
 
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
 #include "cuda_check.h"
 #include "errors.h"
 #include "persistent_body.h"
@@ -28,6 +32,36 @@ struct AsyncCopy {
 };
 
 using Flag = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>;
+
+// Phase stamps, in measurement builds only (CMake option WB_PERSISTENT_STAMPS): lane 0 of block 0
+// and of the last block (the loss owner) notes clock64() at each phase boundary of the first
+// kStampSteps steps, and the launcher prints each phase's median after the epoch (it waits for it).
+// Every phase ends in a __syncthreads, so lane 0's clock marks the whole block's progress.
+enum Stamp { kStepStart, kComputed, kArrived1, kPrefetched, kWaited1, kReduced, kArrived2, kWaited2, kStamps };
+#ifdef WB_PERSISTENT_STAMPS
+constexpr int kStampSteps = 64;
+__device__ long long stampClocks[2][kStampSteps][kStamps];  // (block 0 | last block, step, stamp)
+__device__ void stamp(int step, Stamp k) {
+    const int which = blockIdx.x == 0 ? 0 : (blockIdx.x + 1 == gridDim.x ? 1 : -1);
+    if (threadIdx.x == 0 && which >= 0 && step < kStampSteps) stampClocks[which][step][k] = clock64();
+}
+// Inside the compute phase, block 0 only: a stamp after each of its barriers (a layer of the
+// forward pass, then of the backward pass; for the seed: 3 + 3).
+constexpr int kSubStamps = 8;
+__device__ long long subClocks[kStampSteps][kSubStamps];
+struct StampingBarrier {
+    int step;
+    int* count;  // this thread's barriers so far in the step
+    __device__ void operator()() const {
+        __syncthreads();
+        if (blockIdx.x == 0 && threadIdx.x == 0 && step < kStampSteps && *count < kSubStamps)
+            subClocks[step][*count] = clock64();
+        ++*count;
+    }
+};
+#else
+__device__ void stamp(int /*step*/, Stamp /*k*/) {}
+#endif
 
 // This block has reached `generation`: every lane's writes so far (ordered before lane 0 by the
 // __syncthreads) are released to the device with lane 0's one store. No fence in every thread.
@@ -67,16 +101,29 @@ __global__ void __launch_bounds__(kPersistentThreads, 1)
     __syncthreads();
     for (int s = 0; s < steps; ++s) {
         const ps::Step st = ps::stepAt(a, s);
+        stamp(s, kStepStart);
+#ifdef WB_PERSISTENT_STAMPS
+        int barriers = 0;
+        ps::computePhase(a, st, block, sm, lanes, StampingBarrier{s, &barriers});
+#else
         ps::computePhase(a, st, block, sm, lanes, BlockBarrier{});
+#endif
+        stamp(s, kComputed);
         gridArrive(flags, ps::computedGeneration(st.t));
+        stamp(s, kArrived1);
         if (s + 1 < steps && block < ps::stepAt(a, s + 1).tiles)
             ps::stageRows(a, ps::stepAt(a, s + 1), block, sm, lanes, AsyncCopy{});  // lands while we wait
         __pipeline_commit();
+        stamp(s, kPrefetched);
         gridWait(flags, ps::computedGeneration(st.t));
+        stamp(s, kWaited1);
         ps::reducePhase(a, st, block, sm, lanes, BlockBarrier{});
+        stamp(s, kReduced);
         if (s + 1 == steps) break;
         gridArrive(flags, ps::publishedGeneration(st.t));
+        stamp(s, kArrived2);
         gridWait(flags, ps::publishedGeneration(st.t));
+        stamp(s, kWaited2);
         ps::refreshPhase(a, ps::stepAt(a, s + 1), sm, lanes);
         __pipeline_wait_prior(0);
         __syncthreads();
@@ -90,6 +137,50 @@ void allowSharedBytes(std::size_t bytes) {
     WB_CUDA_CHECK(cudaFuncSetAttribute(persistentEpochKernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(bytes)));
 }
+
+#ifdef WB_PERSISTENT_STAMPS
+double medianOf(std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+// After an epoch (waits for it), on stderr: per block noted, the median over its full steps but the
+// last (which ends early) of each phase, then of block 0's compute barriers, in microseconds at the
+// device's clock rate. Phase k ends at stamp k; "refresh" runs from the previous step's wait2.
+void printStamps(const PersistentArgs& a, cudaStream_t stream) {
+    static long long clocks[2][kStampSteps][kStamps], sub[kStampSteps][kSubStamps];
+    WB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    WB_CUDA_CHECK(cudaMemcpyFromSymbol(clocks, stampClocks, sizeof(clocks)));
+    WB_CUDA_CHECK(cudaMemcpyFromSymbol(sub, subClocks, sizeof(sub)));
+    int device = 0, khz = 0;
+    WB_CUDA_CHECK(cudaGetDevice(&device));
+    WB_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
+    const int steps = std::min(static_cast<int>(persistent::stepsOf(a)) - 1, kStampSteps - 1);
+    if (steps < 1) return;
+    const auto us = [khz](long long from, long long to) { return static_cast<double>(to - from) * 1e3 / khz; };
+    static const char* names[kStamps] = {"refresh", "compute", "arrive1", "prefetch",
+                                         "wait1",   "reduce",  "arrive2", "wait2"};
+    for (int which = 0; which < 2; ++which) {
+        const auto& c = clocks[which];
+        std::fprintf(stderr, "persistent stamps (%s, %d steps, us):", which == 0 ? "block 0" : "last block", steps);
+        for (int k = 0; k < kStamps; ++k) {
+            std::vector<double> t;
+            for (int s = 1; s <= steps; ++s) t.push_back(us(k == 0 ? c[s - 1][kWaited2] : c[s][k - 1], c[s][k]));
+            std::fprintf(stderr, " %s %.2f", names[k], medianOf(t));
+        }
+        std::vector<double> step;
+        for (int s = 1; s <= steps; ++s) step.push_back(us(c[s - 1][kStepStart], c[s][kStepStart]));
+        std::fprintf(stderr, " | step %.2f\n", medianOf(step));
+    }
+    std::fprintf(stderr, "persistent stamps (block 0 compute, us): from the step's start to each barrier:");
+    for (int k = 0; k < kSubStamps && sub[1][k] != 0; ++k) {  // 0: a barrier this model's phase never reached
+        std::vector<double> t;
+        for (int s = 1; s <= steps; ++s) t.push_back(us(clocks[0][s][kStepStart], sub[s][k]));
+        std::fprintf(stderr, " %.2f", medianOf(t));
+    }
+    std::fprintf(stderr, "\n");
+}
+#endif
 
 int residentBlocksPerSm(std::size_t sharedBytes) {
     allowSharedBytes(sharedBytes);
@@ -133,6 +224,9 @@ void launchPersistentEpoch(const PersistentArgs& args, void* stream) {
                                               dim3(kPersistentThreads), params, p.smem.bytes,
                                               static_cast<cudaStream_t>(stream)));
     WB_KERNEL_CHECK("persistentEpochKernel");
+#ifdef WB_PERSISTENT_STAMPS
+    printStamps(args, static_cast<cudaStream_t>(stream));
+#endif
 }
 
 }  // namespace wb
