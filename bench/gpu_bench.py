@@ -9,15 +9,16 @@
 The seed workload: the built-in 100,000 x 61 data set (exported once as .npy, so every program
 trains on the same rows), 61->20->10->1 tanh, Adam 1e-3, batch 2048, no shuffling. Programs:
   * mlpwb --backend cuda with each preset (Seed PyTorch loop, Seed answer's fixes, Static graph,
-    Fastest) and "Persistent (experimental)" (Fastest with launch=persistent), run twice, interleaved;
+    Fastest: one resident kernel per epoch) and "Fused step" (Fastest with launch=fused, a kernel per
+    step), run twice, interleaved;
   * the peers in bench/peers/ that exist here (torch_compile, jax_scan, torch_resident,
     torch_cuda_graph, torch_dataloader: the slow DataLoader loop last), all with --device cuda; a peer
     that prints "SKIP: ..." is listed as skipped with its reason; --programs picks some, in its order
     (scripts/gpu-check.sh runs the decisive ones first), --exclude leaves some out;
   * scale: the Fastest and Static graph presets on 10^4 ... 10^7 built-in rows (per-sample time);
   * larger than the GPU: with all but 1.5 GiB of the device held by bench/hold_gpu_memory.py, the
-    Fastest preset on 10^7 rows (2.5 GB) through data_path=pinned_async, and device_resident, which
-    must fail for want of memory.
+    Fastest preset with launch=fused on 10^7 rows (2.5 GB) through data_path=pinned_async, and
+    device_resident, which must fail for want of memory.
 A run's figure is its median epoch time without the warm-up epoch (the RunRecord's summary). Every
 command has a timeout and the whole benchmark a time budget: what does not fit is listed as
 skipped. Without a CUDA device (mlpwb info) it says so and runs the CPU part only (the Fastest
@@ -42,9 +43,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # The DataLoader loop last: it is the slowest and decides nothing (the speed goal is against the others).
 PEERS = ("torch_compile", "jax_scan", "torch_resident", "torch_cuda_graph", "torch_dataloader")
 PRESETS = ("Seed PyTorch loop", "Seed answer's fixes", "Static graph (Keras-like)", "Fastest")
-# A preset with switches changed: the experimental one-kernel-per-epoch path next to Fastest (fused),
-# until a device has verified it and Fastest moves to it.
-VARIANTS = {"Persistent (experimental)": ("Fastest", ["--launch", "persistent"])}
+# A preset with switches changed: the kernel-per-step fused path next to Fastest (one kernel per epoch).
+VARIANTS = {"Fused step": ("Fastest", ["--launch", "fused"])}
 MLPWB_PROGRAMS = PRESETS + tuple(VARIANTS)
 SLOW = ("Seed PyTorch loop", "torch_dataloader")  # per-sample gathering: fewer epochs
 
@@ -252,7 +252,7 @@ class ExportedData:
 
 
 def scale(summary, mlpwb, args, budget, exported):
-    """The per-sample time of the fused and graph paths from 10^4 to 10^7 rows."""
+    """The per-sample time of the persistent (Fastest) and graph paths from 10^4 to 10^7 rows."""
     for rows in (10**4, 10**5, 10**6, 10**7):
         for preset in ("Fastest", "Static graph (Keras-like)"):
             out = os.path.join(args.out_dir, f"scale_{rows}_{preset.split()[0]}.json")
@@ -266,9 +266,10 @@ def scale(summary, mlpwb, args, budget, exported):
 
 def larger_than_gpu(summary, mlpwb, args, budget, exported):
     """A data set larger than the GPU's free memory trains through pinned_async: bench/hold_gpu_memory.py
-    holds all but --leave-mib of the device, then the Fastest preset trains 10^7 rows (2.5 GB) with
-    data_path=pinned_async, and the same with device_resident must fail for want of memory (the proof
-    that the rows did not fit). Both RunRecords carry the free memory at setup and the data's size."""
+    holds all but --leave-mib of the device, then the Fastest preset on its kernel-per-step path
+    (launch=fused: the persistent kernel reads every row from device memory) trains 10^7 rows (2.5 GB)
+    with data_path=pinned_async, and the same with device_resident must fail for want of memory (the
+    proof that the rows did not fit). Both RunRecords carry the free memory at setup and the data's size."""
     entry = {"rows": args.big_rows, "leave_mib": args.leave_mib}
     summary["larger_than_gpu"] = entry
     if budget.left() < 60:
@@ -291,7 +292,7 @@ def larger_than_gpu(summary, mlpwb, args, budget, exported):
         for data_path in ("pinned_async", "device_resident"):
             out = os.path.join(args.out_dir, f"larger_than_gpu_{data_path}.json")
             cmd = [mlpwb, "train", *exported.flags(args.big_rows, budget), "--quiet", "--backend", "cuda",
-                   "--device", str(args.device), "--preset", "Fastest", "--data-path", data_path, "--epochs", "3",
+                   "--device", str(args.device), "--preset", "Fastest", "--launch", "fused", "--data-path", data_path, "--epochs", "3",
                    "--out", out]
             entry[data_path] = attempt(f"larger than the GPU: {data_path}", cmd, out, budget, 150)
             entry[data_path]["environment"] = record_environment(out)
@@ -322,8 +323,8 @@ def record_environment(path):
 
 def compare(summary):
     """The decisive ratios (ours against each peer), where both sides ran."""
-    fused = median_of(summary["results"], "mlpwb cuda: Fastest")
-    persistent = median_of(summary["results"], "mlpwb cuda: Persistent (experimental)")
+    persistent = median_of(summary["results"], "mlpwb cuda: Fastest")
+    fused = median_of(summary["results"], "mlpwb cuda: Fused step")
     for peer in ("torch_resident", "torch_compile", "torch_cuda_graph", "jax_scan"):
         other = median_of(summary["results"], peer)
         for path, ours in (("fused", fused), ("persistent", persistent)):

@@ -40,7 +40,7 @@ struct AblateOptions {
         a->add_option("--baseline", baseline, "the preset to start from (see `mlpwb presets`)");
         a->add_option("--fixes", fixes,
                       "fixes in the order to apply them: data_path,launch,loss,zero_grad,optimizer_kernel,"
-                      "precision,fused,persistent (the default; persistent is experimental), or switch=value; with "
+                      "precision,fused,persistent (the default), or switch=value; with "
                       "--backend torch also "
                       "torch_workers,torch_prefetch,torch_pin_memory,torch_script or torch.OPTION=value");
         a->add_option("--repeats", repeats, "runs per step (the spread)")->check(CLI::Range(1, 100));

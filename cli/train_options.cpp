@@ -101,7 +101,7 @@ void TrainOptions::bind(CLI::App& app) {
 void TrainOptions::bindSwitches(CLI::Option_group& group) {
     group.add_option("--preset", preset, "an execution preset (see `mlpwb presets`)");
     group.add_option("--data-path", dataPath, "per_sample_gather|pageable_copy|pinned_async|device_resident");
-    group.add_option("--launch", launch, "eager_sync|eager|graph_step|fused|persistent (experimental)");
+    group.add_option("--launch", launch, "eager_sync|eager|graph_step|fused|persistent");
     group.add_option("--loss", loss, "sigmoid_bce|bce_with_logits");
     group.add_option("--zero-grad", zeroGrad, "twice|once|none");
     group.add_option("--optimizer-kernel", optimizerKernel, "per_tensor|multi_tensor");

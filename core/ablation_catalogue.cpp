@@ -37,11 +37,9 @@ const std::vector<AblationFix>& ablationFixes() {
          "forward, loss, backward and update of a step in a few fused kernels with the project's own GEMMs; "
          "they compute in fp32, so this fix also undoes a mixed-precision step before it",
          {{"launch", "fused"}, {"gemm", "custom"}, {"precision", "fp32"}}},
-        // EXPERIMENTAL until it has run on a device: the Fastest preset stays on launch=fused until this step's
-        // path passes `mlpwb verify --only launch=persistent` on a GPU (issue 18).
         {"persistent",
-         "EXPERIMENTAL, not yet run on a GPU: the whole epoch in one resident kernel, weights and optimizer "
-         "state on chip between steps, no launch per step (needs device_resident data, gemm=custom, fp32)",
+         "the whole epoch in one resident kernel, weights and optimizer state on chip between steps, no launch "
+         "per step (needs device_resident data, gemm=custom, fp32)",
          {{"launch", "persistent"}, {"gemm", "custom"}, {"precision", "fp32"}, {"data_path", "device_resident"}}},
         // The founding post's other knobs: options of the torch backend, not shared switches. The
         // DataLoader's act only while it is used (data_path=per_sample_gather): try them with --alone.

@@ -41,8 +41,8 @@ const std::map<std::string, SwitchText>& switchTexts() {
         {"launch",
          {"Launch",
           "How the work of a step is started on the GPU: one launch per operation, with or without a "
-          "wait every step, one captured graph, a few fused kernels, or (experimental) one kernel per "
-          "epoch."}},
+          "wait every step, one captured graph, a few fused kernels, or one resident kernel per "
+          "epoch (the Fastest preset's)."}},
         {"loss",
          {"Loss",
           "Sigmoid followed by BCELoss (as in the founding loop) or the fused, numerically stable "
@@ -80,8 +80,8 @@ QString valueTip(const std::string& value) {
          "tf.function)"},
         {"fused", "The whole step in one or a few fused kernels"},
         {"persistent",
-         "EXPERIMENTAL, not yet run on a GPU: the whole epoch in one resident kernel, the weights on chip "
-         "between steps (needs device_resident data, gemm=custom, fp32)"},
+         "The whole epoch in one resident kernel, the weights and optimizer state on chip between steps "
+         "(needs device_resident data, gemm=custom, fp32)"},
         {"sigmoid_bce", "Sigmoid + BCELoss, log clamped at -100 as PyTorch does"},
         {"bce_with_logits", "BCEWithLogitsLoss: sigmoid and loss fused, stable for large logits"},
         {"twice", "model.zero_grad() and optimizer.zero_grad(), as in the founding loop"},

@@ -5,7 +5,7 @@
 //   eager_sync, eager  eager_launch.cpp      one launch per op; eager_sync also reads each step's loss
 //   graph_step         graph_step_launch.cpp one CUDA graph per step (per batch address, size and role)
 //   fused              fused_launch.cpp      one fused kernel per step; on resident data one graph per epoch
-//   persistent         persistent_launch.cpp one cooperative kernel per epoch (EXPERIMENTAL: not yet run on a GPU)
+//   persistent         persistent_launch.cpp one cooperative kernel per epoch (the Fastest preset's)
 // A new mode is one more file with a make*Launch factory and one row in launch_strategy.cpp's table.
 #pragma once
 

@@ -1,5 +1,6 @@
 // launch=persistent: ONE cooperative kernel runs every step of an epoch (issue 18, item 2).
-// EXPERIMENTAL: proven on the CPU twin only (tests/tst_persistent_twin.cpp); not yet run on a GPU.
+// Checked on its CPU twin (tests/tst_persistent_twin.cpp) and on an H200 (mlpwb verify, compute-sanitizer,
+// bit-identical repeats; bench/RESULTS.md): the Fastest preset's launch.
 //
 // How a CudaBackend strategy calls it (not wired yet; cuda_backend.cpp is being restructured):
 //   setup (once per run):

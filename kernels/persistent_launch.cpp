@@ -1,5 +1,5 @@
-// launch=persistent (EXPERIMENTAL: proven on its CPU twin, tests/tst_persistent_twin.cpp, not yet run on a
-// GPU): the whole epoch in ONE cooperative kernel (persistent_epoch.h), its own products, so the phases
+// launch=persistent (the Fastest preset's; checked on its CPU twin, tests/tst_persistent_twin.cpp, and on an
+// H200): the whole epoch in ONE cooperative kernel (persistent_epoch.h), its own products, so the phases
 // are not separable. Setup asks the device what it can hold, refuses what does not fit, plans the grid
 // and tiles, uploads the optimizer's per-step scalars and zeroes the barrier flags; each epoch is then one
 // launch over the resident rows (through the device permutation when shuffled).

@@ -47,7 +47,7 @@ EOF
 cat >"$work/bin/fakepython" <<'EOF'
 #!/usr/bin/env bash
 while [ $# -gt 0 ]; do [ "$1" = --summary ] && summary=$2; shift; done
-printf '{"results": [{"program": "mlpwb cuda: Fastest", "status": "ok", "median_epoch_ms": 0.5}], "ratios": {"fused_speedup_vs_torch_compile": 6.0}}\n' >"$summary"
+printf '{"results": [{"program": "mlpwb cuda: Fastest", "status": "ok", "median_epoch_ms": 0.5}], "ratios": {"persistent_speedup_vs_torch_compile": 6.0}}\n' >"$summary"
 echo "| program | ... |"
 EOF
 chmod +x "$work/build/cli/mlpwb" "$work/bin/"*
@@ -63,7 +63,8 @@ check "1: status passed" [ "$(field "$work/o1" "s['status'], s['passed']")" = "p
 order=$(field "$work/o1" "' '.join(x['step'] for x in s['steps'])")
 want="build info verify-fused verify-persistent tasks speed verify verify-large sanitize-memcheck-fused sanitize-racecheck-fused sanitize-synccheck-fused sanitize-memcheck-graph_step sanitize-racecheck-graph_step sanitize-synccheck-graph_step sanitize-memcheck-persistent sanitize-racecheck-persistent sanitize-synccheck-persistent determinism bench-rest ablate"
 check "1: the steps in order ($order)" [ "$order" = "$want" ]
-check "1: the persistent path timed after its verify passed" grep -q -- "--programs Fastest,Persistent (experimental),Static" "$work/o1.out"
+check "1: the persistent path (Fastest) timed after its verify passed" grep -q -- "--programs Fastest,Fused step,Static" "$work/o1.out"
+check "1: determinism on the persistent path" grep -q 'two Fastest runs (launch=persistent' "$work/o1/table.md"
 check "1: speed figures from its JSON" grep -q "Fastest 0.500 ms; xtorch_compile 6.0" "$work/o1/summary.json"
 check "1: the Markdown table" grep -q '^| determinism | ok | [0-9]* | two Fastest runs' "$work/o1/table.md"
 check "1: per-step logs" grep -q "ERROR SUMMARY: 0 errors" "$work/o1/sanitize-memcheck-fused.log"
@@ -79,7 +80,7 @@ check "2: quick mode's steps" [ "$(field "$work/o2" "s['mode'], ' '.join(x['step
   "quick build info verify-fused verify-persistent tasks speed sanitize-memcheck-fused sanitize-memcheck-graph_step sanitize-memcheck-persistent determinism" ]
 check "2: a persistent path that hung is neither timed nor sanitized" \
   grep -q '| sanitize-memcheck-persistent | skipped | 0 | verify-persistent did not pass |' "$work/o2/table.md"
-check "2: ... and not in the speed table" grep -q -- "--programs Fastest,Static" "$work/o2.out"
+check "2: ... and not in the speed table" grep -q -- "--programs Fused step,Static" "$work/o2.out"
 check "2: status failed" [ "$(field "$work/o2" "s['status'], s['passed']")" = "failed False" ]
 
 # 2b. an overall budget: the hang takes what is left, the later steps are skipped

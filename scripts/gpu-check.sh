@@ -7,17 +7,18 @@
 #   1. configure + build (Release, -DWB_GUI=OFF, no tests, the device's architecture only: nvidia-smi's
 #      compute_cap -> CMAKE_CUDA_ARCHITECTURES),
 #   2. mlpwb info (fails loudly when nvidia-smi lists a GPU but mlpwb finds CUDA unavailable),
-#   3. mlpwb verify --isolate --only launch=fused, then --only launch=persistent (EXPERIMENTAL: its first
-#      run on a GPU; a short cap, since a grid barrier that never opens hangs rather than fails),
+#   3. mlpwb verify --isolate --only launch=fused, then --only launch=persistent (the Fastest preset's; a
+#      short cap, since a grid barrier that never opens hangs rather than fails),
 #   3b. multiclass and regression on the eager and graph paths against PyTorch's fixture
 #      (scripts/check_task_parity.py; their first run on a GPU),
-#   4. the decisive speed table (bench/gpu_bench.py): Fastest, Persistent (experimental; only when its
-#      verify passed), Static graph, torch.compile
+#   4. the decisive speed table (bench/gpu_bench.py): Fastest (launch=persistent; only when its verify
+#      passed), Fused step (Fastest with launch=fused), Static graph, torch.compile
 #      reduce-overhead (with ~200 s for its compiling warm-up), JAX jit+scan, PyTorch resident,
 #   5. the full mlpwb verify --isolate (and, in full mode, the batch-1024 split-K variant),
 #   6. compute-sanitizer memcheck, racecheck, synccheck on one fused, one graph_step and (when its verify
 #      passed) one persistent combination,
-#   7. two Fastest runs compared bit for bit (the saved weights, cmp),
+#   7. two Fastest runs compared bit for bit (the saved weights, cmp; with launch=fused where the
+#      persistent verify did not pass),
 #   8. the rest of gpu_bench.py (the other presets and peers, the DataLoader loop last, scale,
 #      larger than the GPU's memory),
 #   9. mlpwb ablate --backend cuda.
@@ -165,10 +166,10 @@ parts = []
 names = list(dict.fromkeys(r["program"] for r in s.get("results", [])))
 for n in names:
     ok = [r["median_epoch_ms"] for r in s["results"] if r["program"] == n and r["status"] == "ok"]
-    short = n.replace("mlpwb cuda: ", "").replace(" (Keras-like)", "").replace(" (experimental)", "")
+    short = n.replace("mlpwb cuda: ", "").replace(" (Keras-like)", "")
     parts.append(f"{short} {statistics.median(ok):.3f} ms" if ok else f"{short} " +
                  [r for r in s["results"] if r["program"] == n][-1]["status"])
-parts += [f"{k.replace('fused_speedup_vs_', 'x').replace('persistent_speedup_vs_', 'persistent x')} {v:.1f}"
+parts += [f"{k.replace('persistent_speedup_vs_', 'x').replace('fused_speedup_vs_', 'fused x')} {v:.1f}"
           for k, v in s.get("ratios", {}).items()]
 print("; ".join(parts))
 EOF
@@ -252,11 +253,11 @@ need_device() {  # need_device NAME: true when the step can run, else records it
   return 1
 }
 
-# 3. the fused combinations first (the preset the speed goal is about) -----------------------------------
+# 3. the fused combinations, then the persistent ones (the Fastest preset's) -------------------------------
 # Without a device verify skips every combination and exits 0: run anyway, it checks the path.
 run verify-fused "$([ "$quick" -eq 1 ] && echo 120 || echo 180)" verify_figures \
   "$mlpwb" verify --isolate --combination-timeout 120 --device "$device" --only launch=fused
-# The experimental persistent path (one cooperative kernel per epoch), compared with the CPU like fused.
+# The persistent path (one cooperative kernel per epoch: Fastest), compared with the CPU like fused.
 # Its 12 combinations each take seconds; a cap well under fused's keeps a hang from eating the lease.
 # Only a path that passed here is timed in step 4 and sanitized in step 6: a hang there would eat the lease.
 persistent_ok=0
@@ -275,8 +276,8 @@ if need_device tasks; then
 fi
 
 # 4. the decisive speed table ----------------------------------------------------------------------------
-decisive="Fastest,Static graph (Keras-like),torch_compile,jax_scan,torch_resident"
-[ "$persistent_ok" -eq 1 ] && decisive="Fastest,Persistent (experimental),${decisive#Fastest,}"
+decisive="Fused step,Static graph (Keras-like),torch_compile,jax_scan,torch_resident"
+[ "$persistent_ok" -eq 1 ] && decisive="Fastest,$decisive"
 if [ "$quick" -eq 1 ]; then bench_args=(--repeats 1 --epochs 40); speed_budget=230
 else bench_args=(--repeats 2 --epochs 100); speed_budget=420; fi
 if command -v "$python" >/dev/null 2>&1; then
@@ -316,21 +317,23 @@ for launch in fused graph_step persistent; do
   done
 done
 
-# 7. determinism: two fused runs, the same bits --------------------------------------------------------------
+# 7. determinism: two Fastest runs, the same bits (launch=fused where the persistent verify did not pass) ----
 if [ "$total_seconds" -gt 0 ] && [ $((total_seconds - (SECONDS - budget_start))) -lt 60 ]; then
   wanted determinism && skip determinism "TOTAL_SECONDS=$total_seconds spent"
 elif wanted determinism && need_device determinism; then
   t0=$SECONDS
   : >"$outdir/determinism.log"
   ok=1
+  launch=persistent
+  [ "$persistent_ok" -eq 1 ] || launch=fused
   for i in 1 2; do
-    step "determinism-$i" 120 "$mlpwb" train --backend cuda --device "$device" --preset Fastest --builtin \
-      --epochs 10 --seed 7 --quiet --out "$outdir/determinism-$i.json" --save-weights "$outdir/determinism-$i.safetensors" || ok=0
+    step "determinism-$i" 120 "$mlpwb" train --backend cuda --device "$device" --preset Fastest --launch "$launch" \
+      --builtin --epochs 10 --seed 7 --quiet --out "$outdir/determinism-$i.json" --save-weights "$outdir/determinism-$i.safetensors" || ok=0
     cat "$outdir/determinism-$i.log" >>"$outdir/determinism.log"
   done
   if [ "$ok" -eq 1 ] && cmp "$outdir/determinism-1.safetensors" "$outdir/determinism-2.safetensors" \
        >>"$outdir/determinism.log" 2>&1; then
-    record determinism ok "$((SECONDS - t0))" 0 "two Fastest runs (10 epochs): weights bitwise equal"
+    record determinism ok "$((SECONDS - t0))" 0 "two Fastest runs (launch=$launch, 10 epochs): weights bitwise equal"
   elif [ "$ok" -eq 1 ]; then
     record determinism failed "$((SECONDS - t0))" 1 "weights differ: $(last_line "$outdir/determinism.log")"
   else

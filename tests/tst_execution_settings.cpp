@@ -156,10 +156,10 @@ private slots:
         WB_COMPARE_NAME(persistentSettings().launch, "persistent");
     }
 
-    // Until launch=persistent has been verified on a device, the fastest preset stays on the fused path.
-    void fastestStaysFusedUntilPersistentIsVerified() {
-        WB_COMPARE_NAME(presetByName("Fastest").settings.launch, "fused");
-        QVERIFY(!matchingPreset(persistentSettings()));
+    // Verified on a device, launch=persistent is the fastest preset's path (fused stays a switch value).
+    void fastestRunsThePersistentPath() {
+        WB_COMPARE_NAME(presetByName("Fastest").settings.launch, "persistent");
+        QCOMPARE(matchingPreset(persistentSettings()).value_or(""), std::string("Fastest"));
     }
 
     void unknownNamesAreRefused() {

@@ -98,7 +98,7 @@ private slots:
     void describeNamesEverySwitch() {
         const std::string line = describeCombination(presetByName("Fastest").settings);
         QCOMPARE(QString::fromStdString(line),
-                 QString("data_path=device_resident launch=fused loss=bce_with_logits zero_grad=none "
+                 QString("data_path=device_resident launch=persistent loss=bce_with_logits zero_grad=none "
                          "optimizer_kernel=multi_tensor precision=fp32 gemm=custom"));
     }
 

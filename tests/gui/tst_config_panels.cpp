@@ -280,10 +280,11 @@ private slots:
                "choose zero_grad twice"
             << R"({"data_path":"per_sample_gather","launch":"eager_sync","loss":"sigmoid_bce","zero_grad":"twice"})"
             << "Seed PyTorch loop";
-        QTest::newRow("preset Fastest") << "choose preset Fastest"
-                                        << R"({"launch":"fused","zero_grad":"none","optimizer_kernel":"multi_tensor",)"
-                                           R"("gemm":"custom"})"
-                                        << "Fastest";
+        QTest::newRow("preset Fastest")
+            << "choose preset Fastest"
+            << R"({"launch":"persistent","zero_grad":"none","optimizer_kernel":"multi_tensor",)"
+               R"("gemm":"custom"})"
+            << "Fastest";
         QTest::newRow("preset, then a change by hand")
             << "choose preset Static graph (Keras-like); choose zero_grad twice"
             << R"({"launch":"graph_step","zero_grad":"twice","optimizer_kernel":"multi_tensor"})"
