@@ -292,8 +292,8 @@ def larger_than_gpu(summary, mlpwb, args, budget, exported):
         for data_path in ("pinned_async", "device_resident"):
             out = os.path.join(args.out_dir, f"larger_than_gpu_{data_path}.json")
             cmd = [mlpwb, "train", *exported.flags(args.big_rows, budget), "--quiet", "--backend", "cuda",
-                   "--device", str(args.device), "--preset", "Fastest", "--launch", "fused", "--data-path", data_path, "--epochs", "3",
-                   "--out", out]
+                   "--device", str(args.device), "--preset", "Fastest", "--launch", "fused", "--data-path", data_path,
+                   "--epochs", "3", "--out", out]
             entry[data_path] = attempt(f"larger than the GPU: {data_path}", cmd, out, budget, 150)
             entry[data_path]["environment"] = record_environment(out)
     finally:
