@@ -106,7 +106,7 @@ private slots:
         QVERIFY(findIgnored(list, "optimizer_kernel") != nullptr);
         QVERIFY(findIgnored(list, "launch") == nullptr);  // launch=fused itself is honoured
         QVERIFY(BackendRegistry::instance().notApplicable("cuda", ExecutionSettings{}).empty());
-        // launch=persistent (experimental) ignores what fused ignores, with its own reasons.
+        // launch=persistent ignores what fused ignores, with its own reasons.
         const ExecutionSettings persistent = with(fused, {{ "launch", "persistent" }});
         const auto persistentList = BackendRegistry::instance().notApplicable("cuda", persistent);
         QCOMPARE(namesOf(persistentList), QString("zero_grad, optimizer_kernel, validation"));

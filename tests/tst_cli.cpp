@@ -297,7 +297,7 @@ private slots:
         QVERIFY2(lines.last() == QString::number(pass) + " passed, 0 failed", r.describe());
     }
 
-    // launch=persistent (experimental) is a verify filter like any value: its combinations only.
+    // launch=persistent is a verify filter like any value: its combinations only.
     void verifyCoversPersistent() {
         RUN_MLPWB(r, (QStringList{"verify", "--backend", "cpu", "--only", "launch=persistent", "--limit", "2", "--rows",
                                   "100", "--epochs", "1"}));

@@ -109,7 +109,7 @@ private slots:
         }
     }
 
-    // launch=persistent (experimental): one kernel per epoch over resident rows, with its own fp32
+    // launch=persistent: one kernel per epoch over resident rows, with its own fp32
     // products. Each row changes one switch of an accepted persistent setting.
     void persistentRefusals_data() {
         QTest::addColumn<QString>("name");

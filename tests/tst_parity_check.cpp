@@ -83,7 +83,7 @@ private slots:
         for (const auto& preset : presets()) QVERIFY(seen.count(describeCombination(preset.settings)) == 1);
     }
 
-    // launch=persistent (experimental) runs on resident rows, its own products, fp32: what verify walks
+    // launch=persistent runs on resident rows, its own products, fp32: what verify walks
     // through for it is every loss, zero_grad and optimizer_kernel, 2 x 3 x 2 combinations.
     void persistentCombinations() {
         int persistent = 0;

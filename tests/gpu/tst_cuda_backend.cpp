@@ -1,6 +1,6 @@
 // The CUDA backend on a real device (ctest label gpu): every valid combination of the switches
 // against the CPU reference (the checks of `mlpwb verify`), the presets through the Trainer with their
-// timing fields, the experimental persistent path against the fused one, multiclass and regression
+// timing fields, the persistent path (Fastest) against the fused one, multiclass and regression
 // against PyTorch's fixture, and device errors. Without a
 // CUDA build or a device, every test skips with the reason.
 #include <QtTest>
@@ -81,7 +81,7 @@ private slots:
         }
     }
 
-    // launch=persistent (EXPERIMENTAL): through the Trainer (shuffled epochs, validation, the host's step
+    // launch=persistent (the Fastest preset's): through the Trainer (shuffled epochs, validation, the host's step
     // count across epochs) its epochs follow the fused path's from the same weights and order: the same
     // per-row arithmetic; its tiles may group the rows' gradients differently, so within verify's fp32
     // tolerance.
