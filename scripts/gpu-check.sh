@@ -324,16 +324,16 @@ elif wanted determinism && need_device determinism; then
   t0=$SECONDS
   : >"$outdir/determinism.log"
   ok=1
-  launch=persistent
-  [ "$persistent_ok" -eq 1 ] || launch=fused
+  det_launch=persistent
+  [ "$persistent_ok" -eq 1 ] || det_launch=fused
   for i in 1 2; do
-    step "determinism-$i" 120 "$mlpwb" train --backend cuda --device "$device" --preset Fastest --launch "$launch" \
+    step "determinism-$i" 120 "$mlpwb" train --backend cuda --device "$device" --preset Fastest --launch "$det_launch" \
       --builtin --epochs 10 --seed 7 --quiet --out "$outdir/determinism-$i.json" --save-weights "$outdir/determinism-$i.safetensors" || ok=0
     cat "$outdir/determinism-$i.log" >>"$outdir/determinism.log"
   done
   if [ "$ok" -eq 1 ] && cmp "$outdir/determinism-1.safetensors" "$outdir/determinism-2.safetensors" \
        >>"$outdir/determinism.log" 2>&1; then
-    record determinism ok "$((SECONDS - t0))" 0 "two Fastest runs (launch=$launch, 10 epochs): weights bitwise equal"
+    record determinism ok "$((SECONDS - t0))" 0 "two Fastest runs (launch=$det_launch, 10 epochs): weights bitwise equal"
   elif [ "$ok" -eq 1 ]; then
     record determinism failed "$((SECONDS - t0))" 1 "weights differ: $(last_line "$outdir/determinism.log")"
   else
