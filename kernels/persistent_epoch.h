@@ -2,7 +2,7 @@
 // Checked on its CPU twin (tests/tst_persistent_twin.cpp) and on an H200 (mlpwb verify, compute-sanitizer,
 // bit-identical repeats; bench/RESULTS.md): the Fastest preset's launch.
 //
-// How a CudaBackend strategy calls it (not wired yet; cuda_backend.cpp is being restructured):
+// How the CudaBackend's persistent strategy (persistent_launch.cpp) calls it:
 //   setup (once per run):
 //     dev    = queryPersistentDevice(deviceIndex);                    // SMs, occupancy, shared memory
 //     if (auto why = persistentRefusal(model, inputs, opt, precision, batch, dev)) refuse(*why);
