@@ -302,6 +302,10 @@ WB_HD inline void forwardLayer(const FusedStepArgs& a, int l, int first, int row
     }
 }
 
+// Weight gradients one unit computes: kGradRun consecutive outputs j of one input k, so each row's
+// act[r][k] is read once for all of them (each gradient is still one sum over the rows, in row order).
+constexpr int kGradRun = 4;
+
 // Phase 3, layer l (from the last down): with dz = d(loss)/dz of layer l in pre[l],
 //   grad W[j][k] = sum over rows of dz[r][j] act[r][k], grad b[j] = sum over rows of dz[r][j]
 // into this block's partial gradient `grad` (paramCount), and, below the first layer, the delta of
@@ -315,19 +319,30 @@ WB_HD inline void backwardLayer(const FusedStepArgs& a, int l, int rows, float* 
     const float* act = sm + t.act[l];     // (R, in)
     const float* w = sm + t.weight[l];    // (out, ld)
     float* g = grad + s.weightOffset[l];  // (out, in) weight gradient, then (out) bias gradient
-    const int weights = out * in, gradUnits = weights + out;
+    const int weights = out * in, runs = (out + kGradRun - 1) / kGradRun;
+    const int runUnits = runs * in, gradUnits = runUnits + out;
     const int units = gradUnits + (l > 0 ? rows * in : 0);
     for (int u = lanes.first; u < units; u += lanes.stride) {
-        if (u < weights) {
-            const int j = u / in, k = u % in;
-            float acc = 0.0f;
-            for (int r = 0; r < rows; ++r) acc += dz[r * out + j] * act[r * in + k];
-            g[u] = acc;
+        if (u < runUnits) {
+            const int k = u % in, j0 = (u / in) * kGradRun;
+            const int n = out - j0 < kGradRun ? out - j0 : kGradRun;
+            float acc[kGradRun] = {};
+            if (n == kGradRun) {
+                for (int r = 0; r < rows; ++r) {
+                    const float x = act[r * in + k];
+                    const float* d = dz + r * out + j0;
+                    for (int c = 0; c < kGradRun; ++c) acc[c] += d[c] * x;
+                }
+            } else {  // the last, shorter run: no condition inside the sums (it would change their rounding)
+                for (int c = 0; c < n; ++c)
+                    for (int r = 0; r < rows; ++r) acc[c] += dz[r * out + j0 + c] * act[r * in + k];
+            }
+            for (int c = 0; c < n; ++c) g[(j0 + c) * in + k] = acc[c];
         } else if (u < gradUnits) {
-            const int j = u - weights;
+            const int j = u - runUnits;
             float acc = 0.0f;
             for (int r = 0; r < rows; ++r) acc += dz[r * out + j];
-            g[u] = acc;
+            g[weights + j] = acc;
         } else {
             const int v = u - gradUnits, r = v / in, k = v % in;
             float acc = 0.0f;
