@@ -40,7 +40,7 @@
 namespace wb {
 
 constexpr int kFusedMaxLayers = 8;           // linear layers, output included (so up to 7 hidden)
-constexpr int kFusedThreads = 512;           // threads per block (the seed's widest phase has 1,240 units)
+constexpr int kFusedThreads = 512;           // threads per block
 constexpr int kFusedGroupBlocks = 8;         // blocks per first-level reduction group
 constexpr int kFusedFinalBatch = 16;         // group partials the final reduction loads at once
 constexpr int kFusedPreferredTileRows = 16;  // rows per block when the shared memory allows

@@ -58,7 +58,7 @@
 
 namespace wb {
 
-constexpr int kPersistentThreads = 512;                 // threads per block
+constexpr int kPersistentThreads = 512;                 // threads per block (256: 0.90 ms/epoch, not 0.76, on an H200)
 constexpr int kPersistentMaxLayers = kFusedMaxLayers;   // linear layers, output included
 constexpr int kPersistentBlocksPerSm = 1;               // more blocks per SM: more flags to poll, smaller tiles
 constexpr int kPersistentMaxGrid = kPersistentThreads;  // one polling lane per flag
