@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Fuzzes the readers (CSV, .npy, safetensors) with libFuzzer + AddressSanitizer + UBSan.
+# Fuzzes the readers (CSV, .npy, safetensors, run records) with libFuzzer + AddressSanitizer + UBSan.
 #   scripts/fuzz.sh [SECONDS=60] [BUILD_DIR=build-fuzz]
-# Configures BUILD_DIR with clang and -DWB_FUZZ=ON, builds the three targets, and runs each for
-# SECONDS. The seeds (tests/fuzz/corpus/<reader>) and the stored crash inputs
-# (tests/fuzz/regressions/<reader>) are copied into BUILD_DIR/fuzz-work/<reader>/corpus, which keeps
-# what the fuzzer finds between runs, so the repository's corpus stays small.
+# Configures BUILD_DIR with clang and -DWB_FUZZ=ON, builds the targets, and runs each for SECONDS,
+# as many at once as there are cores. The seeds (tests/fuzz/corpus/<reader>) and the stored crash
+# inputs (tests/fuzz/regressions/<reader>) are copied into BUILD_DIR/fuzz-work/<reader>/corpus, which
+# keeps what the fuzzer finds between runs, so the repository's corpus stays small.
 # Exits non-zero when any target finds a crash, a leak, a timeout or an out-of-memory input, and
 # prints where each reproducer is. A reproducer becomes a regression test by copying it to
 # tests/fuzz/regressions/<reader>/ (tst_fuzz_regressions replays every file there).
-# Environment: JOBS (build jobs, default: all cores), FUZZ_TARGETS (default "csv npy safetensors"),
-# FUZZ_ARGS (extra libFuzzer flags).
+# Environment: JOBS (build jobs and targets fuzzed at once, default: all cores), FUZZ_TARGETS
+# (default "csv npy safetensors records"), FUZZ_ARGS (extra libFuzzer flags).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,30 +32,47 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 symbolizer=$(command -v llvm-symbolizer || true)
 [ -n "$symbolizer" ] && export ASAN_SYMBOLIZER_PATH="$symbolizer"
 
-failed=()
-for t in $targets; do
-  work="$build_dir/fuzz-work/$t"
+# fuzz_one TARGET: fuzzes one target for $seconds; its report goes to fuzz-work/TARGET/report.txt,
+# which ends in a line "result: ok" or "result: FAILED".
+fuzz_one() {
+  local t=$1 work="$build_dir/fuzz-work/$1" status=0 new dict=()
   mkdir -p "$work/corpus" "$work/artifacts"
   cp -n "$root/tests/fuzz/corpus/$t/"* "$work/corpus/" 2>/dev/null || true
   cp -n "$root/tests/fuzz/regressions/$t/"* "$work/corpus/" 2>/dev/null || true
-  dict=()
   [ -f "$root/tests/fuzz/dict/$t.dict" ] && dict=("-dict=$root/tests/fuzz/dict/$t.dict")
   find "$work/artifacts" -type f | sort >"$work/artifacts.before"
-  echo "== fuzz_$t for $seconds s (corpus $work/corpus)"
-  status=0
   # shellcheck disable=SC2086  # FUZZ_ARGS is a list of flags
   "$build_dir/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$work/artifacts/" "${dict[@]}" ${FUZZ_ARGS:-} \
     "$work/corpus" >"$work/log.txt" 2>&1 || status=$?
-  grep -E '^(stat::number_of_executed_units|stat::new_units_added|#[0-9]+ +DONE)' "$work/log.txt" || true
   new=$(find "$work/artifacts" -type f | sort | comm -13 "$work/artifacts.before" -)
-  if [ "$status" -ne 0 ] || [ -n "$new" ]; then
-    failed+=("$t")
-    echo "fuzz_$t FAILED (exit $status); the end of its log ($work/log.txt):" >&2
-    tail -n 40 "$work/log.txt" >&2
-    echo "reproducers (replay with $build_dir/tests/fuzz/fuzz_$t FILE, then copy to tests/fuzz/regressions/$t/):" >&2
-    echo "${new:-  (none written; see the log)}" >&2
-  fi
+  {
+    echo "== fuzz_$t for $seconds s (corpus $work/corpus)"
+    grep -E '^(stat::number_of_executed_units|stat::new_units_added|#[0-9]+ +DONE)' "$work/log.txt" || true
+    if [ "$status" -ne 0 ] || [ -n "$new" ]; then
+      echo "fuzz_$t FAILED (exit $status); the end of its log ($work/log.txt):"
+      tail -n 40 "$work/log.txt"
+      echo "reproducers (replay with $build_dir/tests/fuzz/fuzz_$t FILE, then copy to tests/fuzz/regressions/$t/):"
+      echo "${new:-  (none written; see the log)}"
+      echo "result: FAILED"
+    else
+      echo "result: ok"
+    fi
+  } >"$work/report.txt"
+}
+
+# The targets run side by side, as many at once as there are cores (libFuzzer uses one each).
+for t in $targets; do rm -f "$build_dir/fuzz-work/$t/report.txt"; done
+for t in $targets; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  fuzz_one "$t" &
+done
+wait
+failed=()
+for t in $targets; do
+  report="$build_dir/fuzz-work/$t/report.txt"
+  if [ -f "$report" ]; then cat "$report"; else echo "fuzz_$t: no report (the run itself failed)"; fi
+  grep -qx "result: ok" "$report" 2>/dev/null || failed+=("$t")
 done
 end=$(date +%s)
 echo "fuzz.sh: build $((built - start)) s, fuzzing $((end - built)) s, in $build_dir"

@@ -18,8 +18,11 @@ start=$(date +%s)
 # shellcheck disable=SC2086  # CMAKE_ARGS is a list of flags
 # Without the CUDA backend: the sanitizers instrument host code only, and the CUDA runtime's own
 # allocations would only add noise (its kernels' CPU twins are built and tested here all the same).
+# -O1 -g1: the level AddressSanitizer's authors recommend, and line tables are all a stack trace
+# needs; it compiles in half the time of -O2 -g.
 cmake -S "$root" -B "$build_dir" -G Ninja \
-  -DWB_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWB_NATIVE=ON -DWB_CUDA=OFF ${CMAKE_ARGS:-}
+  -DWB_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
+  -DWB_NATIVE=ON -DWB_CUDA=OFF ${CMAKE_ARGS:-}
 cmake --build "$build_dir" -j "$jobs"
 built=$(date +%s)
 
