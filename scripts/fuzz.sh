@@ -36,6 +36,7 @@ symbolizer=$(command -v llvm-symbolizer || true)
 # which ends in a line "result: ok" or "result: FAILED".
 fuzz_one() {
   local t=$1 work="$build_dir/fuzz-work/$1" status=0 new dict=()
+  rm -f "$work/report.txt"
   mkdir -p "$work/corpus" "$work/artifacts"
   cp -n "$root/tests/fuzz/corpus/$t/"* "$work/corpus/" 2>/dev/null || true
   cp -n "$root/tests/fuzz/regressions/$t/"* "$work/corpus/" 2>/dev/null || true
@@ -62,7 +63,6 @@ fuzz_one() {
 }
 
 # The targets run side by side, as many at once as there are cores (libFuzzer uses one each).
-for t in $targets; do rm -f "$build_dir/fuzz-work/$t/report.txt"; done
 for t in $targets; do
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
   fuzz_one "$t" &
