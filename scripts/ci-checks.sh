@@ -2,12 +2,15 @@
 # The guard rails CI runs after the plain test suite: format, every source listed in CMake,
 # clang-tidy, the ASan+UBSan test run, the fuzzers, and the .deb install test. Every step runs; the
 # script fails if any step failed.
-#   scripts/ci-checks.sh [FUZZ_SECONDS=60]
+#   scripts/ci-checks.sh [FUZZ_SECONDS=60] [PACKAGE_BUILD_DIR=build-package]
+# PACKAGE_BUILD_DIR: where the package is built; a build already configured as package-test.sh
+# configures (portable, -DCMAKE_INSTALL_PREFIX=/usr) is reused as it is, anything else is rebuilt.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 fuzz_seconds=${1:-60}
+package_build_dir=${2:-build-package}
 # shellcheck source=lib/packages.sh
 . "$root/scripts/lib/packages.sh"
 wb_install_packages clang clang-format clang-tidy libclang-rt-14-dev dpkg-dev desktop-file-utils || exit 1
@@ -39,7 +42,7 @@ step "clang-tidy" scripts/tidy.sh
 asan_unit_tests() { CMAKE_ARGS="-DWB_GUI=OFF" scripts/sanitize.sh; }
 step "asan+ubsan tests" asan_unit_tests
 step "fuzzers (${fuzz_seconds} s each)" scripts/fuzz.sh "$fuzz_seconds"
-step "package install" scripts/package-test.sh
+step "package install" scripts/package-test.sh "$package_build_dir"
 
 echo "=== guard rails"
 printf '%s\n' "${summary[@]}"

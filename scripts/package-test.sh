@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Build the Debian packages and prove they install and run, then leave the machine as it was:
 #   scripts/package-test.sh [BUILD_DIR]      (default: build-package in the repository root)
+# BUILD_DIR may be an existing build (CI passes its test build, configured the same way): the
+# configure below then changes nothing its objects depend on and the build step has little to do.
 # 1. configures a portable Release build (-DWB_NATIVE=OFF -DWB_TESTS=OFF -DCMAKE_INSTALL_PREFIX=/usr;
 #    -DWB_CUDA=ON where nvcc is installed, else OFF), builds it, and checks that nothing was compiled
 #    with -march=native;
