@@ -150,6 +150,7 @@ void multiplyRows(const float* a, std::size_t lda, std::size_t rows, std::size_t
 
 void accumulateTransposedProduct(const float* a, std::size_t lda, std::size_t rows, std::size_t inner, const float* d,
                                  std::size_t ldd, std::size_t width, float* acc, std::size_t ldacc) {
+    if (rows == 0) return;  // nothing to add (and `a` may be null: no offsets from it)
     std::size_t k = 0;
     for (; k + kInnerBlock <= inner; k += kInnerBlock)
         accumulateInnerBlock<kInnerBlock>(a + k, lda, rows, d, ldd, width, acc + k * ldacc, ldacc);

@@ -193,8 +193,9 @@ struct RowLoss {
 // for a label outside 0..K-1, which multiclassRow reports as a NaN loss anyway.
 WB_HD inline float classWeightOf(const LossSpec& spec, float label) {
     if (!spec.classWeights || spec.task != Task::Multiclass) return 1.0f;
-    const int y = static_cast<int>(label);
-    return (label >= 0.0f && y < spec.outputs) ? spec.classWeights[y] : ::nanf("");
+    // Range first: converting a NaN or out-of-range float to int is undefined behaviour.
+    if (!(label >= 0.0f && label < static_cast<float>(spec.outputs))) return ::nanf("");
+    return spec.classWeights[static_cast<int>(label)];
 }
 
 // A multiclass row: the first largest logit predicts (torch.argmax); m = that logit keeps every
@@ -205,13 +206,13 @@ WB_HD inline float classWeightOf(const LossSpec& spec, float label) {
 WB_HD inline RowLoss multiclassRow(LossKind kind, const float* z, int k, float label, float weight, float invN,
                                    float scale, float* g) {
     RowLoss r;
-    const int y = static_cast<int>(label);
-    if (!(label >= 0.0f) || y >= k) {
+    if (!(label >= 0.0f && label < static_cast<float>(k))) {  // checked before the conversion to int
         r.loss = ::nanf("");
         r.weight = weight;
         for (int j = 0; g && j < k; ++j) g[j] = 0.0f;
         return r;
     }
+    const int y = static_cast<int>(label);
     int best = 0;
     for (int j = 1; j < k; ++j)
         if (z[j] > z[best]) best = j;
