@@ -3,7 +3,7 @@
 # list would silently not be built or tested. This check names each such file and fails.
 #   scripts/check-source-lists.sh
 set -uo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 
 missing=0
 require_listed() {  # require_listed LISTFILE WORD FILE: WORD must appear in LISTFILE as a whole word

@@ -38,10 +38,12 @@ step "source lists" scripts/check-source-lists.sh
 step "gpu-check self-test (fake tools)" scripts/gpu-check-selftest.sh
 step "clang-tidy" scripts/tidy.sh
 # The unit suites under ASan+UBSan (the GUI suites run in the plain build; Qt itself is not
-# instrumented, so its allocations would only add noise to LeakSanitizer).
-asan_unit_tests() { CMAKE_ARGS="-DWB_GUI=OFF" scripts/sanitize.sh; }
+# instrumented, so its allocations would only add noise to LeakSanitizer). Built with clang and the
+# fuzz targets, so the fuzzers run in the same build instead of compiling wb_core a second time (and
+# the code is checked by a second compiler: the plain build is GCC's).
+asan_unit_tests() { CC=clang CXX=clang++ CMAKE_ARGS="-DWB_GUI=OFF -DWB_FUZZ=ON" scripts/sanitize.sh build-asan; }
 step "asan+ubsan tests" asan_unit_tests
-step "fuzzers (${fuzz_seconds} s each)" scripts/fuzz.sh "$fuzz_seconds"
+step "fuzzers (${fuzz_seconds} s each)" scripts/fuzz.sh "$fuzz_seconds" build-asan
 step "package install" scripts/package-test.sh "$package_build_dir"
 
 echo "=== guard rails"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the readers (CSV, .npy, safetensors, run records) with libFuzzer + AddressSanitizer + UBSan.
 #   scripts/fuzz.sh [SECONDS=60] [BUILD_DIR=build-fuzz]
-# Configures BUILD_DIR with clang and -DWB_FUZZ=ON, builds the targets, and runs each for SECONDS,
-# as many at once as there are cores. The seeds (tests/fuzz/corpus/<reader>) and the stored crash
+# Configures BUILD_DIR with clang and -DWB_FUZZ=ON (unless it is configured so already), builds the
+# targets, and runs each for SECONDS, as many at once as there are cores. The seeds (tests/fuzz/corpus/<reader>) and the stored crash
 # inputs (tests/fuzz/regressions/<reader>) are copied into BUILD_DIR/fuzz-work/<reader>/corpus, which
 # keeps what the fuzzer finds between runs, so the repository's corpus stays small.
 # Exits non-zero when any target finds a crash, a leak, a timeout or an out-of-memory input, and
@@ -20,8 +20,12 @@ jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 targets=${FUZZ_TARGETS:-csv npy safetensors records}
 
 start=$(date +%s)
-CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S "$root" -B "$build_dir" -G Ninja \
-  -DWB_FUZZ=ON -DWB_TESTS=OFF -DWB_GUI=OFF -DWB_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# A build already configured with WB_FUZZ=ON (e.g. scripts/sanitize.sh's, built with clang and
+# CMAKE_ARGS=-DWB_FUZZ=ON) is reused as it is: its wb_core is instrumented for the fuzzer already.
+if ! grep -qx 'WB_FUZZ:BOOL=ON' "$build_dir/CMakeCache.txt" 2>/dev/null; then
+  CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S "$root" -B "$build_dir" -G Ninja \
+    -DWB_FUZZ=ON -DWB_TESTS=OFF -DWB_GUI=OFF -DWB_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+fi
 build_targets=()
 for t in $targets; do build_targets+=("fuzz_$t"); done
 cmake --build "$build_dir" -j "$jobs" --target "${build_targets[@]}"

@@ -113,7 +113,6 @@ private:
     std::int64_t rows_;
     std::int64_t steps_ = 0;
 };
-#endif
 
 // The largest difference in units of 1e-4 relative plus 1e-5 absolute (several epochs of Adam on
 // values whose transcendental parts differ by a few ulp between the device and the host).
@@ -140,6 +139,7 @@ std::vector<std::uint32_t> permutation(std::size_t n, unsigned seed) {
     std::shuffle(order.begin(), order.end(), std::mt19937(seed));
     return order;
 }
+#endif
 
 }  // namespace
 
