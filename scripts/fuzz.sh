@@ -2,9 +2,10 @@
 # Fuzzes the readers (CSV, .npy, safetensors, run records) with libFuzzer + AddressSanitizer + UBSan.
 #   scripts/fuzz.sh [SECONDS=60] [BUILD_DIR=build-fuzz]
 # Configures BUILD_DIR with clang and -DWB_FUZZ=ON (unless it is configured so already), builds the
-# targets, and runs each for SECONDS, as many at once as there are cores. The seeds (tests/fuzz/corpus/<reader>) and the stored crash
-# inputs (tests/fuzz/regressions/<reader>) are copied into BUILD_DIR/fuzz-work/<reader>/corpus, which
-# keeps what the fuzzer finds between runs, so the repository's corpus stays small.
+# targets, and runs each for SECONDS, as many at once as there are cores. The seeds
+# (tests/fuzz/corpus/<reader>) and the stored crash inputs (tests/fuzz/regressions/<reader>) are
+# copied into BUILD_DIR/fuzz-work/<reader>/corpus, which keeps what the fuzzer finds between runs, so
+# the repository's corpus stays small.
 # Exits non-zero when any target finds a crash, a leak, a timeout or an out-of-memory input, and
 # prints where each reproducer is. A reproducer becomes a regression test by copying it to
 # tests/fuzz/regressions/<reader>/ (tst_fuzz_regressions replays every file there).
