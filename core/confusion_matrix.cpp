@@ -49,8 +49,7 @@ std::vector<std::size_t> confusionMatrix(const MlpParams& params, Activation act
         const float* logits = mlp.forward(x + first * cols, n);  // (n, outputs)
         for (std::size_t i = 0; i < n; ++i) {
             const float label = y[first + i];
-            // In range before the conversion: a NaN or huge float converted to an integer is undefined.
-            if (!(label >= 0.0f && label < static_cast<float>(classes)))
+            if (!stepmath::isClassLabel(label, static_cast<int>(classes)))  // checkShape: classes fits an int
                 throw ConfigError("row " + std::to_string(first + i + 1) + " has label " + std::to_string(label) +
                                   ", outside the " + std::to_string(classes) + " classes");
             const auto truth = static_cast<std::size_t>(label);

@@ -189,12 +189,18 @@ struct RowLoss {
     float squaredError = 0.0f, absoluteError = 0.0f;  // regression: (z - t)^2 and |z - t|
 };
 
+// Whether `label` names one of `classes` classes (0..classes-1; a fraction truncates, as the int
+// conversion does). Checked on the float, before any conversion: converting a NaN or out-of-range
+// float to an integer is undefined behaviour.
+WB_HD inline bool isClassLabel(float label, int classes) {
+    return label >= 0.0f && label < static_cast<float>(classes);
+}
+
 // The class weight of a row labelled `label`: spec.classWeights[label] (1 without weights); NaN
 // for a label outside 0..K-1, which multiclassRow reports as a NaN loss anyway.
 WB_HD inline float classWeightOf(const LossSpec& spec, float label) {
     if (!spec.classWeights || spec.task != Task::Multiclass) return 1.0f;
-    // Range first: converting a NaN or out-of-range float to int is undefined behaviour.
-    if (!(label >= 0.0f && label < static_cast<float>(spec.outputs))) return ::nanf("");
+    if (!isClassLabel(label, spec.outputs)) return ::nanf("");
     return spec.classWeights[static_cast<int>(label)];
 }
 
@@ -206,7 +212,7 @@ WB_HD inline float classWeightOf(const LossSpec& spec, float label) {
 WB_HD inline RowLoss multiclassRow(LossKind kind, const float* z, int k, float label, float weight, float invN,
                                    float scale, float* g) {
     RowLoss r;
-    if (!(label >= 0.0f && label < static_cast<float>(k))) {  // checked before the conversion to int
+    if (!isClassLabel(label, k)) {
         r.loss = ::nanf("");
         r.weight = weight;
         for (int j = 0; g && j < k; ++j) g[j] = 0.0f;

@@ -15,6 +15,16 @@
 #include "cli_runner.h"
 #include "test_support.h"
 
+// Whether this build runs under AddressSanitizer: GCC says so with __SANITIZE_ADDRESS__, clang with
+// __has_feature(address_sanitizer).
+#if defined(__SANITIZE_ADDRESS__)
+#define WB_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WB_UNDER_ASAN 1
+#endif
+#endif
+
 namespace {
 constexpr int kTimeoutMs = 60000;
 }  // namespace
@@ -42,13 +52,6 @@ private slots:
 
     // `--rows 1000 --batch-size 10000000` took 4.6 GB: under a 1.5 GB address-space limit it failed.
     void aBatchLargerThanTheDataCostsTheData() {
-#if defined(__SANITIZE_ADDRESS__)  // GCC's name for it; clang's is __has_feature(address_sanitizer)
-#define WB_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define WB_UNDER_ASAN 1
-#endif
-#endif
 #ifdef WB_UNDER_ASAN
         QSKIP("AddressSanitizer reserves terabytes of address space for its shadow: no address-space limit here");
 #endif
