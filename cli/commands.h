@@ -17,5 +17,6 @@ Command addDatasetCommand(CLI::App& app);
 Command addAblateCommand(CLI::App& app);
 Command addVerifyCommand(CLI::App& app);
 Command addExportCommand(CLI::App& app);
+Command addSweepCommand(CLI::App& app);
 
 }  // namespace wb::cli

@@ -13,6 +13,7 @@ enum ExitCode : int {
     kDiverged = 7,     // the loss became non-finite (the run file says `diverged`)
     kRunFailed = 8,    // the run failed while training (the run file says `failed`)
     kMemoryError = 9,  // the run would need more memory than is available (both figures named)
+    kBusy = 10,        // a sweep folder or trial is being driven or run by another process (the lock's holder named)
     kCancelled = 130,  // interrupted (Ctrl+C); the run file says `cancelled`
 };
 

@@ -14,6 +14,7 @@
 #include "run_naming.h"
 #include "safetensors.h"
 #include "train_options.h"
+#include "train_run.h"
 #include "trainer.h"
 
 namespace wb::cli {
@@ -79,28 +80,34 @@ int exitCodeFor(RunStatus status) {
 }
 
 int runTraining(const TrainOptions& opt, const CLI::App& app) {
-    const StopSignals signals;
-    RunConfig config = opt.toRunConfig(app);
+    const RunConfig config = opt.toRunConfig(app);
     checkOutputs({{"--out", opt.out}, {"--csv", opt.csv}, {"--save-weights", opt.saveWeights}},
                  {{"--data", opt.source.data}, {"--labels", opt.source.labels}, {"--init-weights", opt.initWeights}});
+    return trainConfig(config, {opt.out, opt.csv, opt.saveWeights, opt.quiet, opt.name.empty()});
+}
+}  // namespace
+
+int trainConfig(RunConfig config, const TrainOutputs& outputs) {
+    const StopSignals signals;
+    const std::string& out = outputs.record;
     if (config.data.kind == DataSpec::Kind::Builtin)
         checkMemory(
             estimateRunMemory(config, shapeOf(config, config.data.rows, kSeedFeatures), MemoryStage::BeforeLoad),
             availableMemory(), "this run");
-    const Dataset dataset = stage(config, opt.out, "loading the data set", [&] { return loadDataset(config.data); });
+    const Dataset dataset = stage(config, out, "loading the data set", [&] { return loadDataset(config.data); });
     for (const auto& note : dataset.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
-    if (opt.name.empty()) config.name = defaultRunName(config, dataset);  // with the task the data has
+    if (outputs.defaultName) config.name = defaultRunName(config, dataset);  // with the task the data has
     if (StopSignals::stoppedDuringStartUp("loading the data")) return StopSignals::exitCode();
     checkMemory(estimateRunMemory(config, shapeOf(config, dataset), MemoryStage::BeforePrepare), availableMemory(),
                 "this run");
-    const PreparedData data = stage(config, opt.out, "preparing the split and standardised copies of the data",
+    const PreparedData data = stage(config, out, "preparing the split and standardised copies of the data",
                                     [&] { return prepare(dataset, config.prepare); });
     auto backend = BackendRegistry::instance().create(config.backend, config.device);
     if (StopSignals::stoppedDuringStartUp("preparing the data")) return StopSignals::exitCode();
 
     // From here a stop is the trainer's: the record it starts ends `cancelled`.
-    Trainer trainer(config, dataset, data, *backend, opt.out);
-    ProgressPrinter printer(stdout, config.train.epochs, opt.quiet);
+    Trainer trainer(config, dataset, data, *backend, out);
+    ProgressPrinter printer(stdout, config.train.epochs, outputs.quiet);
     // `mlpwb train | head -2`: a closed stdout is a stop (the record is finalised as cancelled), not a
     // SIGPIPE that kills the run with its record stuck at "running".
     std::signal(SIGPIPE, SIG_IGN);
@@ -112,13 +119,12 @@ int runTraining(const TrainOptions& opt, const CLI::App& app) {
     for (const auto& ignored : record.notApplicable)
         std::fprintf(stdout, "  not applicable: %s: %s\n", ignored.name.c_str(), ignored.reason.c_str());
 
-    if (!opt.csv.empty()) record.saveEpochCsv(opt.csv);
-    if (!opt.saveWeights.empty() && record.status == RunStatus::Completed)
-        saveSafetensors(opt.saveWeights, trainer.finalParams());
+    if (!outputs.csv.empty()) record.saveEpochCsv(outputs.csv);
+    if (!outputs.saveWeights.empty() && record.status == RunStatus::Completed)
+        saveSafetensors(outputs.saveWeights, trainer.finalParams());
     if (record.status != RunStatus::Completed) std::fprintf(stderr, "mlpwb: %s\n", record.message.c_str());
     return exitCodeFor(record.status);
 }
-}  // namespace
 
 Command addTrainCommand(CLI::App& app) {
     auto* cmd = app.add_subcommand("train", "train an MLP and record every epoch");

@@ -1,0 +1,126 @@
+// `mlpwb sweep run-trial DIR ID`: one trial of a sweep, as every engine starts it (a process of the
+// local pool, a SLURM array task). It trains the configuration sweep.json holds for the trial, as
+// `mlpwb train` would, and keeps the trial's state file true from start to end.
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include "errors.h"
+#include "exit_codes.h"
+#include "folder_lock.h"
+#include "run_record.h"
+#include "sweep_commands.h"
+#include "train_run.h"
+
+namespace wb::cli {
+
+namespace {
+struct RunTrialOptions {
+    std::string dir;
+    int id = -1;
+    std::string engine = "local";
+    std::string timing;  // how the engine runs it: "exclusive" or "shared: ..."
+};
+
+std::string envOr(const char* name, const std::string& fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? v : fallback;
+}
+
+// Where the trial ended, from the exit code and the record the trainer left.
+void finish(sweep::TrialStatus& s, int code, const std::string& recordPath) {
+    std::error_code ec;
+    RunStatus status = RunStatus::Failed;
+    std::string message;
+    if (std::filesystem::exists(recordPath, ec)) {
+        try {
+            const RunRecord record = RunRecord::load(recordPath);
+            status = record.status;
+            message = record.message;
+        } catch (const Error& e) {
+            message = std::string("its record cannot be read: ") + e.what();
+        }
+    }
+    if (code == kOk && status == RunStatus::Completed) {
+        s.state = sweep::TrialState::Completed;
+        s.error.clear();
+    } else if (code == kCancelled || code > 128 || status == RunStatus::Cancelled) {
+        s.state = sweep::TrialState::Cancelled;
+        s.error = message.empty() ? "stopped by a signal before training started" : message;
+    } else {
+        s.state = sweep::TrialState::Failed;
+        s.error = (status == RunStatus::Diverged ? "diverged: " : "") +
+                  (message.empty() ? "exited with code " + std::to_string(code) : message);
+    }
+}
+
+int runTrial(const RunTrialOptions& o) {
+    const sweep::SweepFolder folder(o.dir);
+    const auto& trials = folder.plan().trials;
+    if (o.id < 0 || o.id >= static_cast<int>(trials.size()))
+        throw ConfigError("trial " + std::to_string(o.id) + " is not in " + o.dir + " (0-" +
+                          std::to_string(static_cast<long>(trials.size()) - 1) + ")");
+    std::string holder;
+    const auto lock = sweep::FolderLock::tryAcquire(folder.trialLockPath(o.id), &holder);
+    if (!lock) {
+        std::fprintf(stderr, "mlpwb: trial %d is being run by %s\n", o.id, holder.c_str());
+        return kBusy;
+    }
+    sweep::TrialStatus s = folder.readStatus(o.id);
+    if (s.state == sweep::TrialState::Completed) {
+        std::fprintf(stderr, "mlpwb: trial %d is already completed (%s)\n", o.id, folder.recordPath(o.id).c_str());
+        return kOk;
+    }
+    // Started afresh, whatever an earlier attempt (a kill, a requeue) left.
+    std::error_code ec;
+    std::filesystem::remove(folder.recordPath(o.id), ec);
+    s.state = sweep::TrialState::Running;
+    ++s.attempt;
+    s.host = sweep::shortHostName();
+    s.pid = static_cast<long>(::getpid());
+    s.engine = o.engine;
+    s.startedAt = sweep::utcNow();
+    s.finishedAt.clear();
+    s.error.clear();
+    if (o.engine == "slurm") {
+        s.slurmJob = envOr("SLURM_ARRAY_JOB_ID", "?") + "_" + envOr("SLURM_ARRAY_TASK_ID", std::to_string(o.id));
+        s.timing = "slurm: " + envOr("SLURM_CPUS_PER_TASK", "1") + " cpus of " + s.host +
+                   " (other jobs may share the node)";
+    } else {
+        s.timing = o.timing.empty() ? "exclusive" : o.timing;
+    }
+    folder.writeStatus(o.id, s);
+    std::fprintf(stderr, "trial %d (%s), attempt %d on %s\n", o.id, trials[static_cast<std::size_t>(o.id)].name.c_str(),
+                 s.attempt, s.host.c_str());
+    int code = kRunFailed;
+    try {
+        const RunConfig config = trials[static_cast<std::size_t>(o.id)].config.get<RunConfig>();
+        code = trainConfig(config, {folder.recordPath(o.id), "", "", true, false});
+        finish(s, code, folder.recordPath(o.id));
+    } catch (const std::exception& e) {  // the one line the CLI would print, kept as the trial's error
+        s.state = sweep::TrialState::Failed;
+        s.error = e.what();
+        std::fprintf(stderr, "mlpwb: %s\n", e.what());
+    }
+    s.finishedAt = sweep::utcNow();
+    folder.writeStatus(o.id, s);
+    return s.state == sweep::TrialState::Completed ? kOk : s.state == sweep::TrialState::Cancelled ? kCancelled : kRunFailed;
+}
+}  // namespace
+
+CLI::App* addRunTrialCommand(CLI::App& sweepCmd, Command& run) {
+    auto* cmd = sweepCmd.add_subcommand("run-trial", "run one trial of a sweep folder (what the engines start)");
+    auto o = std::make_shared<RunTrialOptions>();
+    cmd->add_option("dir", o->dir, "the sweep folder")->required();
+    cmd->add_option("id", o->id, "the trial's id (the SLURM array index)")->required();
+    cmd->add_option("--engine", o->engine, "local|slurm: who started it (slurm: read the task's environment)")
+        ->check(CLI::IsMember({"local", "slurm"}));
+    cmd->add_option("--timing", o->timing, "how its epoch times are measured, for the record (set by the engine)");
+    run = [o] { return runTrial(*o); };
+    return cmd;
+}
+
+}  // namespace wb::cli

@@ -1,0 +1,139 @@
+#include "sweep_trials.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.h"
+#include "train_options.h"
+#include "sweep_report.h"  // valueText
+#include "trial_points.h"
+
+namespace wb::cli {
+
+namespace {
+// The outputs of a trial are the sweep's: a parameter cannot move them.
+constexpr const char* kSweepOwned[] = {"--out", "--csv", "--save-weights", "--name", "--quiet", "--help"};
+
+// A `mlpwb train` command line parsed as `mlpwb train` does; a later option wins over an earlier
+// one (a parameter over the base). Throws ConfigError with the parser's or the checker's reason.
+struct ParsedTrain {
+    TrainOptions options;
+    RunConfig config;
+};
+ParsedTrain parseTrainArgs(const std::vector<std::string>& args) {
+    CLI::App app;
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    ParsedTrain parsed;
+    parsed.options.bind(app);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
+    try {
+        app.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+        throw ConfigError(e.what());
+    }
+    parsed.config = parsed.options.toRunConfig(app);
+    for (const auto& [flag, path] : {std::pair{"--data", parsed.config.data.path},
+                                     std::pair{"--labels", parsed.config.data.labelsPath},
+                                     std::pair{"--init-weights", parsed.config.initWeights}}) {
+        std::error_code ec;
+        if (!path.empty() && !std::filesystem::is_regular_file(path, ec))
+            throw ConfigError(std::string(flag) + " " + path + ": no such file");
+    }
+    return parsed;
+}
+
+std::string optionArg(const sweep::Parameter& p, const sweep::ParameterValue& v) {
+    return p.option + "=" + v.argument;
+}
+
+std::string pointText(const sweep::Spec& spec, const std::vector<sweep::ParameterValue>& values) {
+    std::string text;
+    for (std::size_t i = 0; i < values.size(); ++i)
+        text += (text.empty() ? "" : " ") + spec.parameters[i].name + "=" + sweep::valueText(values[i].value);
+    return text;
+}
+
+// Each value alone over the base, so a refusal names the value's own line.
+void checkEachValue(const sweep::Spec& spec, const std::vector<std::string>& baseArgs) {
+    for (const auto& p : spec.parameters) {
+        std::vector<sweep::ParameterValue> values = p.values;
+        if (p.distribution)  // a range: its ends
+            for (double end : {p.min, p.max}) {
+                const bool whole = *p.distribution == sweep::Distribution::IntUniform;
+                values.push_back({end, whole ? std::to_string(static_cast<long long>(end)) : std::to_string(end), p.line});
+            }
+        for (const auto& v : values) {
+            auto args = baseArgs;
+            args.push_back(optionArg(p, v));
+            try {
+                parseTrainArgs(args);
+            } catch (const ConfigError& e) {
+                throw ConfigError(sweep::specMessage(spec.file, v.line ? v.line : p.line, "parameters." + p.name,
+                                                     "value '" + v.argument + "': " + e.what()));
+            }
+        }
+    }
+}
+}  // namespace
+
+sweep::OptionInfo trainOptionInfo(const std::string& option) {
+    static const auto app = [] {
+        auto a = std::make_unique<CLI::App>();
+        static TrainOptions bound;
+        bound.bind(*a);
+        return a;
+    }();
+    sweep::OptionInfo info;
+    const CLI::Option* opt = app->get_option_no_throw(option);  // (it looks into the option groups too)
+    if (!opt) return info;
+    info.known = true;
+    info.flag = opt->get_expected_max() == 0;
+    if (std::find(std::begin(kSweepOwned), std::end(kSweepOwned), option) != std::end(kSweepOwned))
+        info.refusal = option + " is set by the sweep for each trial (its record is trials/NNNN/run.json)";
+    return info;
+}
+
+std::vector<sweep::PlannedTrial> resolveTrials(const sweep::Spec& spec, const std::vector<std::string>& baseArgs,
+                                               const TrialDefaults& defaults) {
+    try {
+        parseTrainArgs(baseArgs);
+    } catch (const ConfigError& e) {
+        throw ConfigError(std::string("the base options (the `mlpwb train` options given to `mlpwb sweep`): ") + e.what());
+    }
+    checkEachValue(spec, baseArgs);
+    std::vector<sweep::PlannedTrial> trials;
+    for (const auto& point : sweep::expandTrials(spec)) {
+        sweep::PlannedTrial t;
+        t.id = point.id;
+        t.point = point.point;
+        t.repeat = point.repeat;
+        t.args = baseArgs;
+        t.parameters = nlohmann::json::object();
+        for (std::size_t i = 0; i < point.values.size(); ++i) {
+            t.args.push_back(optionArg(spec.parameters[i], point.values[i]));
+            t.parameters[spec.parameters[i].name] = point.values[i].value;
+        }
+        const std::string text = pointText(spec, point.values);
+        t.name = text + (spec.repeats > 1 ? " (repeat " + std::to_string(point.repeat + 1) + ")" : "");
+        try {
+            ParsedTrain parsed = parseTrainArgs(t.args);
+            if (point.repeat > 0) t.args.push_back("--seed=" + std::to_string(parsed.options.seed + point.repeat));
+            const bool threadsGiven = std::any_of(t.args.begin(), t.args.end(),
+                                                  [](const std::string& a) { return a.rfind("--threads", 0) == 0; });
+            if (defaults.threads && !threadsGiven) t.args.push_back("--threads=" + std::to_string(*defaults.threads));
+            t.args.push_back("--name=" + t.name);
+            parsed = parseTrainArgs(t.args);
+            t.config = parsed.config;
+        } catch (const ConfigError& e) {
+            throw ConfigError(sweep::specMessage(spec.file, spec.parametersLine, "parameters",
+                                                 "the combination " + text + " is refused: " + e.what()));
+        }
+        trials.push_back(std::move(t));
+    }
+    return trials;
+}
+
+}  // namespace wb::cli

@@ -1,0 +1,23 @@
+// One training run from a resolved configuration, as `mlpwb train` runs it: shared by `train` and
+// by `sweep run-trial` (a sweep's trial is a `train` run whose configuration sweep.json holds).
+#pragma once
+
+#include <string>
+
+#include "run_config.h"
+
+namespace wb::cli {
+
+struct TrainOutputs {
+    std::string record;       // the RunRecord, rewritten after every epoch ("" for none)
+    std::string csv;          // per-epoch CSV at the end
+    std::string saveWeights;  // the final weights (safetensors) of a completed run
+    bool quiet = false;       // print only the summary
+    bool defaultName = true;  // name the run after the data's task (no --name was given)
+};
+
+// Loads the data, trains, writes the outputs. SIGINT/SIGTERM stop it between steps: the record ends
+// `cancelled`. Returns the exit code (exit_codes.h); throws wb::Error before the record exists.
+int trainConfig(RunConfig config, const TrainOutputs& outputs);
+
+}  // namespace wb::cli

@@ -1,0 +1,175 @@
+#include "slurm_engine.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <chrono>
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "atomic_file.h"
+#include "errors.h"
+#include "trial_process.h"
+
+namespace fs = std::filesystem;
+
+namespace wb::sweep {
+
+std::string arrayRange(const std::vector<int>& ids) {
+    std::string range;
+    for (std::size_t i = 0; i < ids.size();) {
+        std::size_t j = i;
+        while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+        range += (range.empty() ? "" : ",") + std::to_string(ids[i]);
+        if (j > i) range += "-" + std::to_string(ids[j]);
+        i = j + 1;
+    }
+    return range;
+}
+
+namespace {
+std::string shellQuoted(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+std::string absolute(const std::string& path) {
+    std::error_code ec;
+    const auto p = fs::absolute(path, ec);
+    return ec ? path : p.lexically_normal().string();
+}
+
+bool namesCpusPerTask(const std::vector<std::string>& args) {
+    for (const auto& a : args)
+        if (a.rfind("--cpus-per-task", 0) == 0 || a.rfind("-c", 0) == 0) return true;
+    return false;
+}
+
+CommandResult checked(const std::vector<std::string>& argv) {
+    CommandResult r = runCommand(argv);
+    if (r.exitCode != 0) {
+        std::string err = r.err;
+        while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
+        throw IoError(argv[0] + " failed" + (r.exitCode == 127 ? " (is SLURM installed here?)" : "") +
+                      (err.empty() ? "" : ": " + err));
+    }
+    return r;
+}
+}  // namespace
+
+std::string sbatchScript(const std::string& folderDir, const std::string& sweepName, const std::vector<int>& ids,
+                         const SlurmOptions& options) {
+    const std::string dir = absolute(folderDir);
+    if (dir.find_first_of(" \t\n'\"") != std::string::npos)
+        throw ConfigError("the SLURM engine needs a sweep folder path without spaces or quotes: " + dir);
+    std::string name = sweepName.empty() ? fs::path(dir).filename().string() : sweepName;
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
+    std::ostringstream s;
+    s << "#!/bin/bash\n"
+      << "# The trials " << arrayRange(ids) << " of the sweep in " << dir << ", one array task each.\n"
+      << "# Written by `mlpwb sweep`; the folder must be on a filesystem every node mounts at this path.\n"
+      << "#SBATCH --job-name=mlpwb-" << name << "\n"
+      << "#SBATCH --array=" << arrayRange(ids) << (options.maxParallel > 0 ? "%" + std::to_string(options.maxParallel) : "")
+      << "\n"
+      << "#SBATCH --output=" << dir << "/trials/%4a/log.txt\n"
+      << "#SBATCH --open-mode=append\n"
+      << "#SBATCH --requeue\n";
+    if (!namesCpusPerTask(options.sbatchArgs)) s << "#SBATCH --cpus-per-task=" << options.cpusPerTask << "\n";
+    for (const auto& a : options.sbatchArgs) s << "#SBATCH " << a << "\n";
+    // exec: the trial is the task's own process, so scancel's SIGTERM reaches the trainer, which
+    // stops between steps and marks the trial cancelled. A requeued task starts the trial afresh.
+    s << "exec " << shellQuoted(options.mlpwbPath) << " sweep run-trial " << shellQuoted(dir)
+      << " \"$SLURM_ARRAY_TASK_ID\" --engine slurm\n";
+    return s.str();
+}
+
+std::string submitArray(const SweepFolder& folder, const std::vector<int>& ids, const SlurmOptions& options) {
+    const std::string script = sbatchScript(folder.dir(), folder.plan().name, ids, options);
+    int n = 0;
+    std::error_code ec;
+    while (fs::exists(folder.dir() + "/submit-" + std::to_string(n) + ".sh", ec)) ++n;
+    const std::string path = folder.dir() + "/submit-" + std::to_string(n) + ".sh";
+    writeFileAtomically(path, script, "batch script");
+    // Held until every trial is marked pending: a task that starts at once must find its state
+    // written, or our `pending` would overwrite its `running`.
+    const CommandResult r = checked({"sbatch", "--parsable", "--hold", path});
+    std::string job = r.out.substr(0, r.out.find_first_of(";\n"));
+    if (job.empty()) throw IoError("sbatch printed no job id for " + path);
+    try {
+        for (int id : ids) {
+            TrialStatus s = folder.readStatus(id);
+            s.state = TrialState::Pending;
+            s.engine = "slurm";
+            s.slurmJob = job + "_" + std::to_string(id);
+            s.error.clear();
+            folder.writeStatus(id, s);
+        }
+        checked({"scontrol", "release", job});
+    } catch (...) {
+        runCommand({"scancel", job});
+        throw;
+    }
+    return job;
+}
+
+std::vector<std::string> queuedTasks() {
+    const CommandResult r = checked({"squeue", "-h", "-r", "-o", "%i", "-u", std::to_string(::getuid())});
+    std::vector<std::string> tasks;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+        while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+        if (!line.empty()) tasks.push_back(line);
+    }
+    return tasks;
+}
+
+int settleSlurmStates(const SweepFolder& folder) {
+    const auto queued = queuedTasks();  // first: a trial's end is written before its task leaves
+    const std::set<std::string> live(queued.begin(), queued.end());
+    int active = 0;
+    for (const auto& trial : folder.plan().trials) {
+        TrialStatus s = folder.readStatus(trial.id);
+        if (s.engine != "slurm" || s.slurmJob.empty() || isFinished(s.state)) continue;
+        if (live.count(s.slurmJob)) {
+            ++active;
+            continue;
+        }
+        if (s.state == TrialState::Pending) {
+            s.state = TrialState::Cancelled;
+            s.error = "its SLURM task " + s.slurmJob + " left the queue before it started (scancel?)";
+        } else {
+            s.state = TrialState::Failed;
+            s.error = "its SLURM task " + s.slurmJob + " ended while the trial ran (killed, time limit or node lost)";
+        }
+        s.finishedAt = utcNow();
+        folder.writeStatus(trial.id, s);
+    }
+    return active;
+}
+
+void followSlurm(const SweepFolder& folder, const std::atomic<bool>& stop,
+                 const std::function<void(int finished, int total)>& onProgress) {
+    auto lastAnswer = std::chrono::steady_clock::now();
+    while (!stop.load()) {
+        int active = 0;
+        try {
+            active = settleSlurmStates(folder);
+            lastAnswer = std::chrono::steady_clock::now();
+        } catch (const IoError&) {
+            if (std::chrono::steady_clock::now() - lastAnswer > std::chrono::minutes(2)) throw;
+            active = 1;  // the controller did not answer: conclude nothing, ask again
+        }
+        int finished = 0;
+        for (const auto& trial : folder.plan().trials)
+            if (isFinished(folder.readStatus(trial.id).state)) ++finished;
+        if (onProgress) onProgress(finished, static_cast<int>(folder.plan().trials.size()));
+        if (active == 0) return;
+        for (int i = 0; i < 10 && !stop.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+}
+
+}  // namespace wb::sweep

@@ -1,0 +1,43 @@
+// What sweep.json holds: the spec as given and the resolved, numbered trial list. Written once when
+// the sweep is created; every engine, `status`, `report` and the GUI read it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sweep_spec.h"
+
+namespace wb::sweep {
+
+struct PlannedTrial {
+    int id = 0;
+    int point = 0;   // repeats of one point share it
+    int repeat = 0;
+    std::string name;               // the RunRecord's name: "lr=0.001 batch_size=256 (repeat 2)"
+    nlohmann::json parameters;      // {"lr": 0.001, ...}: the values the spec gave this trial
+    std::vector<std::string> args;  // the `mlpwb train` options that reproduce it (without --out)
+    nlohmann::json config;          // the resolved RunConfig: what run-trial trains
+};
+
+struct SweepPlan {
+    static constexpr const char* kSchema = "mlpwb.sweep/1";
+    std::string name;
+    std::string specFile;  // as given on the command line
+    std::string specText;  // the file's text
+    Method method = Method::Grid;
+    Metric metric;
+    std::vector<std::string> parameterNames;  // in the spec's order (the table's and charts' columns)
+    int repeats = 1;
+    std::vector<std::string> baseArgs;  // the `mlpwb train` options given to `mlpwb sweep`
+    std::vector<PlannedTrial> trials;
+    // How it was started, the default of `resume`: {"kind": "local"|"slurm", "jobs", "exclusive",
+    // "slurm_args", "max_parallel"}.
+    nlohmann::json engine = nlohmann::json::object();
+
+    nlohmann::json toJson() const;
+    static SweepPlan fromJson(const nlohmann::json& j);  // throws DataError on a wrong schema
+};
+
+}  // namespace wb::sweep

@@ -1,0 +1,54 @@
+// What a sweep found: the best trial, and each parameter's effect on the metric (its value per
+// parameter value: median and spread over the completed trials that had it). `mlpwb sweep report`
+// and the GUI's Sweeps view print the same report.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sweep_folder.h"
+
+namespace wb::sweep {
+
+struct ValueEffect {
+    nlohmann::json value;   // the parameter's value
+    int trials = 0;         // trials with this value
+    int completed = 0;      // ... of which completed with a metric
+    std::optional<double> median, min, max;  // of the metric over those
+};
+
+struct ParameterEffect {
+    std::string name;
+    std::vector<ValueEffect> values;  // numbers ascending, other values in the order they appear
+    // max - min of the per-value medians: how much choosing this parameter well moves the metric.
+    std::optional<double> medianRange;
+};
+
+struct SweepReport {
+    std::string sweepName;
+    Metric metric;
+    int total = 0, completed = 0, failed = 0, cancelled = 0, running = 0, pending = 0;
+    bool sharedTimings = false;  // some trial's timing was measured beside others
+    std::optional<int> bestId;
+    std::string bestName;
+    nlohmann::json bestParameters;
+    std::optional<double> bestMetric;
+    std::vector<ParameterEffect> effects;  // in the spec's parameter order
+};
+
+SweepReport makeReport(const SweepPlan& plan, const std::vector<TrialView>& views);
+
+std::string reportText(const SweepReport& report);
+// One line per (parameter, value): parameter,value,trials,completed,median,min,max (the metric's).
+std::string reportCsv(const SweepReport& report);
+nlohmann::json reportJson(const SweepReport& report);
+
+// A value as a table shows it: numbers without trailing zeros, text as it is.
+std::string valueText(const nlohmann::json& value);
+// A metric value with 4 significant figures ("-" for none).
+std::string figureText(const std::optional<double>& v);
+
+}  // namespace wb::sweep

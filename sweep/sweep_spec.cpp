@@ -1,0 +1,252 @@
+#include "sweep_spec.h"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "errors.h"
+#include "sweep_metric.h"
+
+namespace wb::sweep {
+
+std::string toString(Method m) {
+    return m == Method::Grid ? "grid" : "random";
+}
+std::string toString(Goal g) {
+    return g == Goal::Minimize ? "minimize" : "maximize";
+}
+std::string toString(Distribution d) {
+    switch (d) {
+        case Distribution::Uniform: return "uniform";
+        case Distribution::LogUniform: return "log_uniform";
+        default: return "int_uniform";
+    }
+}
+
+std::string optionOf(const std::string& parameterName) {
+    std::string option = "--" + parameterName;
+    for (char& c : option)
+        if (c == '_') c = '-';
+    return option;
+}
+
+std::string specMessage(const std::string& file, int line, const std::string& key, const std::string& reason) {
+    return file + (line > 0 ? ":" + std::to_string(line) : "") + ": " + key + ": " + reason;
+}
+
+namespace {
+
+// Parsing one file: its name for messages, and the refusals in one shape.
+struct Reader {
+    const std::string& file;
+
+    [[noreturn]] void fail(const YAML::Node& at, const std::string& key, const std::string& reason) const {
+        throw ConfigError(specMessage(file, lineOf(at), key, reason));
+    }
+    static int lineOf(const YAML::Node& n) { return n.IsDefined() ? n.Mark().line + 1 : 0; }
+
+    std::string scalar(const YAML::Node& n, const std::string& key) const {
+        if (!n.IsScalar()) fail(n, key, "expects a single value");
+        return n.Scalar();
+    }
+    double number(const YAML::Node& n, const std::string& key) const {
+        const std::string text = scalar(n, key);
+        double v = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(v))
+            fail(n, key, "expects a number; got '" + text + "'");
+        return v;
+    }
+    long long integer(const YAML::Node& n, const std::string& key, long long lo, long long hi) const {
+        const std::string text = scalar(n, key);
+        long long v = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc{} || end != text.data() + text.size() || v < lo || v > hi)
+            fail(n, key, "expects a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]; got '" +
+                             text + "'");
+        return v;
+    }
+
+    // Each key of a mapping once, and only the known ones.
+    void checkKeys(const YAML::Node& map, const std::string& where, const std::set<std::string>& known) const {
+        std::set<std::string> seen;
+        for (const auto& item : map) {
+            const std::string key = scalar(item.first, where);
+            if (!known.count(key)) {
+                std::string list;
+                for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+                fail(item.first, where.empty() ? key : where + "." + key, "unknown key (known: " + list + ")");
+            }
+            if (!seen.insert(key).second) fail(item.first, where.empty() ? key : where + "." + key, "given twice");
+        }
+    }
+
+    ParameterValue value(const YAML::Node& n, const Parameter& p) const {
+        const std::string key = "parameters." + p.name;
+        ParameterValue v;
+        v.line = lineOf(n);
+        if (n.IsSequence()) {  // a list option such as layers: [20, 10] -> "20,10"
+            if (n.size() == 0) fail(n, key, "an empty list is no value");
+            for (const auto& item : n) v.argument += (v.argument.empty() ? "" : ",") + scalar(item, key);
+            v.value = v.argument;  // shown as the option's own text
+            return v;
+        }
+        if (!n.IsScalar()) fail(n, key, "expects a value or a list of values");
+        v.argument = n.Scalar();
+        v.value = typed(v.argument, n.Tag() == "!");  // "!": quoted, always text
+        if (p.flag) {
+            if (!v.value.is_boolean()) fail(n, key, "is an on/off option: its values are true or false");
+            v.argument = v.value.get<bool>() ? "true" : "false";
+        }
+        return v;
+    }
+
+    // The JSON a scalar stands for: a whole number, a number, true/false, or text.
+    static nlohmann::json typed(const std::string& text, bool quoted) {
+        if (quoted) return text;
+        long long i = 0;
+        const char* end = text.data() + text.size();
+        if (auto [p, ec] = std::from_chars(text.data(), end, i); ec == std::errc{} && p == end) return i;
+        double d = 0;
+        if (auto [p, ec] = std::from_chars(text.data(), end, d); ec == std::errc{} && p == end && std::isfinite(d))
+            return d;
+        if (text == "true" || text == "True") return true;
+        if (text == "false" || text == "False") return false;
+        return text;
+    }
+
+    Distribution distribution(const YAML::Node& n, const std::string& key) const {
+        const std::string d = scalar(n, key);
+        if (d == "uniform") return Distribution::Uniform;
+        if (d == "log_uniform" || d == "log_uniform_values") return Distribution::LogUniform;
+        if (d == "int_uniform") return Distribution::IntUniform;
+        fail(n, key, "unknown distribution '" + d + "' (uniform, log_uniform, int_uniform)");
+    }
+
+    Parameter parameter(const YAML::Node& nameNode, const YAML::Node& body, const OptionLookup& options) const {
+        Parameter p;
+        p.name = scalar(nameNode, "parameters");
+        p.line = lineOf(nameNode);
+        p.option = optionOf(p.name);
+        const std::string key = "parameters." + p.name;
+        const OptionInfo info = options(p.option);
+        if (!info.known) fail(nameNode, key, "unknown parameter: `mlpwb train` has no option " + p.option);
+        if (!info.refusal.empty()) fail(nameNode, key, info.refusal);
+        p.flag = info.flag;
+        if (!body.IsMap()) fail(body, key, "expects a mapping: {values: [...]}, {value: x} or {min: a, max: b}");
+        checkKeys(body, key, {"values", "value", "min", "max", "distribution"});
+        const int forms = (body["values"] ? 1 : 0) + (body["value"] ? 1 : 0) + (body["min"] || body["max"] ? 1 : 0);
+        if (forms != 1) fail(body, key, "give exactly one of values, value, or min with max");
+        if (const auto values = body["values"]) {
+            if (!values.IsSequence()) fail(values, key + ".values", "expects a list [a, b, ...]");
+            if (values.size() == 0) fail(values, key + ".values", "an empty list: the sweep would have no trial");
+            for (const auto& v : values) p.values.push_back(value(v, p));
+        } else if (const auto single = body["value"]) {
+            p.values.push_back(value(single, p));
+        } else {
+            range(body, key, p);
+        }
+        if (body["distribution"] && !p.distribution)
+            fail(body["distribution"], key + ".distribution", "applies to min/max only");
+        return p;
+    }
+
+    void range(const YAML::Node& body, const std::string& key, Parameter& p) const {
+        if (!body["min"] || !body["max"]) fail(body, key, "a range needs both min and max");
+        if (p.flag) fail(body, key, "is an on/off option: give values: [true, false]");
+        p.min = number(body["min"], key + ".min");
+        p.max = number(body["max"], key + ".max");
+        if (p.min > p.max) fail(body["min"], key, "min is greater than max");
+        const bool whole = std::floor(p.min) == p.min && std::floor(p.max) == p.max;
+        p.distribution = body["distribution"] ? distribution(body["distribution"], key + ".distribution")
+                         : whole              ? Distribution::IntUniform
+                                              : Distribution::Uniform;
+        if (*p.distribution == Distribution::LogUniform && p.min <= 0)
+            fail(body["min"], key + ".min", "a log_uniform range needs min > 0");
+        if (*p.distribution == Distribution::IntUniform && !whole)
+            fail(body, key, "an int_uniform range needs whole-number min and max");
+    }
+
+    Metric metric(const YAML::Node& n) const {
+        if (!n.IsMap()) fail(n, "metric", "expects {name: ..., goal: minimize|maximize}");
+        checkKeys(n, "metric", {"name", "goal"});
+        Metric m;
+        if (!n["name"]) fail(n, "metric", "needs a name");
+        m.name = scalar(n["name"], "metric.name");
+        if (!isMetricName(m.name)) fail(n["name"], "metric.name", "unknown metric '" + m.name + "' (" + metricNames() + ")");
+        if (const auto goal = n["goal"]) {
+            const std::string g = scalar(goal, "metric.goal");
+            if (g != "minimize" && g != "maximize") fail(goal, "metric.goal", "expects minimize or maximize");
+            m.goal = g == "minimize" ? Goal::Minimize : Goal::Maximize;
+        } else {
+            m.goal = defaultGoal(m.name);
+        }
+        return m;
+    }
+};
+
+// The checks that need the whole file: the method against the parameters.
+void checkWhole(const Spec& spec, const Reader& r, const YAML::Node& root) {
+    if (spec.parameters.empty()) r.fail(root["parameters"] ? root["parameters"] : root, "parameters", "no parameter");
+    if (spec.method == Method::Grid) {
+        if (spec.runCap) r.fail(root["run_cap"], "run_cap", "applies to method: random (a grid runs every point)");
+        for (const auto& p : spec.parameters)
+            if (p.distribution && *p.distribution != Distribution::IntUniform)
+                throw ConfigError(specMessage(spec.file, p.line, "parameters." + p.name,
+                                              "a grid needs discrete values: give values: [...] (or use method: random)"));
+    } else if (!spec.runCap) {
+        r.fail(root["method"], "run_cap", "method: random needs run_cap (how many points to sample)");
+    }
+}
+}  // namespace
+
+Spec parseSpec(const std::string& text, const std::string& file, const OptionLookup& options) {
+    const Reader r{file};
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw ConfigError(specMessage(file, e.mark.line + 1, "YAML", e.msg));
+    }
+    if (!root.IsMap()) throw ConfigError(specMessage(file, 0, "sweep file", "expects a mapping with method and parameters"));
+    r.checkKeys(root, "", {"name", "description", "method", "metric", "parameters", "run_cap", "seed", "repeats"});
+    Spec spec;
+    spec.file = file;
+    spec.text = text;
+    if (const auto n = root["name"]) spec.name = r.scalar(n, "name");
+    if (!root["method"]) r.fail(root, "method", "missing: grid or random");
+    const std::string method = r.scalar(root["method"], "method");
+    if (method != "grid" && method != "random")
+        r.fail(root["method"], "method", "unknown method '" + method + "' (grid, random)");
+    spec.method = method == "grid" ? Method::Grid : Method::Random;
+    if (const auto n = root["metric"]) spec.metric = r.metric(n);
+    if (const auto n = root["run_cap"]) spec.runCap = static_cast<int>(r.integer(n, "run_cap", 1, 100000));
+    if (const auto n = root["seed"]) spec.seed = static_cast<std::uint64_t>(r.integer(n, "seed", 0, 1LL << 53));
+    if (const auto n = root["repeats"]) spec.repeats = static_cast<int>(r.integer(n, "repeats", 1, 1000));
+    if (const auto params = root["parameters"]) {
+        spec.parametersLine = Reader::lineOf(params);
+        if (!params.IsMap()) r.fail(params, "parameters", "expects a mapping of parameter names");
+        std::set<std::string> seen;
+        for (const auto& item : params) {
+            spec.parameters.push_back(r.parameter(item.first, item.second, options));
+            if (!seen.insert(spec.parameters.back().option).second)
+                r.fail(item.first, "parameters." + spec.parameters.back().name, "sets the same option as another");
+        }
+    }
+    checkWhole(spec, r, root);
+    return spec;
+}
+
+Spec loadSpec(const std::string& path, const OptionLookup& options) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ConfigError(specMessage(path, 0, "sweep file", "cannot be read"));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parseSpec(text.str(), path, options);
+}
+
+}  // namespace wb::sweep

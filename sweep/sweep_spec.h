@@ -1,0 +1,93 @@
+// A sweep file (YAML, the shape of a W&B sweep): the method, the metric and the parameters that vary
+// the base configuration. Parsed with yaml-cpp; every refusal names the file, the line and the key.
+//
+//   method: grid                  # grid | random (random needs run_cap; seed picks the samples)
+//   metric: {name: val_loss, goal: minimize}
+//   repeats: 3                    # each point this many times, with seeds seed, seed+1, ...
+//   parameters:
+//     batch_size: {values: [256, 2048]}
+//     lr: {min: 1.0e-4, max: 1.0e-2, distribution: log_uniform}
+//     optimizer: {value: adam}
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wb::sweep {
+
+enum class Method { Grid, Random };
+enum class Goal { Minimize, Maximize };
+enum class Distribution { Uniform, LogUniform, IntUniform };
+
+std::string toString(Method m);
+std::string toString(Goal g);
+std::string toString(Distribution d);
+
+// One value a parameter takes: as JSON (number, bool or string, for tables and reports) and as the
+// text of the `mlpwb train` option it sets (a list such as [20, 10] becomes "20,10").
+struct ParameterValue {
+    nlohmann::json value;
+    std::string argument;
+    int line = 0;  // 1-based line of the value in the sweep file (0: sampled)
+};
+
+struct Parameter {
+    std::string name;    // as written: "batch_size"
+    std::string option;  // the option of `mlpwb train` it sets: "--batch-size"
+    bool flag = false;   // an on/off option (--shuffle): values are true or false
+    // values: [...] or value: x (one value) ...
+    std::vector<ParameterValue> values;
+    // ... or min/max with a distribution (random only, except int_uniform, which a grid enumerates).
+    std::optional<Distribution> distribution;
+    double min = 0, max = 0;
+    int line = 0;  // 1-based line of the parameter's name
+};
+
+struct Metric {
+    std::string name = "loss";  // a RunRecord summary figure (sweep_metric.h)
+    Goal goal = Goal::Minimize;
+};
+
+struct Spec {
+    std::string file;  // the path as given, for messages
+    std::string text;  // the file as given (kept in sweep.json)
+    std::string name;  // optional `name:`
+    Method method = Method::Grid;
+    Metric metric;
+    std::vector<Parameter> parameters;  // in the file's order
+    std::optional<int> runCap;          // random: how many points
+    std::uint64_t seed = 1;             // random: the sampler's seed
+    int repeats = 1;
+
+    // The line of a parameter's name in the file, or of `parameters:` when there is none.
+    int parametersLine = 0;
+};
+
+// What the sweep file's parameter names may be: the long options of `mlpwb train`. Returns nullopt
+// for an unknown option, else whether it is a flag; `refusal` gets the reason for an option a sweep
+// sets itself (--out, --name).
+struct OptionInfo {
+    bool known = false;
+    bool flag = false;
+    std::string refusal;
+};
+using OptionLookup = std::function<OptionInfo(const std::string& option)>;
+
+// "batch_size" and "batch-size" -> "--batch-size".
+std::string optionOf(const std::string& parameterName);
+
+// Throws ConfigError "FILE:LINE: KEY: reason" for bad YAML, an unknown key or parameter, a value of
+// the wrong kind, an empty list, min > max, a continuous range in a grid, a random sweep without
+// run_cap. Values are checked against the options themselves later (sweep_trials.h in the CLI).
+Spec parseSpec(const std::string& text, const std::string& file, const OptionLookup& options);
+Spec loadSpec(const std::string& path, const OptionLookup& options);  // + a file that cannot be read
+
+// The message every refusal of a spec uses: "FILE:LINE: KEY: reason" (no line: "FILE: KEY: reason").
+std::string specMessage(const std::string& file, int line, const std::string& key, const std::string& reason);
+
+}  // namespace wb::sweep

@@ -1,0 +1,42 @@
+// The state of one trial, in its own small file (trials/NNNN/state.json), written atomically by the
+// one process that runs the trial, so a reader sees the old state or the new one, never half.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace wb::sweep {
+
+enum class TrialState { Pending, Running, Completed, Failed, Cancelled };
+
+std::string toString(TrialState s);
+TrialState trialStateFromString(const std::string& s);  // unknown text reads as Pending
+inline bool isFinished(TrialState s) {
+    return s == TrialState::Completed || s == TrialState::Failed || s == TrialState::Cancelled;
+}
+
+struct TrialStatus {
+    TrialState state = TrialState::Pending;
+    int attempt = 0;          // how many times the trial was started (a requeued SLURM task adds one)
+    std::string host;         // where it runs or ran (`hostname`)
+    long pid = 0;             // its process there
+    std::string engine;       // "local" or "slurm"
+    std::string slurmJob;     // "JOBID_TASK" under SLURM
+    std::string startedAt;    // UTC, ISO 8601
+    std::string finishedAt;
+    std::string error;        // the last error line of a failed trial, or why it was cancelled
+    // How its epoch times were measured: "exclusive" (alone on the machine) or "shared: up to N
+    // trials at once on C cores" (its times are then no clean comparison).
+    std::string timing;
+
+    nlohmann::json toJson() const;
+    static TrialStatus fromJson(const nlohmann::json& j);
+};
+
+// Now, as "2026-12-06T03:30:00Z".
+std::string utcNow();
+// This machine's host name, as `hostname -s` prints it.
+std::string shortHostName();
+
+}  // namespace wb::sweep
