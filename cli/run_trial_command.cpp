@@ -58,6 +58,7 @@ void finish(sweep::TrialStatus& s, int code, const std::string& recordPath) {
 }
 
 int runTrial(const RunTrialOptions& o) {
+    catchStopSignals();  // a scancel while the state is written still ends the trial `cancelled`
     const sweep::SweepFolder folder(o.dir);
     const auto& trials = folder.plan().trials;
     if (o.id < 0 || o.id >= static_cast<int>(trials.size()))
@@ -87,8 +88,8 @@ int runTrial(const RunTrialOptions& o) {
     s.error.clear();
     if (o.engine == "slurm") {
         s.slurmJob = envOr("SLURM_ARRAY_JOB_ID", "?") + "_" + envOr("SLURM_ARRAY_TASK_ID", std::to_string(o.id));
-        s.timing = "slurm: " + envOr("SLURM_CPUS_PER_TASK", "1") + " cpus of " + s.host +
-                   " (other jobs may share the node)";
+        s.timing =
+            "slurm: " + envOr("SLURM_CPUS_PER_TASK", "1") + " cpus of " + s.host + " (other jobs may share the node)";
     } else {
         s.timing = o.timing.empty() ? "exclusive" : o.timing;
     }
@@ -107,7 +108,9 @@ int runTrial(const RunTrialOptions& o) {
     }
     s.finishedAt = sweep::utcNow();
     folder.writeStatus(o.id, s);
-    return s.state == sweep::TrialState::Completed ? kOk : s.state == sweep::TrialState::Cancelled ? kCancelled : kRunFailed;
+    return s.state == sweep::TrialState::Completed   ? kOk
+           : s.state == sweep::TrialState::Cancelled ? kCancelled
+                                                     : kRunFailed;
 }
 }  // namespace
 

@@ -79,7 +79,10 @@ int startSweep(SweepOptions& o, const CLI::App& cmd) {
     const auto folder = sweep::SweepFolder::create(o.out, plan);
     std::string holder;
     const auto lock = sweep::FolderLock::tryAcquire(folder.driverLockPath(), &holder);
-    if (!lock) throw ConfigError(o.out + " is being driven by another mlpwb sweep (" + holder + ")");
+    if (!lock) {
+        std::fprintf(stderr, "mlpwb: %s is being driven by another mlpwb sweep (%s)\n", o.out.c_str(), holder.c_str());
+        return kBusy;
+    }
     std::fprintf(stderr, "sweep: %zu trials in %s\n", plan.trials.size(), o.out.c_str());
     std::vector<int> ids;
     for (const auto& t : plan.trials) ids.push_back(t.id);

@@ -62,8 +62,8 @@ int runLocally(const sweep::SweepFolder& folder, const std::vector<int>& ids, co
     }
     const auto pool = sweep::choosePool(cores, static_cast<int>(ids.size()), engine.jobs, threads, engine.exclusive);
     sweep::LocalEngineOptions options;
-    options.trialCommand = {selfPath(), "sweep", "run-trial", folder.dir(), "--timing",
-                            sweep::poolTiming(pool, cores)};  // + the trial id
+    options.trialCommand = {selfPath(),   "sweep",    "run-trial",
+                            folder.dir(), "--timing", sweep::poolTiming(pool, cores)};  // + the trial id
     options.jobs = pool.jobs;
     options.cores = cores;
     options.onProgress = [](const sweep::LocalProgress& p) { printProgress(p.finished, p.total, p.running, p.failed); };
@@ -80,7 +80,8 @@ int runLocally(const sweep::SweepFolder& folder, const std::vector<int>& ids, co
 
 int runOnSlurm(const sweep::SweepFolder& folder, const std::vector<int>& ids, const EngineChoice& engine) {
     sweep::SlurmOptions options{selfPath(), engine.slurmArgs, engine.maxParallel, 1};
-    options.cpusPerTask = std::max(1, folder.plan().trials.at(static_cast<std::size_t>(ids.front())).config.value("threads", 1));
+    options.cpusPerTask =
+        std::max(1, folder.plan().trials.at(static_cast<std::size_t>(ids.front())).config.value("threads", 1));
     const std::string job = sweep::submitArray(folder, ids, options);
     std::fprintf(stderr, "sweep: submitted SLURM job %s: trials %s\n", job.c_str(), sweep::arrayRange(ids).c_str());
     if (!engine.follow) {

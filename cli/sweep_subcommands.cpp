@@ -35,17 +35,18 @@ nlohmann::json statusJson(const sweep::SweepFolder& folder) {
     nlohmann::json trials = nlohmann::json::array();
     const auto& metric = folder.plan().metric;
     for (const auto& v : folder.views()) {
-        nlohmann::json t = {{"id", v.trial->id},
-                            {"name", v.trial->name},
-                            {"state", toString(v.status.state)},
-                            {"parameters", v.trial->parameters},
-                            {"repeat", v.trial->repeat},
-                            {"metric", {{"name", metric.name}, {"value", v.metric ? nlohmann::json(*v.metric) : nullptr}}},
-                            {"attempt", v.status.attempt},
-                            {"host", v.status.host},
-                            {"timing", v.status.timing},
-                            {"error", v.status.error},
-                            {"record", folder.recordPath(v.trial->id)}};
+        nlohmann::json t = {
+            {"id", v.trial->id},
+            {"name", v.trial->name},
+            {"state", toString(v.status.state)},
+            {"parameters", v.trial->parameters},
+            {"repeat", v.trial->repeat},
+            {"metric", {{"name", metric.name}, {"value", v.metric ? nlohmann::json(*v.metric) : nullptr}}},
+            {"attempt", v.status.attempt},
+            {"host", v.status.host},
+            {"timing", v.status.timing},
+            {"error", v.status.error},
+            {"record", folder.recordPath(v.trial->id)}};
         if (v.figures.is_object())
             for (const auto& [key, value] : v.figures.items()) t[key] = value;
         trials.push_back(std::move(t));
@@ -97,7 +98,10 @@ int resume(const std::string& dir, const CLI::App& cmd, EngineChoice given, bool
     const sweep::SweepFolder folder(dir);
     std::string holder;
     const auto lock = sweep::FolderLock::tryAcquire(folder.driverLockPath(), &holder);
-    if (!lock) throw ConfigError(dir + " is being driven by another mlpwb sweep (" + holder + ")");
+    if (!lock) {
+        std::fprintf(stderr, "mlpwb: %s is being driven by another mlpwb sweep (%s)\n", dir.c_str(), holder.c_str());
+        return kBusy;
+    }
     settleIfSlurm(folder);
     EngineChoice engine = engineOf(folder.plan());  // as it was started, unless told otherwise
     if (cmd.count("--engine")) engine.kind = given.kind;
@@ -184,7 +188,8 @@ std::vector<std::pair<CLI::App*, Command>> addSweepSubcommands(CLI::App& sweepCm
         ->check(CLI::IsMember({"local", "slurm"}));
     rs->add_option("--jobs", ro->engine.jobs, "local: trials at once")->check(CLI::Range(1, 4096));
     rs->add_flag("--exclusive", ro->engine.exclusive, "local: one trial at a time");
-    rs->add_option("--slurm-arg", ro->engine.slurmArgs, "slurm: an sbatch option (repeatable)")->allow_extra_args(false);
+    rs->add_option("--slurm-arg", ro->engine.slurmArgs, "slurm: an sbatch option (repeatable)")
+        ->allow_extra_args(false);
     rs->add_option("--max-parallel", ro->engine.maxParallel, "slurm: at most this many tasks at once")
         ->check(CLI::Range(0, 100000));
     rs->add_flag("--no-follow", ro->noFollow, "slurm: submit and return");

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
-#include "train_options.h"
 #include "sweep_report.h"  // valueText
+#include "train_options.h"
 #include "trial_points.h"
 
 namespace wb::cli {
@@ -18,12 +18,14 @@ namespace {
 constexpr const char* kSweepOwned[] = {"--out", "--csv", "--save-weights", "--name", "--quiet", "--help"};
 
 // A `mlpwb train` command line parsed as `mlpwb train` does; a later option wins over an earlier
-// one (a parameter over the base). Throws ConfigError with the parser's or the checker's reason.
+// one (a parameter over the base). Throws ConfigError with the parser's reason, and (`whole`) the
+// refusal of the configuration as a whole (a value alone is checked without: `launch=persistent`
+// is refused beside the default gemm, not beside the gemm=custom that another parameter gives).
 struct ParsedTrain {
     TrainOptions options;
     RunConfig config;
 };
-ParsedTrain parseTrainArgs(const std::vector<std::string>& args) {
+ParsedTrain parseTrainArgs(const std::vector<std::string>& args, bool whole = true) {
     CLI::App app;
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     ParsedTrain parsed;
@@ -34,10 +36,10 @@ ParsedTrain parseTrainArgs(const std::vector<std::string>& args) {
     } catch (const CLI::ParseError& e) {
         throw ConfigError(e.what());
     }
-    parsed.config = parsed.options.toRunConfig(app);
-    for (const auto& [flag, path] : {std::pair{"--data", parsed.config.data.path},
-                                     std::pair{"--labels", parsed.config.data.labelsPath},
-                                     std::pair{"--init-weights", parsed.config.initWeights}}) {
+    parsed.config = parsed.options.toRunConfig(app, whole);
+    for (const auto& [flag, path] :
+         {std::pair{"--data", parsed.config.data.path}, std::pair{"--labels", parsed.config.data.labelsPath},
+          std::pair{"--init-weights", parsed.config.initWeights}}) {
         std::error_code ec;
         if (!path.empty() && !std::filesystem::is_regular_file(path, ec))
             throw ConfigError(std::string(flag) + " " + path + ": no such file");
@@ -63,13 +65,14 @@ void checkEachValue(const sweep::Spec& spec, const std::vector<std::string>& bas
         if (p.distribution)  // a range: its ends
             for (double end : {p.min, p.max}) {
                 const bool whole = *p.distribution == sweep::Distribution::IntUniform;
-                values.push_back({end, whole ? std::to_string(static_cast<long long>(end)) : std::to_string(end), p.line});
+                values.push_back(
+                    {end, whole ? std::to_string(static_cast<long long>(end)) : std::to_string(end), p.line});
             }
         for (const auto& v : values) {
             auto args = baseArgs;
             args.push_back(optionArg(p, v));
             try {
-                parseTrainArgs(args);
+                parseTrainArgs(args, false);
             } catch (const ConfigError& e) {
                 throw ConfigError(sweep::specMessage(spec.file, v.line ? v.line : p.line, "parameters." + p.name,
                                                      "value '" + v.argument + "': " + e.what()));
@@ -101,7 +104,8 @@ std::vector<sweep::PlannedTrial> resolveTrials(const sweep::Spec& spec, const st
     try {
         parseTrainArgs(baseArgs);
     } catch (const ConfigError& e) {
-        throw ConfigError(std::string("the base options (the `mlpwb train` options given to `mlpwb sweep`): ") + e.what());
+        throw ConfigError(std::string("the base options (the `mlpwb train` options given to `mlpwb sweep`): ") +
+                          e.what());
     }
     checkEachValue(spec, baseArgs);
     std::vector<sweep::PlannedTrial> trials;

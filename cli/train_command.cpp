@@ -30,10 +30,7 @@ extern "C" void onSignal(int signal) {
 // Installed before anything else, so that a Ctrl+C while the data loads is not lost: nothing has
 // been written then, and the run stops at the next stage with the shell's code (128 + the signal).
 struct StopSignals {
-    StopSignals() {
-        std::signal(SIGINT, onSignal);
-        std::signal(SIGTERM, onSignal);
-    }
+    StopSignals() { catchStopSignals(); }
     ~StopSignals() {
         std::signal(SIGINT, SIG_DFL);
         std::signal(SIGTERM, SIG_DFL);
@@ -86,6 +83,11 @@ int runTraining(const TrainOptions& opt, const CLI::App& app) {
     return trainConfig(config, {opt.out, opt.csv, opt.saveWeights, opt.quiet, opt.name.empty()});
 }
 }  // namespace
+
+void catchStopSignals() {
+    std::signal(SIGINT, onSignal);
+    std::signal(SIGTERM, onSignal);
+}
 
 int trainConfig(RunConfig config, const TrainOutputs& outputs) {
     const StopSignals signals;

@@ -163,7 +163,7 @@ CLI::Option_group* TrainOptions::bindProblem(CLI::App& app) {
     return x;
 }
 
-RunConfig TrainOptions::toRunConfig(const CLI::App& app) const {
+RunConfig TrainOptions::toRunConfig(const CLI::App& app, bool validate) const {
     RunConfig c;
     c.data = source.toDataSpec();
     c.prepare = {valSplit, !noStandardize, seed};
@@ -207,7 +207,7 @@ RunConfig TrainOptions::toRunConfig(const CLI::App& app) const {
     if (!python.empty()) setPreferredPython(python);
     c.initWeights = initWeights;
     c.name = !name.empty() ? name : defaultRunName(c);
-    c.validate();
+    if (validate) c.validate();
     return c;
 }
 

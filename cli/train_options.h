@@ -60,8 +60,8 @@ struct TrainOptions {
     // device (shared with `mlpwb ablate`, which chooses the execution switches itself). Returns the
     // "Execution" group, for the switches `bind` adds to it.
     CLI::Option_group* bindProblem(CLI::App& app);
-    // Throws ConfigError for values that do not parse.
-    RunConfig toRunConfig(const CLI::App& app) const;
+    // Throws ConfigError for values that do not parse, and (`validate`) for a refused combination.
+    RunConfig toRunConfig(const CLI::App& app, bool validate = true) const;
 };
 
 }  // namespace wb::cli

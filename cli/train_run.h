@@ -16,6 +16,10 @@ struct TrainOutputs {
     bool defaultName = true;  // name the run after the data's task (no --name was given)
 };
 
+// Makes SIGINT and SIGTERM stop the next (or current) trainConfig instead of killing the process:
+// a caller that writes state before training (`sweep run-trial`) calls it first.
+void catchStopSignals();
+
 // Loads the data, trains, writes the outputs. SIGINT/SIGTERM stop it between steps: the record ends
 // `cancelled`. Returns the exit code (exit_codes.h); throws wb::Error before the record exists.
 int trainConfig(RunConfig config, const TrainOutputs& outputs);

@@ -15,7 +15,7 @@ require_listed() {  # require_listed LISTFILE WORD FILE: WORD must appear in LIS
 }
 
 # Library and program sources: the file name itself.
-for dir in core kernels frameworks cli gui; do
+for dir in core kernels frameworks sweep cli gui; do
   for file in $(git ls-files "$dir/*.cpp" "$dir/*.cu"); do
     require_listed "$dir/CMakeLists.txt" "$(basename "$file")" "$file"
   done

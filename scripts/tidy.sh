@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# clang-tidy over every .cpp of core/ and cli/ (git ls-files), with the checks in .clang-tidy; headers in
-# core/ and cli/ are checked where they are included. Exits non-zero on any finding (WarningsAsErrors: '*').
+# clang-tidy over every .cpp of core/, sweep/ and cli/ (git ls-files), with the checks in .clang-tidy; headers in
+# core/, sweep/ and cli/ are checked where they are included. Exits non-zero on any finding (WarningsAsErrors: '*').
 #
 #   scripts/tidy.sh [BUILD_DIR]     BUILD_DIR defaults to build-tidy
 #
@@ -25,7 +25,7 @@ if [[ ! -f $build_dir/CMakeCache.txt ]] && command -v ninja >/dev/null; then gen
 cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
     -DWB_TESTS=OFF -DWB_GUI=OFF -DWB_CUDA=OFF >/dev/null
 
-mapfile -t files < <(git ls-files 'core/*.cpp' 'cli/*.cpp')
+mapfile -t files < <(git ls-files 'core/*.cpp' 'sweep/*.cpp' 'cli/*.cpp')
 for f in "${files[@]}"; do
     if ! grep -qF "\"file\": \"$root/$f\"" "$build_dir/compile_commands.json"; then
         echo "tidy.sh: $f is not in $build_dir/compile_commands.json (not part of the build?)" >&2

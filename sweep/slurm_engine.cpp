@@ -73,8 +73,8 @@ std::string sbatchScript(const std::string& folderDir, const std::string& sweepN
       << "# The trials " << arrayRange(ids) << " of the sweep in " << dir << ", one array task each.\n"
       << "# Written by `mlpwb sweep`; the folder must be on a filesystem every node mounts at this path.\n"
       << "#SBATCH --job-name=mlpwb-" << name << "\n"
-      << "#SBATCH --array=" << arrayRange(ids) << (options.maxParallel > 0 ? "%" + std::to_string(options.maxParallel) : "")
-      << "\n"
+      << "#SBATCH --array=" << arrayRange(ids)
+      << (options.maxParallel > 0 ? "%" + std::to_string(options.maxParallel) : "") << "\n"
       << "#SBATCH --output=" << dir << "/trials/%4a/log.txt\n"
       << "#SBATCH --open-mode=append\n"
       << "#SBATCH --requeue\n";
@@ -133,11 +133,17 @@ int settleSlurmStates(const SweepFolder& folder) {
     int active = 0;
     for (const auto& trial : folder.plan().trials) {
         TrialStatus s = folder.readStatus(trial.id);
-        if (s.engine != "slurm" || s.slurmJob.empty() || isFinished(s.state)) continue;
+        if (s.engine != "slurm" || s.slurmJob.empty() || s.state == TrialState::Completed) continue;
         if (live.count(s.slurmJob)) {
             ++active;
+            if (isFinished(s.state)) {  // stopped by a requeue or preemption, and queued again: it will run
+                s.state = TrialState::Pending;
+                s.error = "requeued by SLURM after attempt " + std::to_string(s.attempt);
+                folder.writeStatus(trial.id, s);
+            }
             continue;
         }
+        if (isFinished(s.state)) continue;
         if (s.state == TrialState::Pending) {
             s.state = TrialState::Cancelled;
             s.error = "its SLURM task " + s.slurmJob + " left the queue before it started (scancel?)";

@@ -14,10 +14,10 @@
 namespace wb::sweep {
 
 struct SlurmOptions {
-    std::string mlpwbPath;               // the mlpwb the nodes run (the same path there)
+    std::string mlpwbPath;                // the mlpwb the nodes run (the same path there)
     std::vector<std::string> sbatchArgs;  // --slurm-arg values, one #SBATCH line each
-    int maxParallel = 0;                 // the %K of --array (0: SLURM's own limit)
-    int cpusPerTask = 1;                 // unless sbatchArgs name --cpus-per-task themselves
+    int maxParallel = 0;                  // the %K of --array (0: SLURM's own limit)
+    int cpusPerTask = 1;                  // unless sbatchArgs name --cpus-per-task themselves
 };
 
 // "0-5", "1,3,7-9": the ids as an --array range.
@@ -40,7 +40,8 @@ std::vector<std::string> queuedTasks();
 // Settles the states squeue contradicts: a trial whose array task has left the queue while its
 // state still says pending was cancelled before it started (scancel) and reads `cancelled`; one
 // still `running` ended without writing its end (killed, node lost) and reads `failed`. Returns
-// how many trials are still queued or running under SLURM.
+// how many trials are still queued or running under SLURM. A trial that ended (a requeue sends
+// SIGTERM first) while its task is queued again reads `pending`.
 int settleSlurmStates(const SweepFolder& folder);
 
 // Follows the submitted trials until none is queued or running, calling onProgress every second.

@@ -25,8 +25,8 @@ namespace wb::sweep {
 // One trial as status, report and the GUI see it.
 struct TrialView {
     const PlannedTrial* trial = nullptr;
-    TrialStatus status;          // a `running` trial whose process is gone reads as failed
-    nlohmann::json figures;      // summaryFigures() of its RunRecord; null without one
+    TrialStatus status;            // a `running` trial whose process is gone reads as failed
+    nlohmann::json figures;        // summaryFigures() of its RunRecord; null without one
     std::optional<double> metric;  // the sweep's metric, for a completed trial
 };
 

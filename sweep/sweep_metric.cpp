@@ -8,8 +8,8 @@ namespace wb::sweep {
 
 namespace {
 constexpr std::array<const char*, 13> kFigures = {
-    "val_loss",  "val_accuracy",    "train_loss",   "train_accuracy", "val_mse",  "val_mae", "val_r2",
-    "train_mse", "train_mae",       "train_r2",     "median_epoch_ms", "min_epoch_ms", "total_ms"};
+    "val_loss",  "val_accuracy", "train_loss", "train_accuracy",  "val_mse",      "val_mae", "val_r2",
+    "train_mse", "train_mae",    "train_r2",   "median_epoch_ms", "min_epoch_ms", "total_ms"};
 constexpr std::array<const char*, 5> kShortNames = {"loss", "accuracy", "mse", "mae", "r2"};
 }  // namespace
 

@@ -18,7 +18,7 @@ namespace wb::sweep {
 // short names loss, accuracy, mse, mae, r2 (the validation figure where the run has a split, else
 // the training one).
 bool isMetricName(const std::string& name);
-std::string metricNames();  // for messages: "val_loss, val_accuracy, ..."
+std::string metricNames();                  // for messages: "val_loss, val_accuracy, ..."
 Goal defaultGoal(const std::string& name);  // maximize accuracy and r2, minimize the rest
 
 // A record's summary as one flat object: the final epoch's figures, median_epoch_ms, min_epoch_ms,

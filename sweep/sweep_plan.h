@@ -13,7 +13,7 @@ namespace wb::sweep {
 
 struct PlannedTrial {
     int id = 0;
-    int point = 0;   // repeats of one point share it
+    int point = 0;  // repeats of one point share it
     int repeat = 0;
     std::string name;               // the RunRecord's name: "lr=0.001 batch_size=256 (repeat 2)"
     nlohmann::json parameters;      // {"lr": 0.001, ...}: the values the spec gave this trial

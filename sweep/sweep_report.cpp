@@ -62,8 +62,8 @@ ParameterEffect effectOf(const std::string& name, const std::vector<TrialView>& 
     for (const auto& e : effect.values)
         if (e.median) medians.push_back(*e.median);
     if (medians.size() > 1)
-        effect.medianRange = *std::max_element(medians.begin(), medians.end()) -
-                             *std::min_element(medians.begin(), medians.end());
+        effect.medianRange =
+            *std::max_element(medians.begin(), medians.end()) - *std::min_element(medians.begin(), medians.end());
     return effect;
 }
 }  // namespace
@@ -100,8 +100,8 @@ std::string reportText(const SweepReport& r) {
         << r.pending << " pending\n";
     out << "Metric: " << r.metric.name << " (" << toString(r.metric.goal) << ")\n";
     if (r.bestId)
-        out << "Best: trial " << *r.bestId << " (" << r.bestName << "): " << r.metric.name << " " << figureText(r.bestMetric)
-            << "\n";
+        out << "Best: trial " << *r.bestId << " (" << r.bestName << "): " << r.metric.name << " "
+            << figureText(r.bestMetric) << "\n";
     else
         out << "Best: none yet (no completed trial has the metric)\n";
     if (r.sharedTimings && r.metric.name.find("_ms") != std::string::npos)
@@ -165,7 +165,10 @@ nlohmann::json reportJson(const SweepReport& r) {
     }
     nlohmann::json best = nullptr;
     if (r.bestId)
-        best = {{"id", *r.bestId}, {"name", r.bestName}, {"parameters", r.bestParameters}, {"metric", orNull(r.bestMetric)}};
+        best = {{"id", *r.bestId},
+                {"name", r.bestName},
+                {"parameters", r.bestParameters},
+                {"metric", orNull(r.bestMetric)}};
     return {{"metric", {{"name", r.metric.name}, {"goal", toString(r.metric.goal)}}},
             {"trials",
              {{"total", r.total},

@@ -14,9 +14,9 @@
 namespace wb::sweep {
 
 struct ValueEffect {
-    nlohmann::json value;   // the parameter's value
-    int trials = 0;         // trials with this value
-    int completed = 0;      // ... of which completed with a metric
+    nlohmann::json value;                    // the parameter's value
+    int trials = 0;                          // trials with this value
+    int completed = 0;                       // ... of which completed with a metric
     std::optional<double> median, min, max;  // of the metric over those
 };
 

@@ -66,8 +66,9 @@ struct Reader {
         long long v = 0;
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (ec != std::errc{} || end != text.data() + text.size() || v < lo || v > hi)
-            fail(n, key, "expects a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]; got '" +
-                             text + "'");
+            fail(n, key,
+                 "expects a whole number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]; got '" + text +
+                     "'");
         return v;
     }
 
@@ -177,7 +178,8 @@ struct Reader {
         Metric m;
         if (!n["name"]) fail(n, "metric", "needs a name");
         m.name = scalar(n["name"], "metric.name");
-        if (!isMetricName(m.name)) fail(n["name"], "metric.name", "unknown metric '" + m.name + "' (" + metricNames() + ")");
+        if (!isMetricName(m.name))
+            fail(n["name"], "metric.name", "unknown metric '" + m.name + "' (" + metricNames() + ")");
         if (const auto goal = n["goal"]) {
             const std::string g = scalar(goal, "metric.goal");
             if (g != "minimize" && g != "maximize") fail(goal, "metric.goal", "expects minimize or maximize");
@@ -196,8 +198,9 @@ void checkWhole(const Spec& spec, const Reader& r, const YAML::Node& root) {
         if (spec.runCap) r.fail(root["run_cap"], "run_cap", "applies to method: random (a grid runs every point)");
         for (const auto& p : spec.parameters)
             if (p.distribution && *p.distribution != Distribution::IntUniform)
-                throw ConfigError(specMessage(spec.file, p.line, "parameters." + p.name,
-                                              "a grid needs discrete values: give values: [...] (or use method: random)"));
+                throw ConfigError(
+                    specMessage(spec.file, p.line, "parameters." + p.name,
+                                "a grid needs discrete values: give values: [...] (or use method: random)"));
     } else if (!spec.runCap) {
         r.fail(root["method"], "run_cap", "method: random needs run_cap (how many points to sample)");
     }
@@ -212,7 +215,8 @@ Spec parseSpec(const std::string& text, const std::string& file, const OptionLoo
     } catch (const YAML::Exception& e) {
         throw ConfigError(specMessage(file, e.mark.line + 1, "YAML", e.msg));
     }
-    if (!root.IsMap()) throw ConfigError(specMessage(file, 0, "sweep file", "expects a mapping with method and parameters"));
+    if (!root.IsMap())
+        throw ConfigError(specMessage(file, 0, "sweep file", "expects a mapping with method and parameters"));
     r.checkKeys(root, "", {"name", "description", "method", "metric", "parameters", "run_cap", "seed", "repeats"});
     Spec spec;
     spec.file = file;
@@ -228,7 +232,8 @@ Spec parseSpec(const std::string& text, const std::string& file, const OptionLoo
     if (const auto n = root["seed"]) spec.seed = static_cast<std::uint64_t>(r.integer(n, "seed", 0, 1LL << 53));
     if (const auto n = root["repeats"]) spec.repeats = static_cast<int>(r.integer(n, "repeats", 1, 1000));
     if (const auto params = root["parameters"]) {
-        spec.parametersLine = Reader::lineOf(params);
+        for (const auto& item : root)  // the line of the key itself (its value's mark may be the next line)
+            if (item.first.Scalar() == "parameters") spec.parametersLine = Reader::lineOf(item.first);
         if (!params.IsMap()) r.fail(params, "parameters", "expects a mapping of parameter names");
         std::set<std::string> seen;
         for (const auto& item : params) {

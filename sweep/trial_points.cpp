@@ -28,7 +28,8 @@ ParameterValue sampledNumber(double v, bool whole) {
 std::vector<ParameterValue> gridValues(const Parameter& p, const std::string& file) {
     if (!p.distribution) return p.values;
     if (p.max - p.min >= kMaxTrials)
-        throw ConfigError(specMessage(file, p.line, "parameters." + p.name, "the range has too many values for a grid"));
+        throw ConfigError(
+            specMessage(file, p.line, "parameters." + p.name, "the range has too many values for a grid"));
     std::vector<ParameterValue> values;
     for (double v = p.min; v <= p.max; v += 1) values.push_back(sampledNumber(v, true));
     return values;
@@ -72,7 +73,8 @@ std::vector<std::vector<ParameterValue>> gridPoints(const Spec& spec) {
 
 std::vector<std::vector<ParameterValue>> randomPoints(const Spec& spec) {
     if (static_cast<long long>(*spec.runCap) * spec.repeats > kMaxTrials)
-        throw ConfigError(specMessage(spec.file, 0, "run_cap", "run_cap x repeats exceeds " + std::to_string(kMaxTrials)));
+        throw ConfigError(
+            specMessage(spec.file, 0, "run_cap", "run_cap x repeats exceeds " + std::to_string(kMaxTrials)));
     Rng rng(spec.seed);
     std::vector<std::vector<ParameterValue>> points;
     for (int n = 0; n < *spec.runCap; ++n) {

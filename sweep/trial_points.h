@@ -10,9 +10,9 @@
 namespace wb::sweep {
 
 struct TrialPoint {
-    int id = 0;      // 0-based, the SLURM array index too
-    int point = 0;   // which point of the grid or sample; repeats of one point share it
-    int repeat = 0;  // 0 .. repeats-1
+    int id = 0;                          // 0-based, the SLURM array index too
+    int point = 0;                       // which point of the grid or sample; repeats of one point share it
+    int repeat = 0;                      // 0 .. repeats-1
     std::vector<ParameterValue> values;  // one per parameter of the spec, in its order
 };
 

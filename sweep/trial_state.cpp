@@ -22,9 +22,15 @@ TrialState trialStateFromString(const std::string& s) {
 }
 
 nlohmann::json TrialStatus::toJson() const {
-    return {{"state", toString(state)}, {"attempt", attempt},        {"host", host},
-            {"pid", pid},               {"engine", engine},          {"slurm_job", slurmJob},
-            {"started_at", startedAt},  {"finished_at", finishedAt}, {"error", error},
+    return {{"state", toString(state)},
+            {"attempt", attempt},
+            {"host", host},
+            {"pid", pid},
+            {"engine", engine},
+            {"slurm_job", slurmJob},
+            {"started_at", startedAt},
+            {"finished_at", finishedAt},
+            {"error", error},
             {"timing", timing}};
 }
 

@@ -18,14 +18,14 @@ inline bool isFinished(TrialState s) {
 
 struct TrialStatus {
     TrialState state = TrialState::Pending;
-    int attempt = 0;          // how many times the trial was started (a requeued SLURM task adds one)
-    std::string host;         // where it runs or ran (`hostname`)
-    long pid = 0;             // its process there
-    std::string engine;       // "local" or "slurm"
-    std::string slurmJob;     // "JOBID_TASK" under SLURM
-    std::string startedAt;    // UTC, ISO 8601
+    int attempt = 0;        // how many times the trial was started (a requeued SLURM task adds one)
+    std::string host;       // where it runs or ran (`hostname`)
+    long pid = 0;           // its process there
+    std::string engine;     // "local" or "slurm"
+    std::string slurmJob;   // "JOBID_TASK" under SLURM
+    std::string startedAt;  // UTC, ISO 8601
     std::string finishedAt;
-    std::string error;        // the last error line of a failed trial, or why it was cancelled
+    std::string error;  // the last error line of a failed trial, or why it was cancelled
     // How its epoch times were measured: "exclusive" (alone on the machine) or "shared: up to N
     // trials at once on C cores" (its times are then no clean comparison).
     std::string timing;

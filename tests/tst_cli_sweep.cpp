@@ -1,0 +1,221 @@
+// `mlpwb sweep` end to end with the built binary and the local engine: a grid that completes and
+// equals `mlpwb train` trial by trial, refusals that write nothing, a second driver refused, a
+// kill -9 of the driver or of a trial that `resume` finishes, Ctrl+C, repeats and the report.
+#include <QtTest>
+
+#include <signal.h>
+
+#include "cli_runner.h"
+#include "folder_lock.h"
+#include "sweep_support.h"
+
+namespace {
+constexpr int kTimeoutMs = 240000;
+// Small data: a trial takes a few milliseconds.
+const QStringList kQuickBase = {"--builtin", "--rows", "2000", "--epochs", "6", "--val-split", "0.2"};
+// Slower trials (about a second each on a 2-core machine) for the tests that stop a sweep midway.
+const QStringList kSlowBase = {"--builtin", "--rows", "60000", "--epochs", "80", "--val-split", "0.2"};
+}  // namespace
+
+class TestCliSweep : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QString path(const QString& name) const { return dir_.path() + "/" + name; }
+
+    nlohmann::json statusOf(const QString& sweepDir) {
+        const MlpwbResult r = runMlpwb({"sweep", "status", sweepDir, "--json"}, dir_.path(), kTimeoutMs);
+        if (r.exitCode != 0) return nullptr;
+        return nlohmann::json::parse(r.out.toStdString(), nullptr, false);
+    }
+
+    // Starts `mlpwb sweep SPEC --out DIR ARGS` without waiting.
+    void startSweep(QProcess& p, const QString& spec, const QString& out, const QStringList& args) {
+        p.setWorkingDirectory(dir_.path());
+        p.start(QStringLiteral(WB_MLPWB_PATH), QStringList{"sweep", spec, "--out", out} + args);
+        QVERIFY(p.waitForStarted());
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        writeText(path("grid.yaml"), kGridSpec);
+    }
+
+    void aGridCompletesAndEqualsTrainRunByRun() {
+        RUN_MLPWB(r, QStringList({"sweep", "grid.yaml", "--out", "g"}) + kQuickBase);
+        QVERIFY2(r.exitCode == 0, r.describe());
+        QVERIFY2(r.out.contains("<- best"), r.describe());
+        const auto status = statusOf(path("g"));
+        QCOMPARE(statesOf(status), QStringList(6, "completed"));
+        const auto& trials = status.at("trials");
+        QCOMPARE(trials.at(4).at("parameters").at("batch_size").get<int>(), 1024);
+        QCOMPARE(trials.at(4).at("parameters").at("lr").get<double>(), 0.003);
+        QVERIFY(trials.at(4).at("val_loss").is_number());
+        QCOMPARE(trials.at(4).at("metric").at("value"), trials.at(4).at("val_loss"));
+        // The trial is `mlpwb train` with its arguments: the same losses, bit for bit.
+        const auto plan = readJson(path("g/sweep.json"));
+        QStringList args = {"train"};
+        for (const auto& a : plan.at("trials").at(4).at("args")) args << str(a);
+        args << "--out"
+             << "solo.json"
+             << "--quiet";
+        RUN_MLPWB(solo, args);
+        QVERIFY2(solo.exitCode == 0, solo.describe());
+        QCOMPARE(readJson(path("solo.json")).at("summary").at("final").at("val_loss"), trials.at(4).at("val_loss"));
+        // Trials of the pool shared the machine: their timing says so.
+        QVERIFY(str(trials.at(0).at("timing")).startsWith("shared") || str(trials.at(0).at("timing")) == "exclusive");
+    }
+
+    void refusalsNameTheLineAndWriteNothing_data() {
+        QTest::addColumn<QByteArray>("spec");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("value out of range")
+            << QByteArray("method: grid\nparameters:\n  batch_size:\n    values: [64, 0]\n")
+            << "bad.yaml:4: parameters.batch_size: value '0': --batch-size";
+        QTest::newRow("unknown parameter") << QByteArray("method: grid\nparameters:\n  learning_rate: {values: [1]}\n")
+                                           << "bad.yaml:3: parameters.learning_rate: unknown parameter";
+        QTest::newRow("unknown choice") << QByteArray(
+                                               "method: grid\nparameters:\n  optimizer: {values: [adam, lion]}\n")
+                                        << "bad.yaml:3: parameters.optimizer: value 'lion'";
+        QTest::newRow("impossible combination") << QByteArray(
+                                                       "method: grid\nparameters:\n  data_path: {value: "
+                                                       "device_resident}\n  launch: {values: [persistent]}\n"
+                                                       "  gemm: {values: [custom, cublas]}\n")
+                                                << "bad.yaml:2: parameters: the combination data_path=device_resident "
+                                                   "launch=persistent gemm=cublas is refused";
+        QTest::newRow("a data file that is not there")
+            << QByteArray("method: grid\nparameters:\n  data: {values: [missing.csv]}\n")
+            << "bad.yaml:3: parameters.data: value 'missing.csv': --data missing.csv: no such file";
+        QTest::newRow("syntax") << QByteArray("method: grid\nparameters: [\n") << "bad.yaml:3: YAML:";
+    }
+    void refusalsNameTheLineAndWriteNothing() {
+        QFETCH(QByteArray, spec);
+        QFETCH(QString, expected);
+        writeText(path("bad.yaml"), spec);
+        RUN_MLPWB(r, QStringList({"sweep", "bad.yaml", "--out", "never", "--epochs", "2"}));
+        QCOMPARE(r.exitCode, 4);
+        QVERIFY2(r.errLines().size() == 1 && r.errLines().first().startsWith("mlpwb: " + expected), r.describe());
+        QVERIFY(!QFileInfo::exists(path("never")));
+    }
+
+    void badBaseOptionsAreNamedAsSuch() {
+        RUN_MLPWB(r, QStringList({"sweep", "grid.yaml", "--out", "never", "--builtin", "--activation", "swish"}));
+        QCOMPARE(r.exitCode, 4);
+        QVERIFY2(r.err.contains("the base options"), r.describe());
+        QVERIFY(!QFileInfo::exists(path("never")));
+    }
+
+    void aSecondDriverIsRefused() {
+        RUN_MLPWB(first, QStringList({"sweep", "grid.yaml", "--out", "locked"}) + kQuickBase);
+        QCOMPARE(first.exitCode, 0);
+        auto lock = wb::sweep::FolderLock::tryAcquire(path("locked/driver.lock").toStdString());
+        QVERIFY(lock.has_value());  // this test is the driver now
+        RUN_MLPWB(second, QStringList({"sweep", "resume", "locked"}));
+        QCOMPARE(second.exitCode, 10);
+        QVERIFY2(second.err.contains("is being driven by another mlpwb sweep (pid"), second.describe());
+        RUN_MLPWB(again, QStringList({"sweep", "grid.yaml", "--out", "locked"}) + kQuickBase);
+        QCOMPARE(again.exitCode, 4);  // an existing sweep is never overwritten
+        QVERIFY2(again.err.contains("already holds a sweep"), again.describe());
+    }
+
+    void resumeFinishesAfterTheDriverAndATrialAreKilled() {
+        QProcess driver;
+        startSweep(driver, "grid.yaml", "k", QStringList({"--jobs", "1"}) + kSlowBase);
+        const QString dir = path("k");
+        QVERIFY2(waitFor([&] { return str(trialState(dir, 1)["state"]) == "running"; }, 120),
+                 driver.readAllStandardError());
+        ::kill(static_cast<pid_t>(driver.processId()), SIGKILL);
+        driver.waitForFinished();
+        // The trial it had started goes on in its own process group; kill it too, mid-run.
+        const long trialPid = trialState(dir, 1).value("pid", 0L);
+        QVERIFY(trialPid > 0);
+        ::kill(static_cast<pid_t>(trialPid), SIGKILL);
+        QVERIFY(waitFor([&] { return ::kill(static_cast<pid_t>(trialPid), 0) != 0; }, 10));
+        const auto killed = statusOf(dir);
+        QCOMPARE(statesOf(killed).at(0), QString("completed"));
+        QCOMPARE(statesOf(killed).at(1), QString("failed"));  // `running`, its process gone: interrupted
+        QVERIFY(str(killed.at("trials").at(1).at("error")).contains("interrupted"));
+        RUN_MLPWB(resumed, QStringList({"sweep", "resume", "k"}));
+        QVERIFY2(resumed.exitCode == 0, resumed.describe());
+        const auto status = statusOf(dir);
+        QCOMPARE(statesOf(status), QStringList(6, "completed"));
+        QCOMPARE(status.at("trials").at(0).at("attempt").get<int>(), 1);  // completed work is kept
+        QCOMPARE(status.at("trials").at(1).at("attempt").get<int>(), 2);  // the killed one ran again
+    }
+
+    void ctrlCCancelsCleanly() {
+        QProcess driver;
+        startSweep(driver, "grid.yaml", "c", QStringList({"--jobs", "2"}) + kSlowBase);
+        const QString dir = path("c");
+        QVERIFY(waitFor([&] { return str(trialState(dir, 0)["state"]) == "running"; }, 120));
+        ::kill(static_cast<pid_t>(driver.processId()), SIGINT);
+        QVERIFY(driver.waitForFinished(60000));
+        QCOMPARE(driver.exitCode(), 130);
+        QVERIFY(driver.readAllStandardError().contains("mlpwb sweep resume"));
+        const QStringList states = statesOf(statusOf(dir));
+        QVERIFY2(!states.contains("running"), qPrintable(states.join(' ')));  // each stopped trial says so
+        QVERIFY2(states.contains("cancelled") || states.contains("completed"), qPrintable(states.join(' ')));
+        QVERIFY2(states.contains("pending"), qPrintable(states.join(' ')));  // what did not start waits
+        RUN_MLPWB(resumed, QStringList({"sweep", "resume", "c"}));
+        QVERIFY2(resumed.exitCode == 0, resumed.describe());
+        QCOMPARE(statesOf(statusOf(dir)), QStringList(6, "completed"));
+    }
+
+    void repeatsRunEachPointWithOtherSeeds() {
+        writeText(path("rep.yaml"),
+                  "method: grid\nrepeats: 3\nmetric: {name: train_loss}\nparameters:\n  lr: {values: [0.01]}\n");
+        RUN_MLPWB(r, QStringList({"sweep", "rep.yaml", "--out", "rep", "--seed", "5"}) + kQuickBase);
+        QVERIFY2(r.exitCode == 0, r.describe());
+        const auto plan = readJson(path("rep/sweep.json"));
+        const auto status = statusOf(path("rep"));
+        QCOMPARE(plan.at("trials").at(0).at("config").at("train").at("seed").get<int>(), 5);
+        QCOMPARE(plan.at("trials").at(2).at("config").at("train").at("seed").get<int>(), 7);
+        const double a = status.at("trials").at(0).at("train_loss").get<double>();
+        const double b = status.at("trials").at(1).at("train_loss").get<double>();
+        QVERIFY(a != b);
+        RUN_MLPWB(report, QStringList({"sweep", "report", "rep", "--format", "json"}));
+        const auto j = nlohmann::json::parse(report.out.toStdString(), nullptr, false);
+        const auto& value = j.at("effects").at(0).at("values").at(0);
+        QCOMPARE(value.at("trials").get<int>(), 3);
+        QVERIFY(value.at("min").get<double>() < value.at("max").get<double>());  // the spread over repeats
+    }
+
+    void reportNamesTheBestTrial() {
+        RUN_MLPWB(r, QStringList({"sweep", "grid.yaml", "--out", "rp"}) + kQuickBase);
+        QCOMPARE(r.exitCode, 0);
+        const auto status = statusOf(path("rp"));
+        int best = -1;
+        double bestLoss = 1e300;
+        for (const auto& t : status.at("trials"))
+            if (t.at("val_loss").get<double>() < bestLoss) {
+                bestLoss = t.at("val_loss").get<double>();
+                best = t.at("id").get<int>();
+            }
+        RUN_MLPWB(json, QStringList({"sweep", "report", "rp", "--format", "json"}));
+        QCOMPARE(nlohmann::json::parse(json.out.toStdString()).at("best").at("id").get<int>(), best);
+        RUN_MLPWB(csv, QStringList({"sweep", "report", "rp", "--format", "csv", "--out", "effects.csv"}));
+        QCOMPARE(csv.exitCode, 0);
+        QFile f(path("effects.csv"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(f.readAll()).split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 6);  // header + 2 batch sizes + 3 learning rates
+        QVERIFY(lines.at(1).startsWith("batch_size,256,3,3,"));
+        RUN_MLPWB(text, QStringList({"sweep", "report", "rp"}));
+        QVERIFY2(text.out.contains(QStringLiteral("Best: trial %1").arg(best).toUtf8()), text.describe());
+    }
+
+    void dryRunPrintsTheSlurmScriptAndWritesNothing() {
+        RUN_MLPWB(r, QStringList({"sweep", "grid.yaml", "--out", "dry", "--engine", "slurm", "--max-parallel", "2",
+                                  "--slurm-arg=--partition=gpu", "--slurm-arg=--gres=gpu:1", "--dry-run"}) +
+                         kQuickBase);
+        QVERIFY2(r.exitCode == 0, r.describe());
+        QVERIFY2(r.out.contains("#SBATCH --array=0-5%2\n"), r.describe());
+        QVERIFY(r.out.contains("#SBATCH --partition=gpu\n"));
+        QVERIFY(r.out.contains("#SBATCH --gres=gpu:1\n"));
+        QVERIFY(r.out.contains("sweep run-trial"));
+        QVERIFY(!QFileInfo::exists(path("dry")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliSweep)
+#include "tst_cli_sweep.moc"

@@ -1,0 +1,108 @@
+// The SLURM engine against a real one-node cluster (munged, slurmctld, slurmd) that this suite
+// starts in a temporary folder and stops at the end: a 2 x 3 grid through sbatch, one array task
+// scancel'ed while it waits and one while it runs (both `cancelled`), `resume` finishing them, and
+// results equal to a local run of the same spec. Skips, saying why, where no cluster can start
+// (not root, slurm-wlm or munge not installed).
+#include <QtTest>
+
+#include "cli_runner.h"
+#include "sweep_support.h"
+
+namespace {
+constexpr int kTimeoutMs = 300000;
+const QStringList kBase = {"--builtin", "--rows", "60000", "--epochs", "60", "--val-split", "0.2"};
+}  // namespace
+
+class TestSweepSlurm : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+    QTemporaryDir cluster_{QDir::tempPath() + "/mlpwb-slurm-XXXXXX"};
+    bool started_ = false;
+    QString path(const QString& name) const { return dir_.path() + "/" + name; }
+
+    static int run(const QStringList& argv) {
+        QProcess p;
+        p.start(argv.first(), argv.mid(1));
+        if (!p.waitForFinished(60000)) return -1;
+        return p.exitCode();
+    }
+
+    nlohmann::json statusOf(const QString& sweepDir) {
+        const MlpwbResult r = runMlpwb({"sweep", "status", sweepDir, "--json"}, dir_.path(), kTimeoutMs);
+        return r.exitCode == 0 ? nlohmann::json::parse(r.out.toStdString(), nullptr, false) : nlohmann::json();
+    }
+
+private slots:
+    void initTestCase() {
+        QProcess start;
+        start.start(QStringLiteral(WB_SLURM_CLUSTER_SCRIPT), {"start", cluster_.path()});
+        QVERIFY(start.waitForFinished(120000));
+        const QString err = QString::fromUtf8(start.readAllStandardError()).trimmed();
+        if (start.exitCode() == 77) QSKIP(qPrintable("no SLURM cluster here: " + err));
+        QVERIFY2(start.exitCode() == 0, qPrintable(err));
+        started_ = true;
+        // The clients (sbatch, squeue, scancel), mlpwb's included, find the cluster by SLURM_CONF.
+        qputenv("SLURM_CONF", (cluster_.path() + "/slurm.conf").toUtf8());
+        qputenv("PATH", qgetenv("PATH") + ":/usr/sbin");
+        writeText(path("grid.yaml"), kGridSpec);
+    }
+
+    void cleanupTestCase() {
+        if (started_) QCOMPARE(run({WB_SLURM_CLUSTER_SCRIPT, "stop", cluster_.path()}), 0);
+    }
+
+    void aJobArrayRunsTheGridAndResumeFinishesWhatScancelStopped() {
+        const QString dir = path("s");
+        QProcess driver;
+        driver.setWorkingDirectory(dir_.path());
+        driver.start(
+            QStringLiteral(WB_MLPWB_PATH),
+            QStringList{"sweep", "grid.yaml", "--out", "s", "--engine", "slurm", "--max-parallel", "1"} + kBase);
+        QVERIFY(driver.waitForStarted());
+        // Trial 5 waits behind --max-parallel 1: cancel its task before it starts.
+        QVERIFY2(waitFor([&] { return !str(trialState(dir, 5)["slurm_job"]).isEmpty(); }, 60),
+                 driver.readAllStandardError());
+        const QString waiting = str(trialState(dir, 5)["slurm_job"]);
+        QCOMPARE(run({"scancel", waiting}), 0);
+        // Trial 0 runs first: cancel its task once it trains (its record exists).
+        QVERIFY(waitFor([&] { return QFileInfo::exists(dir + "/trials/0000/run.json"); }, 120));
+        QCOMPARE(run({"scancel", str(trialState(dir, 0)["slurm_job"])}), 0);
+        QVERIFY(driver.waitForFinished(kTimeoutMs));
+        const QByteArray driverErr = driver.readAllStandardError();
+        QVERIFY2(driver.exitCode() == 8, driverErr);  // not every trial completed
+        QVERIFY2(driverErr.contains("submitted SLURM job"), driverErr);
+
+        const auto cancelled = statusOf(dir);
+        QCOMPARE(statesOf(cancelled),
+                 QStringList({"cancelled", "completed", "completed", "completed", "completed", "cancelled"}));
+        QVERIFY(str(cancelled.at("trials").at(5).at("error")).contains("left the queue before it started"));
+        QVERIFY(str(cancelled.at("trials").at(0).at("error")).contains("cancelled"));
+        QVERIFY(QFile::exists(dir + "/submit-0.sh"));
+
+        RUN_MLPWB(resumed, QStringList({"sweep", "resume", "s"}));
+        QVERIFY2(resumed.exitCode == 0, resumed.describe());
+        QVERIFY2(resumed.err.contains("resuming 2 of 6 trials"), resumed.describe());
+        QVERIFY(QFile::exists(dir + "/submit-1.sh"));
+        QVERIFY(QFile(dir + "/submit-1.sh").open(QIODevice::ReadOnly));
+        QFile second(dir + "/submit-1.sh");
+        QVERIFY(second.open(QIODevice::ReadOnly));
+        QVERIFY(second.readAll().contains("#SBATCH --array=0,5%1\n"));  // only the missing ones
+        const auto slurm = statusOf(dir);
+        QCOMPARE(statesOf(slurm), QStringList(6, "completed"));
+        QCOMPARE(slurm.at("trials").at(0).at("attempt").get<int>(), 2);
+        QCOMPARE(slurm.at("trials").at(1).at("attempt").get<int>(), 1);
+        QVERIFY(str(slurm.at("trials").at(1).at("timing")).startsWith("slurm: 1 cpus of "));
+
+        // The same spec on the local engine: the same results, trial by trial.
+        RUN_MLPWB(local, QStringList({"sweep", "grid.yaml", "--out", "local"}) + kBase);
+        QVERIFY2(local.exitCode == 0, local.describe());
+        const auto here = statusOf(path("local"));
+        for (int id = 0; id < 6; ++id) {
+            QCOMPARE(here.at("trials").at(id).at("parameters"), slurm.at("trials").at(id).at("parameters"));
+            QCOMPARE(here.at("trials").at(id).at("val_loss"), slurm.at("trials").at(id).at("val_loss"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSweepSlurm)
+#include "tst_sweep_slurm.moc"
