@@ -47,7 +47,7 @@ void finish(sweep::TrialStatus& s, int code, const std::string& recordPath) {
     if (code == kOk && status == RunStatus::Completed) {
         s.state = sweep::TrialState::Completed;
         s.error.clear();
-    } else if (code == kCancelled || code > 128 || status == RunStatus::Cancelled) {
+    } else if (code >= kCancelled || status == RunStatus::Cancelled) {  // 130, or 128 + the signal
         s.state = sweep::TrialState::Cancelled;
         s.error = message.empty() ? "stopped by a signal before training started" : message;
     } else {

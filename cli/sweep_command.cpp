@@ -49,7 +49,8 @@ std::vector<std::string> baseArgsOf(const CLI::App& cmd) {
         for (const auto* opt : group->get_options()) {
             if (opt->count() == 0) continue;
             const std::string name = opt->get_name(false, false);
-            for (const auto& value : opt->results()) args.push_back(name + "=" + value);
+            for (const auto& value : opt->results())
+                args.push_back(name + "=" + value);  // NOLINT(performance-inefficient-string-concatenation)
         }
     return args;
 }

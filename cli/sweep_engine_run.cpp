@@ -123,7 +123,7 @@ nlohmann::json toJson(const EngineChoice& e) {
 int usableCores() {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-    return std::max(1u, std::thread::hardware_concurrency());
+    return std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
 }
 
 int defaultTrialThreads(const EngineChoice& engine, int trials, std::optional<int> threads) {

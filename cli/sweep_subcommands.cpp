@@ -94,7 +94,7 @@ int status(const std::string& dir, bool json) {
     return kOk;
 }
 
-int resume(const std::string& dir, const CLI::App& cmd, EngineChoice given, bool noFollow) {
+int resume(const std::string& dir, const CLI::App& cmd, const EngineChoice& given, bool noFollow) {
     const sweep::SweepFolder folder(dir);
     std::string holder;
     const auto lock = sweep::FolderLock::tryAcquire(folder.driverLockPath(), &holder);

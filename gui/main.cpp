@@ -21,6 +21,7 @@ int answerWithoutDisplay(int argc, char** argv) {
         if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
             std::printf(
                 "Usage: mlp-workbench               open the workbench window\n"
+                "       mlp-workbench --sweep DIR   open it on the Sweeps view, following the sweep folder DIR\n"
                 "       mlp-workbench --export-chart loss|accuracy|epoch-time|breakdown|speedup \\\n"
                 "                     --runs RUN.json... --out CHART.png|jpg|pdf|svg [--size WxH] [--baseline N]\n"
                 "       mlp-workbench --export-chart waterfall --ablation ABLATION.json --out CHART.png\n"
@@ -50,5 +51,6 @@ int main(int argc, char** argv) {
     wb::gui::MainWindow window;
     window.resize(1400, 900);
     window.show();
+    if (const auto at = args.indexOf("--sweep"); at >= 0 && at + 1 < args.size()) window.openSweep(args[at + 1]);
     return QApplication::exec();
 }

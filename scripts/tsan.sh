@@ -30,7 +30,7 @@ built=$(date +%s)
 # eventfd) are not checked: ThreadSanitizer cannot see those libraries' own atomics and futexes, so
 # it would report their internals. Every access our code makes, directly or through a template
 # instantiated in our code, is still checked, and the synchronisation the skipped calls perform
-# still counts. Our hand-offs through Qt's event queue are made visible by gui/thread_handoff.h.
+# still counts. Our hand-offs through Qt's event queue are made visible by gui/training/thread_handoff.h.
 opts="halt_on_error=1:exitcode=66:second_deadlock_stack=1:history_size=4:ignore_noninstrumented_modules=1"
 export TSAN_OPTIONS="$opts:suppressions=$root/scripts/tsan.supp"
 symbolizer=$(command -v llvm-symbolizer || true)

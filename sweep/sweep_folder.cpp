@@ -1,6 +1,6 @@
 #include "sweep_folder.h"
 
-#include <signal.h>
+#include <csignal>
 
 #include <cerrno>
 #include <cstdio>

@@ -77,12 +77,14 @@ struct Reader {
         std::set<std::string> seen;
         for (const auto& item : map) {
             const std::string key = scalar(item.first, where);
+            const std::string path =
+                where.empty() ? key : where + "." + key;  // NOLINT(performance-inefficient-string-concatenation)
             if (!known.count(key)) {
                 std::string list;
                 for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-                fail(item.first, where.empty() ? key : where + "." + key, "unknown key (known: " + list + ")");
+                fail(item.first, path, "unknown key (known: " + list + ")");
             }
-            if (!seen.insert(key).second) fail(item.first, where.empty() ? key : where + "." + key, "given twice");
+            if (!seen.insert(key).second) fail(item.first, path, "given twice");
         }
     }
 

@@ -2,11 +2,11 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 #include "errors.h"
@@ -16,6 +16,7 @@ namespace wb::sweep {
 namespace {
 std::vector<char*> argvPointers(const std::vector<std::string>& argv) {
     std::vector<char*> p;
+    p.reserve(argv.size() + 1);
     for (const auto& a : argv) p.push_back(const_cast<char*>(a.c_str()));
     p.push_back(nullptr);
     return p;

@@ -43,6 +43,7 @@
 #include "run_store.h"
 #include "runs_table_view.h"
 #include "speedup_chart.h"
+#include "sweeps_view.h"
 #include "training_controller.h"
 #include "waterfall_chart.h"
 
@@ -93,6 +94,8 @@ void MainWindow::buildCharts() {
     tabs_->addTab(confusionView_, "Confusion");
     ablationTab_ = new AblationTab(controller_, tabs_);
     tabs_->addTab(ablationTab_, "Ablation");
+    sweepsView_ = new SweepsView(tabs_);
+    tabs_->addTab(sweepsView_, "Sweeps");
     setCentralWidget(tabs_);
 }
 
@@ -135,6 +138,9 @@ void MainWindow::buildDocks() {
     resizeDocks({runsDock}, {230}, Qt::Vertical);                     // room for a few runs
 
     ablationTab_->setSources([this] { return currentConfig(); }, [this] { return dataPanel_->dataset(); });
+    sweepsView_->setBaseConfig([this] { return currentConfig(); });
+    connect(sweepsView_, &SweepsView::overlayRequested, this, &MainWindow::overlayRuns);
+    connect(sweepsView_, &SweepsView::status, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(dataPanel_, &DataPanel::datasetChanged, this, [this](const std::shared_ptr<const Dataset>& ds) {
         if (ds) modelPanel_->setDataset(*ds);
     });
@@ -198,6 +204,14 @@ void MainWindow::buildMenus() {
     file->addAction(findChild<QAction*>("openDataAction"));
     recentMenu_ = file->addMenu("Recent data");
     file->addAction(findChild<QAction*>("openRunsAction"));
+    file->addAction("Open sweep…", this, [this] {
+        tabs_->setCurrentWidget(sweepsView_);
+        sweepsView_->openSweepDialog();
+    })->setObjectName("openSweepAction");
+    file->addAction("New sweep…", this, [this] {
+        tabs_->setCurrentWidget(sweepsView_);
+        sweepsView_->newSweep();
+    })->setObjectName("newSweepAction");
     file->addSeparator();
     file->addAction(findChild<QAction*>("exportChartAction"));
     file->addAction("Export run data…", this, &MainWindow::exportRunData);
@@ -443,6 +457,29 @@ void MainWindow::openRuns() {
     openRunFiles(QFileDialog::getOpenFileNames(this, "Open runs", runFolder(), "Run records (*.json)"));
 }
 
+void MainWindow::openSweep(const QString& dir) {
+    tabs_->setCurrentWidget(sweepsView_);
+    sweepsView_->openSweep(dir);
+}
+
+void MainWindow::overlayRuns(const QStringList& paths) {
+    for (const QString& path : paths) {
+        const RunEntry* open = nullptr;
+        for (const RunEntry& run : store_->runs())
+            if (run.path == path) open = &run;
+        if (open && open->record.status != RunStatus::Running) {
+            store_->setVisible(open->id, true);
+            continue;
+        }
+        if (open) store_->remove(open->id);  // it was still training when opened: read it again
+        try {
+            store_->addAllFromFile(path);
+        } catch (const Error& e) {
+            statusBar()->showMessage(QString("Cannot show %1: %2").arg(path, e.what()), 8000);
+        }
+    }
+}
+
 void MainWindow::openRunFiles(const QStringList& paths) {
     for (const QString& path : paths) {
         try {
@@ -462,9 +499,16 @@ void MainWindow::exportChart() {
         plot = &breakdownChart_->plot();
     else if (current == ablationTab_)
         plot = &ablationTab_->chart().plot();
+    else if (current == sweepsView_)
+        plot = sweepsView_->currentPlot();
     else
         plot = &speedupChart_->plot();
-    ExportDialog dialog(tabs_->tabText(tabs_->currentIndex()), this);
+    if (!plot) {  // the Sweeps view's report: it is saved as text
+        sweepsView_->saveReport();
+        return;
+    }
+    ExportDialog dialog(current == sweepsView_ ? sweepsView_->currentChartName() : tabs_->tabText(tabs_->currentIndex()),
+                        this);
     if (dialog.exec() != QDialog::Accepted) return;
     try {
         wb::gui::exportChart(*plot, dialog.path(), dialog.chartWidth(), dialog.chartHeight(), dialog.scale());

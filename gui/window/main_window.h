@@ -27,6 +27,7 @@ class RunFolderLoader;
 class RunStore;
 class RunsTableView;
 class SpeedupChart;
+class SweepsView;
 class TrainingController;
 
 class MainWindow : public QMainWindow {
@@ -46,6 +47,10 @@ public:
     bool restoringRuns() const;
     // Opens RunRecord files (ours, peers', or the JSON array Export data writes); says why for a bad one.
     void openRunFiles(const QStringList& paths);
+    // Shows these RunRecords in the charts: opened once, made visible again when already open.
+    void overlayRuns(const QStringList& paths);
+    SweepsView& sweepsView() { return *sweepsView_; }
+    void openSweep(const QString& dir);  // on the Sweeps tab
 
 public slots:
     void runCurrent();  // Ctrl+R: queue the current configuration
@@ -101,6 +106,7 @@ private:
     SpeedupChart* speedupChart_ = nullptr;
     ConfusionView* confusionView_ = nullptr;
     AblationTab* ablationTab_ = nullptr;
+    SweepsView* sweepsView_ = nullptr;
     QLabel* backendLabel_ = nullptr;
     QLabel* runLabel_ = nullptr;
     QMenu* recentMenu_ = nullptr;

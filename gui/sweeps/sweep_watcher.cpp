@@ -1,0 +1,109 @@
+#include "sweep_watcher.h"
+
+#include <QDateTime>
+#include <QFileInfo>
+
+#include "errors.h"
+#include "run_record.h"
+#include "slurm_engine.h"
+#include "sweep_metric.h"
+
+namespace wb::gui {
+
+SweepWatcher::SweepWatcher(QObject* parent) : QObject(parent) {
+    timer_.setInterval(1000);
+    connect(&timer_, &QTimer::timeout, this, &SweepWatcher::refresh);
+}
+
+SweepWatcher::~SweepWatcher() = default;
+
+void SweepWatcher::open(const QString& dir) {
+    auto folder = std::make_unique<sweep::SweepFolder>(dir.toStdString());  // throws before anything changes
+    views_.clear();
+    records_.clear();
+    lastDigest_.clear();
+    folder_ = std::move(folder);
+    refresh();
+    timer_.start();
+    emit opened();
+}
+
+void SweepWatcher::close() {
+    timer_.stop();
+    views_.clear();
+    records_.clear();
+    folder_.reset();
+    emit opened();
+}
+
+QString SweepWatcher::dir() const {
+    return folder_ ? QString::fromStdString(folder_->dir()) : QString();
+}
+
+const sweep::SweepPlan& SweepWatcher::plan() const {
+    return folder_->plan();
+}
+
+std::optional<std::size_t> SweepWatcher::best() const {
+    return folder_ ? sweep::bestTrial(views_, folder_->plan().metric) : std::nullopt;
+}
+
+QString SweepWatcher::recordPath(int id) const {
+    return folder_ ? QString::fromStdString(folder_->recordPath(id)) : QString();
+}
+
+nlohmann::json SweepWatcher::figuresOf(int id) {
+    const QFileInfo info(recordPath(id));
+    if (!info.exists()) {
+        records_.remove(id);
+        return nullptr;
+    }
+    CachedRecord& cached = records_[id];
+    if (cached.size != info.size() || cached.modified != info.lastModified()) {
+        cached.size = info.size();
+        cached.modified = info.lastModified();
+        try {
+            cached.figures = sweep::summaryFigures(RunRecord::load(info.filePath().toStdString()));
+        } catch (const Error&) {
+            cached.size = -1;  // caught mid-replace on a filesystem without atomic rename: next time
+            cached.figures = nullptr;
+        }
+    }
+    return cached.figures;
+}
+
+void SweepWatcher::refresh() {
+    if (!folder_) return;
+    const auto& plan = folder_->plan();
+    // Trials on SLURM that were cancelled before they started write nothing: squeue says so.
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    bool slurmActive = false;
+    for (const auto& t : plan.trials) {
+        const auto s = folder_->readStatus(t.id);
+        if (s.engine == "slurm" && !sweep::isFinished(s.state)) slurmActive = true;
+    }
+    if (slurmActive && now - lastSettleMs_ > 10000) {
+        lastSettleMs_ = now;
+        try {
+            sweep::settleSlurmStates(*folder_);
+        } catch (const Error&) {
+            // no squeue here (the folder is followed from a machine outside the cluster): the files stand
+        }
+    }
+    std::vector<sweep::TrialView> views;
+    views.reserve(plan.trials.size());
+    QString digest;
+    for (const auto& trial : plan.trials) {
+        sweep::TrialView v{&trial, folder_->effectiveStatus(trial.id), figuresOf(trial.id), std::nullopt};
+        if (v.status.state == sweep::TrialState::Completed && v.figures.is_object())
+            v.metric = sweep::metricValue(v.figures, plan.metric.name);
+        digest += QString::fromStdString(v.status.toJson().dump() + v.figures.dump());
+        views.push_back(std::move(v));
+    }
+    views_ = std::move(views);
+    if (digest == lastDigest_) return;
+    lastDigest_ = digest;
+    emit changed();
+}
+
+}  // namespace wb::gui
