@@ -154,13 +154,14 @@ int printDryRun(const sweep::SweepPlan& plan, const std::string& dir, const Engi
         for (const auto& t : plan.trials) ids.push_back(t.id);
         sweep::SlurmOptions options{selfPath(), engine.slurmArgs, engine.maxParallel,
                                     std::max(1, plan.trials.front().config.value("threads", 1))};
-        std::cout << sweep::sbatchScript(target, plan.name, ids, options);
-        return kOk;
-    }
-    for (const auto& t : plan.trials) {
-        std::cout << t.id << ": mlpwb train";
-        for (const auto& a : t.args) std::cout << " '" << a << "'";
-        std::cout << "\n";
+        std::cout << sweep::sbatchScript(target, plan.name, ids, options) << std::flush;
+    } else {
+        for (const auto& t : plan.trials) {
+            std::cout << t.id << ": mlpwb train";
+            for (const auto& a : t.args) std::cout << " '" << a << "'";
+            std::cout << "\n";
+        }
+        std::cout << std::flush;
     }
     std::fprintf(stderr, "sweep: %zu trials (dry run: nothing was written)\n", plan.trials.size());
     return kOk;

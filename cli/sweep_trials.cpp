@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -58,6 +59,19 @@ std::string pointText(const sweep::Spec& spec, const std::vector<sweep::Paramete
     return text;
 }
 
+// One value over the base; a refusal names the value's line (`whole`: see parseTrainArgs).
+void checkValue(const sweep::Spec& spec, const sweep::Parameter& p, const sweep::ParameterValue& v,
+                const std::vector<std::string>& baseArgs, bool whole) {
+    auto args = baseArgs;
+    args.push_back(optionArg(p, v));
+    try {
+        parseTrainArgs(args, whole);
+    } catch (const ConfigError& e) {
+        throw ConfigError(sweep::specMessage(spec.file, v.line ? v.line : p.line, "parameters." + p.name,
+                                             "value '" + v.argument + "': " + e.what()));
+    }
+}
+
 // Each value alone over the base, so a refusal names the value's own line.
 void checkEachValue(const sweep::Spec& spec, const std::vector<std::string>& baseArgs) {
     for (const auto& p : spec.parameters) {
@@ -68,18 +82,10 @@ void checkEachValue(const sweep::Spec& spec, const std::vector<std::string>& bas
                 values.push_back(
                     {end, whole ? std::to_string(static_cast<long long>(end)) : std::to_string(end), p.line});
             }
-        for (const auto& v : values) {
-            auto args = baseArgs;
-            args.push_back(optionArg(p, v));
-            try {
-                parseTrainArgs(args, false);
-            } catch (const ConfigError& e) {
-                throw ConfigError(sweep::specMessage(spec.file, v.line ? v.line : p.line, "parameters." + p.name,
-                                                     "value '" + v.argument + "': " + e.what()));
-            }
-        }
+        for (const auto& v : values) checkValue(spec, p, v, baseArgs, false);
     }
 }
+
 }  // namespace
 
 sweep::OptionInfo trainOptionInfo(const std::string& option) {
@@ -99,6 +105,59 @@ sweep::OptionInfo trainOptionInfo(const std::string& option) {
     return info;
 }
 
+namespace {
+// One trial: the base, its point's values, the seed of its repeat, the default threads and its name.
+// Throws ConfigError (the parser's reason) when the configuration is refused.
+sweep::PlannedTrial planTrial(const sweep::Spec& spec, const sweep::TrialPoint& point,
+                              const std::vector<std::string>& baseArgs, const TrialDefaults& defaults) {
+    sweep::PlannedTrial t;
+    t.id = point.id;
+    t.point = point.point;
+    t.repeat = point.repeat;
+    t.args = baseArgs;
+    t.parameters = nlohmann::json::object();
+    for (std::size_t i = 0; i < point.values.size(); ++i) {
+        t.args.push_back(optionArg(spec.parameters[i], point.values[i]));
+        t.parameters[spec.parameters[i].name] = point.values[i].value;
+    }
+    t.name =
+        pointText(spec, point.values) + (spec.repeats > 1 ? " (repeat " + std::to_string(point.repeat + 1) + ")" : "");
+    ParsedTrain parsed = parseTrainArgs(t.args);
+    if (point.repeat > 0) t.args.push_back("--seed=" + std::to_string(parsed.options.seed + point.repeat));
+    const bool threadsGiven =
+        std::any_of(t.args.begin(), t.args.end(), [](const std::string& a) { return a.rfind("--threads", 0) == 0; });
+    if (defaults.threads && !threadsGiven) t.args.push_back("--threads=" + std::to_string(*defaults.threads));
+    t.args.push_back("--name=" + t.name);
+    t.config = parseTrainArgs(t.args).config;
+    return t;
+}
+
+// How often each value (parameter index, argument) took part in a trial, and in a refused one.
+struct ValueTally {
+    std::map<std::pair<std::size_t, std::string>, std::pair<int, int>> counts;  // -> {trials, refused}
+    std::map<std::pair<std::size_t, std::string>, sweep::ParameterValue> values;
+
+    void count(const std::vector<sweep::ParameterValue>& point, bool refused) {
+        for (std::size_t i = 0; i < point.size(); ++i) {
+            auto& c = counts[{i, point[i].argument}];
+            ++c.first;
+            c.second += refused ? 1 : 0;
+            values.try_emplace({i, point[i].argument}, point[i]);
+        }
+    }
+};
+
+// The refusal of a sweep with refused trials. A value refused in every trial it is in, and over the
+// base alone, is wrong itself (a learning rate of -1): its own line is named. Otherwise the first
+// refused combination names `parameters:` (a launch that needs another gemm than some trials give).
+[[noreturn]] void refuse(const sweep::Spec& spec, const std::vector<std::string>& baseArgs, const ValueTally& tally,
+                         const std::string& firstCombination) {
+    for (const auto& [key, c] : tally.counts)
+        if (c.second == c.first) checkValue(spec, spec.parameters[key.first], tally.values.at(key), baseArgs, true);
+    throw ConfigError(sweep::specMessage(spec.file, spec.parametersLine, "parameters", firstCombination));
+}
+}  // namespace
+
 std::vector<sweep::PlannedTrial> resolveTrials(const sweep::Spec& spec, const std::vector<std::string>& baseArgs,
                                                const TrialDefaults& defaults) {
     try {
@@ -109,34 +168,19 @@ std::vector<sweep::PlannedTrial> resolveTrials(const sweep::Spec& spec, const st
     }
     checkEachValue(spec, baseArgs);
     std::vector<sweep::PlannedTrial> trials;
+    ValueTally tally;
+    std::string firstCombination;
     for (const auto& point : sweep::expandTrials(spec)) {
-        sweep::PlannedTrial t;
-        t.id = point.id;
-        t.point = point.point;
-        t.repeat = point.repeat;
-        t.args = baseArgs;
-        t.parameters = nlohmann::json::object();
-        for (std::size_t i = 0; i < point.values.size(); ++i) {
-            t.args.push_back(optionArg(spec.parameters[i], point.values[i]));
-            t.parameters[spec.parameters[i].name] = point.values[i].value;
-        }
-        const std::string text = pointText(spec, point.values);
-        t.name = text + (spec.repeats > 1 ? " (repeat " + std::to_string(point.repeat + 1) + ")" : "");
         try {
-            ParsedTrain parsed = parseTrainArgs(t.args);
-            if (point.repeat > 0) t.args.push_back("--seed=" + std::to_string(parsed.options.seed + point.repeat));
-            const bool threadsGiven = std::any_of(t.args.begin(), t.args.end(),
-                                                  [](const std::string& a) { return a.rfind("--threads", 0) == 0; });
-            if (defaults.threads && !threadsGiven) t.args.push_back("--threads=" + std::to_string(*defaults.threads));
-            t.args.push_back("--name=" + t.name);
-            parsed = parseTrainArgs(t.args);
-            t.config = parsed.config;
+            trials.push_back(planTrial(spec, point, baseArgs, defaults));
+            tally.count(point.values, false);
         } catch (const ConfigError& e) {
-            throw ConfigError(sweep::specMessage(spec.file, spec.parametersLine, "parameters",
-                                                 "the combination " + text + " is refused: " + e.what()));
+            tally.count(point.values, true);
+            if (firstCombination.empty())
+                firstCombination = "the combination " + pointText(spec, point.values) + " is refused: " + e.what();
         }
-        trials.push_back(std::move(t));
     }
+    if (!firstCombination.empty()) refuse(spec, baseArgs, tally, firstCombination);
     return trials;
 }
 

@@ -72,6 +72,11 @@ private slots:
         QTest::newRow("value out of range")
             << QByteArray("method: grid\nparameters:\n  batch_size:\n    values: [64, 0]\n")
             << "bad.yaml:4: parameters.batch_size: value '0': --batch-size";
+        QTest::newRow("value refused by the whole configuration")
+            << QByteArray(
+                   "method: grid\nparameters:\n  batch_size: {values: [64, 128]}\n  lr:\n    values:\n"
+                   "      - 0.01\n      - -1\n")
+            << "bad.yaml:7: parameters.lr: value '-1': learning rate must be positive";
         QTest::newRow("unknown parameter") << QByteArray("method: grid\nparameters:\n  learning_rate: {values: [1]}\n")
                                            << "bad.yaml:3: parameters.learning_rate: unknown parameter";
         QTest::newRow("unknown choice") << QByteArray(

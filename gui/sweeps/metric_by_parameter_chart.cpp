@@ -1,10 +1,10 @@
 #include "metric_by_parameter_chart.h"
 
+#include <qcustomplot.h>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include "chart_style.h"
 #include "sweep_report.h"
@@ -107,7 +107,8 @@ void MetricByParameterChart::redraw() {
             auto* star = plot_->addGraph();
             star->setName("best trial");
             star->setLineStyle(QCPGraph::lsNone);
-            star->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(QColor(214, 39, 40), 2), Qt::NoBrush, 16));
+            star->setScatterStyle(
+                QCPScatterStyle(QCPScatterStyle::ssStar, QPen(QColor(214, 39, 40), 2), Qt::NoBrush, 16));
             star->addData(*x, *b.metric);
         }
     }

@@ -44,10 +44,10 @@ QString yamlRange(const QString& text) {
 }  // namespace
 
 QStringList NewSweepDialog::suggestedParameters() {
-    return {"lr",        "batch_size", "optimizer", "layers",           "activation", "epochs",
-            "seed",      "weight_decay", "momentum", "init",            "shuffle",    "backend",
-            "threads",   "preset",     "data_path", "launch",           "loss",       "zero_grad",
-            "precision", "gemm",       "optimizer_kernel", "val_split", "rows",       "data"};
+    return {"lr",        "batch_size",   "optimizer",        "layers",    "activation", "epochs",
+            "seed",      "weight_decay", "momentum",         "init",      "shuffle",    "backend",
+            "threads",   "preset",       "data_path",        "launch",    "loss",       "zero_grad",
+            "precision", "gemm",         "optimizer_kernel", "val_split", "rows",       "data"};
 }
 
 NewSweepDialog::NewSweepDialog(QWidget* parent) : QDialog(parent) {
@@ -65,8 +65,8 @@ NewSweepDialog::NewSweepDialog(QWidget* parent) : QDialog(parent) {
     repeats_ = new QSpinBox;
     repeats_->setRange(1, 1000);
     metric_ = new QComboBox;
-    metric_->addItems({"val_loss", "val_accuracy", "train_loss", "train_accuracy", "val_r2", "val_mse", "median_epoch_ms",
-                       "total_ms", "loss", "accuracy", "r2"});
+    metric_->addItems({"val_loss", "val_accuracy", "train_loss", "train_accuracy", "val_r2", "val_mse",
+                       "median_epoch_ms", "total_ms", "loss", "accuracy", "r2"});
     goal_ = new QComboBox;
     goal_->addItems({"minimize", "maximize"});
     connect(metric_, &QComboBox::currentTextChanged, this, [this](const QString& m) {
@@ -149,9 +149,10 @@ NewSweepDialog::NewSweepDialog(QWidget* parent) : QDialog(parent) {
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(form);
-    auto* hint = new QLabel("Each parameter is the `mlpwb train` option of its name, varied over the current "
-                            "configuration. Values are separated by spaces (layers: 20,10 64,32); a random "
-                            "sweep also takes a range MIN..MAX or log MIN..MAX.");
+    auto* hint = new QLabel(
+        "Each parameter is the `mlpwb train` option of its name, varied over the current "
+        "configuration. Values are separated by spaces (layers: 20,10 64,32); a random "
+        "sweep also takes a range MIN..MAX or log MIN..MAX.");
     hint->setWordWrap(true);
     layout->addWidget(hint);
     layout->addWidget(parameters_);
@@ -209,7 +210,8 @@ QString NewSweepDialog::specYaml() const {
             continue;
         }
         QStringList values;
-        for (const QString& token : text.split(QRegularExpression("\\s+"), Qt::SkipEmptyParts)) values << yamlValue(token);
+        for (const QString& token : text.split(QRegularExpression("\\s+"), Qt::SkipEmptyParts))
+            values << yamlValue(token);
         y += "  " + name + ": {values: [" + values.join(", ") + "]}\n";
     }
     return y;

@@ -1,7 +1,7 @@
 #include "parallel_coordinates_chart.h"
 
-#include <QVBoxLayout>
 #include <qcustomplot.h>
+#include <QVBoxLayout>
 
 #include "chart_style.h"
 #include "sweep_report.h"
@@ -68,7 +68,9 @@ void ParallelCoordinatesChart::drawAxes(const SweepAxes& axes) {
         };
         if (axis.categorical) {
             for (int i = 0; i < axis.categories.size(); ++i)
-                label(axis.categories.size() == 1 ? 0.5 : static_cast<double>(i) / static_cast<double>(axis.categories.size() - 1),
+                label(axis.categories.size() == 1
+                          ? 0.5
+                          : static_cast<double>(i) / static_cast<double>(axis.categories.size() - 1),
                       axis.categories[i]);
         } else if (!axis.metric && !axis.values.empty() && axis.values.size() <= kLabelledValues) {
             for (double v : axis.values)  // a grid's values, each where its trials cross the axis
@@ -101,7 +103,8 @@ void ParallelCoordinatesChart::setTrials(const SweepAxes& axes, const std::vecto
     QCPColorGradient gradient(QCPColorGradient::gpJet);
     if (metric.goal == sweep::Goal::Minimize) gradient = gradient.inverted();  // the best end is red
     scale_->setGradient(gradient);
-    scale_->setDataRange(QCPRange(metricAxis.min, metricAxis.max > metricAxis.min ? metricAxis.max : metricAxis.min + 1));
+    scale_->setDataRange(
+        QCPRange(metricAxis.min, metricAxis.max > metricAxis.min ? metricAxis.max : metricAxis.min + 1));
     scale_->axis()->setLabel(QString::fromStdString(metric.name));
     lines_ = 0;
     // Drawn back to front: the greyed ones, the coloured ones, the selected, the best.
@@ -142,7 +145,8 @@ void ParallelCoordinatesChart::setTrials(const SweepAxes& axes, const std::vecto
 std::optional<std::size_t> ParallelCoordinatesChart::axisAt(double pixelX) const {
     const double x = plot_->xAxis->pixelToCoord(pixelX);
     const double nearest = std::round(x);
-    if (nearest < 0 || nearest >= static_cast<double>(axisCount_) || std::abs(x - nearest) > kAxisGrab) return std::nullopt;
+    if (nearest < 0 || nearest >= static_cast<double>(axisCount_) || std::abs(x - nearest) > kAxisGrab)
+        return std::nullopt;
     return static_cast<std::size_t>(nearest);
 }
 
@@ -165,9 +169,14 @@ void ParallelCoordinatesChart::brush(std::size_t axis, double lo, double hi) {
 }
 
 void ParallelCoordinatesChart::clearBrushes() {
-    for (auto& [axis, rect] : brushes_) plot_->removeItem(rect);
+    std::vector<std::size_t> cleared;
+    for (auto& [axis, rect] : brushes_) {
+        plot_->removeItem(rect);
+        cleared.push_back(axis);
+    }
     brushes_.clear();
     plot_->replot();
+    for (std::size_t axis : cleared) emit brushCleared(axis);  // the table shows those trials again
 }
 
 void ParallelCoordinatesChart::pressed(QMouseEvent* event) {

@@ -36,7 +36,7 @@ public:
 
     // A brush from position lo to hi (0..1) on axis `axis`, as a drag would draw it.
     void brush(std::size_t axis, double lo, double hi);
-    void clearBrushes();
+    void clearBrushes();  // every brush: brushCleared for each
 
 signals:
     void brushChanged(std::size_t axis, double lo, double hi);

@@ -64,8 +64,7 @@ SweepAxes SweepAxes::build(const sweep::SweepPlan& plan, const std::vector<sweep
 std::optional<double> SweepAxes::position(std::size_t axis, const sweep::TrialView& view) const {
     const SweepAxis& a = axes_.at(axis);
     if (a.categorical) {
-        const QString text =
-            QString::fromStdString(sweep::valueText(parameterOf(view, a.name.toStdString())));
+        const QString text = QString::fromStdString(sweep::valueText(parameterOf(view, a.name.toStdString())));
         const auto i = a.categories.indexOf(text);
         if (i < 0) return std::nullopt;
         return a.categories.size() == 1 ? 0.5 : static_cast<double>(i) / static_cast<double>(a.categories.size() - 1);

@@ -18,9 +18,9 @@ struct SweepAxis {
     bool metric = false;       // the last axis: the sweep's metric
     bool categorical = false;  // its values are listed (categories), not measured
     bool log = false;
-    double min = 0, max = 0;   // numeric axes
+    double min = 0, max = 0;     // numeric axes
     std::vector<double> values;  // numeric parameter axes: the distinct values the trials have, ascending
-    QStringList categories;    // categorical axes, in the order they are drawn (bottom first)
+    QStringList categories;      // categorical axes, in the order they are drawn (bottom first)
 };
 
 class SweepAxes {

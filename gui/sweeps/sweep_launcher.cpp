@@ -18,7 +18,8 @@ QString mlpwbProgram() {
 QString launchSweep(const SweepLaunch& launch) {
     const QString program = mlpwbProgram();
     if (program.isEmpty()) return "mlpwb was not found beside the workbench or on PATH (install the mlpwb package)";
-    const QStringList args = QStringList{"sweep", launch.specPath, "--out", launch.outDir} + launch.engineArgs + launch.baseArgs;
+    const QStringList args =
+        QStringList{"sweep", launch.specPath, "--out", launch.outDir} + launch.engineArgs + launch.baseArgs;
     QProcess check;
     check.start(program, args + QStringList{"--dry-run"});
     if (!check.waitForFinished(60000)) {

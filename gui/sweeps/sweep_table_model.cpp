@@ -63,8 +63,8 @@ QVariant SweepTableModel::display(int row, int column) const {
     if (column == kStateColumn) return QString::fromStdString(toString(v.status.state));
     const int p = column - kFirstParameterColumn;
     if (p < static_cast<int>(plan_->parameterNames.size()))
-        return QString::fromStdString(
-            sweep::valueText(v.trial->parameters.value(plan_->parameterNames[static_cast<std::size_t>(p)], nlohmann::json())));
+        return QString::fromStdString(sweep::valueText(
+            v.trial->parameters.value(plan_->parameterNames[static_cast<std::size_t>(p)], nlohmann::json())));
     if (column == metricColumn()) return QString::fromStdString(sweep::figureText(v.metric));
     if (column == metricColumn() + 1) {
         const auto ms = v.figures.is_object() ? sweep::metricValue(v.figures, "median_epoch_ms") : std::nullopt;
@@ -80,7 +80,8 @@ QVariant SweepTableModel::sortKey(int row, int column) const {
     const auto& v = (*views_)[static_cast<std::size_t>(row)];
     const int p = column - kFirstParameterColumn;
     if (p >= 0 && p < static_cast<int>(plan_->parameterNames.size())) {
-        const auto value = v.trial->parameters.value(plan_->parameterNames[static_cast<std::size_t>(p)], nlohmann::json());
+        const auto value =
+            v.trial->parameters.value(plan_->parameterNames[static_cast<std::size_t>(p)], nlohmann::json());
         if (value.is_number()) return value.get<double>();
     }
     if (column == metricColumn()) return v.metric ? QVariant(*v.metric) : QVariant();  // no metric: sorts first

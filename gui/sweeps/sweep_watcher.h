@@ -26,10 +26,10 @@ public:
     void close();
     bool isOpen() const { return folder_ != nullptr; }
     QString dir() const;
-    const sweep::SweepPlan& plan() const;           // only while open
+    const sweep::SweepPlan& plan() const;  // only while open
     const std::vector<sweep::TrialView>& views() const { return views_; }
-    std::optional<std::size_t> best() const;        // index into views()
-    QString recordPath(int id) const;               // the trial's run.json
+    std::optional<std::size_t> best() const;  // index into views()
+    QString recordPath(int id) const;         // the trial's run.json
     void setInterval(int ms) { timer_.setInterval(ms); }
 
 public slots:

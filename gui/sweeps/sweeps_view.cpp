@@ -109,10 +109,7 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent) {
     connect(create, &QPushButton::clicked, this, &SweepsView::newSweep);
     connect(exportTable, &QPushButton::clicked, this, &SweepsView::exportTableDialog);
     connect(report, &QPushButton::clicked, this, &SweepsView::saveReport);
-    connect(clearBrushes, &QPushButton::clicked, this, [this] {
-        filter_->clearBrushes();
-        redrawParallel();
-    });
+    connect(clearBrushes, &QPushButton::clicked, parallel_, &ParallelCoordinatesChart::clearBrushes);
     connect(filterText_, &QLineEdit::textChanged, filter_, &SweepFilterModel::setText);
     connect(watcher_, &SweepWatcher::changed, this, &SweepsView::rebuild);
     connect(parallel_, &ParallelCoordinatesChart::brushChanged, this, [this](std::size_t axis, double lo, double hi) {
@@ -165,9 +162,10 @@ void SweepsView::rebuild() {
                        .arg(r.failed)
                        .arg(r.cancelled);
     if (r.bestId)
-        text += QString(" · best: trial %1, %2 %3")
-                    .arg(*r.bestId)
-                    .arg(QString::fromStdString(r.metric.name), QString::fromStdString(sweep::figureText(r.bestMetric)));
+        text +=
+            QString(" · best: trial %1, %2 %3")
+                .arg(*r.bestId)
+                .arg(QString::fromStdString(r.metric.name), QString::fromStdString(sweep::figureText(r.bestMetric)));
     summary_->setText(text);
     report_->setPlainText(QString::fromStdString(sweep::reportText(r)));
     byParameter_->setTrials(plan, views, axes_, watcher_->best());
@@ -228,8 +226,8 @@ void SweepsView::exportTableDialog() {
 
 void SweepsView::saveReport() {
     if (!watcher_->isOpen()) return;
-    const QString path = QFileDialog::getSaveFileName(this, "Save sweep report", "report.txt",
-                                                      "Text (*.txt);;CSV, each parameter's effect (*.csv);;JSON (*.json)");
+    const QString path = QFileDialog::getSaveFileName(
+        this, "Save sweep report", "report.txt", "Text (*.txt);;CSV, each parameter's effect (*.csv);;JSON (*.json)");
     if (path.isEmpty()) return;
     const auto r = sweep::makeReport(watcher_->plan(), watcher_->views());
     const std::string text = path.endsWith(".json", Qt::CaseInsensitive)  ? sweep::reportJson(r).dump(1) + "\n"
@@ -247,7 +245,8 @@ void SweepsView::newSweep() {
     NewSweepDialog dialog(this);
     dialog.addParameter("lr", "0.001 0.003 0.01");
     dialog.addParameter("batch_size", "256 2048");
-    dialog.setOutDir(QDir::home().filePath("mlpwb-sweeps/sweep-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss")));
+    dialog.setOutDir(
+        QDir::home().filePath("mlpwb-sweeps/sweep-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss")));
     if (dialog.exec() != QDialog::Accepted) return;
     QDir().mkpath(QFileInfo(dialog.outDir()).absolutePath());
     const QString specPath = dialog.outDir() + ".yaml";  // beside the folder, to start it again or edit it

@@ -204,14 +204,18 @@ void MainWindow::buildMenus() {
     file->addAction(findChild<QAction*>("openDataAction"));
     recentMenu_ = file->addMenu("Recent data");
     file->addAction(findChild<QAction*>("openRunsAction"));
-    file->addAction("Open sweep…", this, [this] {
-        tabs_->setCurrentWidget(sweepsView_);
-        sweepsView_->openSweepDialog();
-    })->setObjectName("openSweepAction");
-    file->addAction("New sweep…", this, [this] {
-        tabs_->setCurrentWidget(sweepsView_);
-        sweepsView_->newSweep();
-    })->setObjectName("newSweepAction");
+    file->addAction("Open sweep…", this,
+                    [this] {
+                        tabs_->setCurrentWidget(sweepsView_);
+                        sweepsView_->openSweepDialog();
+                    })
+        ->setObjectName("openSweepAction");
+    file->addAction("New sweep…", this,
+                    [this] {
+                        tabs_->setCurrentWidget(sweepsView_);
+                        sweepsView_->newSweep();
+                    })
+        ->setObjectName("newSweepAction");
     file->addSeparator();
     file->addAction(findChild<QAction*>("exportChartAction"));
     file->addAction("Export run data…", this, &MainWindow::exportRunData);
@@ -507,8 +511,8 @@ void MainWindow::exportChart() {
         sweepsView_->saveReport();
         return;
     }
-    ExportDialog dialog(current == sweepsView_ ? sweepsView_->currentChartName() : tabs_->tabText(tabs_->currentIndex()),
-                        this);
+    ExportDialog dialog(
+        current == sweepsView_ ? sweepsView_->currentChartName() : tabs_->tabText(tabs_->currentIndex()), this);
     if (dialog.exec() != QDialog::Accepted) return;
     try {
         wb::gui::exportChart(*plot, dialog.path(), dialog.chartWidth(), dialog.chartHeight(), dialog.scale());

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "message_box_catcher.h"
 #include "pytorch_export.h"
 #include "run_store.h"
 #include "runs_table_view.h"
@@ -42,22 +43,6 @@ QString readAll(const QString& path) {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
-
-// Closes the message box the view opens, and keeps its text.
-class MessageBoxCatcher : public QObject {
-public:
-    QString text;
-    void arm() {
-        QTimer::singleShot(0, this, [this] {
-            if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
-                text = box->text();
-                box->close();
-            } else {
-                arm();  // not shown yet
-            }
-        });
-    }
-};
 
 }  // namespace
 
