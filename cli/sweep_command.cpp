@@ -27,20 +27,6 @@ struct SweepOptions {
     TrainOptions base;  // only for the flags' help and checks: the base options are read back as text
 };
 
-void bindEngine(CLI::App& cmd, EngineChoice& engine, bool& noFollow) {
-    cmd.add_option("--engine", engine.kind, "local (a pool on this machine) | slurm (a job array)")
-        ->check(CLI::IsMember({"local", "slurm"}));
-    cmd.add_option("--jobs", engine.jobs, "local: trials at once (default: cores / threads per trial)")
-        ->check(CLI::Range(1, 4096));
-    cmd.add_flag("--exclusive", engine.exclusive, "local: one trial at a time, for epoch times that compare");
-    cmd.add_option("--slurm-arg", engine.slurmArgs,
-                   "slurm: an sbatch option for every task, e.g. --slurm-arg=--partition=gpu (repeatable)")
-        ->allow_extra_args(false);
-    cmd.add_option("--max-parallel", engine.maxParallel, "slurm: at most this many tasks at once (--array=...%K)")
-        ->check(CLI::Range(0, 100000));
-    cmd.add_flag("--no-follow", noFollow, "slurm: submit and return (`mlpwb sweep status DIR` follows)");
-}
-
 // The `mlpwb train` options given to `mlpwb sweep`, as text again ("--rows=5000", "--builtin=true"):
 // the base every trial's parameters are added to, kept in sweep.json.
 std::vector<std::string> baseArgsOf(const CLI::App& cmd) {

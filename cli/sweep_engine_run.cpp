@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <thread>
 
+#include <CLI/CLI.hpp>
+
 #include "errors.h"
 #include "exit_codes.h"
 #include "local_engine.h"
@@ -55,11 +57,7 @@ void printProgress(int finished, int total, int running, int unsuccessful) {
 
 int runLocally(const sweep::SweepFolder& folder, const std::vector<int>& ids, const EngineChoice& engine) {
     const int cores = usableCores();
-    int threads = 1;  // the widest trial's, for the pool's size and its timing note
-    for (int id : ids) {
-        const int t = folder.plan().trials.at(static_cast<std::size_t>(id)).config.value("threads", 0);
-        threads = std::max(threads, t <= 0 ? cores : t);
-    }
+    const int threads = widestThreads(folder.plan(), ids, cores);  // for the pool's size and its timing note
     const auto pool = sweep::choosePool(cores, static_cast<int>(ids.size()), engine.jobs, threads, engine.exclusive);
     sweep::LocalEngineOptions options;
     options.trialCommand = {selfPath(),   "sweep",    "run-trial",
@@ -79,9 +77,9 @@ int runLocally(const sweep::SweepFolder& folder, const std::vector<int>& ids, co
 }
 
 int runOnSlurm(const sweep::SweepFolder& folder, const std::vector<int>& ids, const EngineChoice& engine) {
-    sweep::SlurmOptions options{selfPath(), engine.slurmArgs, engine.maxParallel, 1};
-    options.cpusPerTask =
-        std::max(1, folder.plan().trials.at(static_cast<std::size_t>(ids.front())).config.value("threads", 1));
+    // A node's cores are unknown here: a trial on all of them asks for one CPU (give --cpus-per-task).
+    const sweep::SlurmOptions options{selfPath(), engine.slurmArgs, engine.maxParallel,
+                                      widestThreads(folder.plan(), ids, 1)};
     const std::string job = sweep::submitArray(folder, ids, options);
     std::fprintf(stderr, "sweep: submitted SLURM job %s: trials %s\n", job.c_str(), sweep::arrayRange(ids).c_str());
     if (!engine.follow) {
@@ -149,6 +147,29 @@ std::string selfPath() {
     const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
     if (ec) throw IoError("cannot find this program's path (/proc/self/exe): " + ec.message());
     return p.string();
+}
+
+void bindEngine(CLI::App& cmd, EngineChoice& engine, bool& noFollow) {
+    cmd.add_option("--engine", engine.kind, "local (a pool on this machine) | slurm (a job array)")
+        ->check(CLI::IsMember({"local", "slurm"}));
+    cmd.add_option("--jobs", engine.jobs, "local: trials at once (default: cores / threads per trial)")
+        ->check(CLI::Range(1, 4096));
+    cmd.add_flag("--exclusive", engine.exclusive, "local: one trial at a time, for epoch times that compare");
+    cmd.add_option("--slurm-arg", engine.slurmArgs,
+                   "slurm: an sbatch option for every task, e.g. --slurm-arg=--partition=gpu (repeatable)")
+        ->allow_extra_args(false);
+    cmd.add_option("--max-parallel", engine.maxParallel, "slurm: at most this many tasks at once (--array=...%K)")
+        ->check(CLI::Range(0, 100000));
+    cmd.add_flag("--no-follow", noFollow, "slurm: submit and return (`mlpwb sweep status DIR` follows)");
+}
+
+int widestThreads(const sweep::SweepPlan& plan, const std::vector<int>& ids, int allCores) {
+    int threads = 1;
+    for (int id : ids) {
+        const int t = plan.trials.at(static_cast<std::size_t>(id)).config.value("threads", 0);
+        threads = std::max(threads, t <= 0 ? allCores : t);
+    }
+    return threads;
 }
 
 }  // namespace wb::cli

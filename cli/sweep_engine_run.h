@@ -8,6 +8,10 @@
 
 #include "sweep_folder.h"
 
+namespace CLI {
+class App;
+}
+
 namespace wb::cli {
 
 struct EngineChoice {
@@ -20,6 +24,14 @@ struct EngineChoice {
     int maxParallel = 0;
     bool follow = true;  // wait for the array's end, printing progress
 };
+
+// The engine options of `mlpwb sweep` and `mlpwb sweep resume` (--engine, --jobs, --exclusive,
+// --slurm-arg, --max-parallel, --no-follow).
+void bindEngine(CLI::App& cmd, EngineChoice& engine, bool& noFollow);
+
+// The threads of the widest of trials `ids` (`--threads 0`, all cores, counts as `allCores`): what
+// every trial is given room for (the local pool's slots, a SLURM task's CPUs), whatever its place.
+int widestThreads(const sweep::SweepPlan& plan, const std::vector<int>& ids, int allCores);
 
 // The engine a sweep folder was started with (sweep.json's "engine"), as a default for resume.
 EngineChoice engineOf(const sweep::SweepPlan& plan);

@@ -152,8 +152,8 @@ int printDryRun(const sweep::SweepPlan& plan, const std::string& dir, const Engi
         const std::string target = dir.empty() ? "SWEEP_DIR" : dir;
         std::vector<int> ids;
         for (const auto& t : plan.trials) ids.push_back(t.id);
-        sweep::SlurmOptions options{selfPath(), engine.slurmArgs, engine.maxParallel,
-                                    std::max(1, plan.trials.front().config.value("threads", 1))};
+        const sweep::SlurmOptions options{selfPath(), engine.slurmArgs, engine.maxParallel,
+                                          widestThreads(plan, ids, 1)};
         std::cout << sweep::sbatchScript(target, plan.name, ids, options) << std::flush;
     } else {
         for (const auto& t : plan.trials) {
@@ -177,7 +177,8 @@ std::vector<std::pair<CLI::App*, Command>> addSweepSubcommands(CLI::App& sweepCm
     st->add_flag("--json", *statusJsonFlag, "as JSON: {\"trials\": [{id, state, parameters, metric, ...}]}");
     subs.emplace_back(st, [=] { return status(*statusDir, *statusJsonFlag); });
 
-    auto* rs = sweepCmd.add_subcommand("resume", "run the trials that are not completed");
+    auto* rs = sweepCmd.add_subcommand(
+        "resume", "run the trials that are not completed (on the engine it was started with, unless told)");
     struct ResumeOptions {
         std::string dir;
         EngineChoice engine;
@@ -185,15 +186,7 @@ std::vector<std::pair<CLI::App*, Command>> addSweepSubcommands(CLI::App& sweepCm
     };
     auto ro = std::make_shared<ResumeOptions>();
     rs->add_option("dir", ro->dir, "the sweep folder")->required();
-    rs->add_option("--engine", ro->engine.kind, "local|slurm (default: as the sweep was started)")
-        ->check(CLI::IsMember({"local", "slurm"}));
-    rs->add_option("--jobs", ro->engine.jobs, "local: trials at once")->check(CLI::Range(1, 4096));
-    rs->add_flag("--exclusive", ro->engine.exclusive, "local: one trial at a time");
-    rs->add_option("--slurm-arg", ro->engine.slurmArgs, "slurm: an sbatch option (repeatable)")
-        ->allow_extra_args(false);
-    rs->add_option("--max-parallel", ro->engine.maxParallel, "slurm: at most this many tasks at once")
-        ->check(CLI::Range(0, 100000));
-    rs->add_flag("--no-follow", ro->noFollow, "slurm: submit and return");
+    bindEngine(*rs, ro->engine, ro->noFollow);  // each one given replaces the one the sweep was started with
     subs.emplace_back(rs, [=] { return resume(ro->dir, *rs, ro->engine, ro->noFollow); });
 
     auto* rp = sweepCmd.add_subcommand("report", "the best trial and each parameter's effect on the metric");

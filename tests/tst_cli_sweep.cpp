@@ -103,6 +103,24 @@ private slots:
         QVERIFY(!QFileInfo::exists(path("never")));
     }
 
+    // The sweep files the README shows (docs/sweeps/) stay valid: mlpwb accepts each as written.
+    void theDocumentedExamplesAreAccepted_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<int>("trials");
+        QTest::newRow("grid with repeats") << "batch-and-lr.yaml" << 27;
+        QTest::newRow("random search") << "random-search.yaml" << 30;
+        QTest::newRow("execution switches") << "execution-switches.yaml" << 12;
+    }
+    void theDocumentedExamplesAreAccepted() {
+        QFETCH(QString, file);
+        QFETCH(int, trials);
+        const QString spec = QStringLiteral(QT_TESTCASE_SOURCEDIR "/../docs/sweeps/") + file;
+        RUN_MLPWB(r, QStringList({"sweep", spec, "--out", "never", "--dry-run", "--builtin", "--val-split", "0.2"}));
+        QVERIFY2(r.exitCode == 0, r.describe());
+        QVERIFY2(r.err.contains("sweep: " + QByteArray::number(trials) + " trials"), r.describe());
+        QCOMPARE(r.outLines().size(), trials);
+    }
+
     void badBaseOptionsAreNamedAsSuch() {
         RUN_MLPWB(r, QStringList({"sweep", "grid.yaml", "--out", "never", "--builtin", "--activation", "swish"}));
         QCOMPARE(r.exitCode, 4);
