@@ -25,6 +25,8 @@ int answerWithoutDisplay(int argc, char** argv) {
                 "       mlp-workbench --export-chart loss|accuracy|epoch-time|breakdown|speedup \\\n"
                 "                     --runs RUN.json... --out CHART.png|jpg|pdf|svg [--size WxH] [--baseline N]\n"
                 "       mlp-workbench --export-chart waterfall --ablation ABLATION.json --out CHART.png\n"
+                "       mlp-workbench --export-chart parallel-coordinates|metric-by-parameter --sweep DIR \\\n"
+                "                     [--parameter NAME] --out CHART.png\n"
                 "       mlp-workbench --version\n"
                 "--export-chart needs no display (it renders off screen). The command-line trainer is mlpwb.\n");
             return 0;

@@ -12,9 +12,13 @@
 #include "breakdown_chart.h"
 #include "chart_export.h"
 #include "errors.h"
+#include "metric_by_parameter_chart.h"
 #include "metric_chart.h"
+#include "parallel_coordinates_chart.h"
 #include "run_store.h"
 #include "speedup_chart.h"
+#include "sweep_axes.h"
+#include "sweep_watcher.h"
 #include "waterfall_chart.h"
 
 namespace wb::gui {
@@ -23,7 +27,12 @@ namespace {
 constexpr int kExitUsage = 2;
 constexpr int kExitBadFile = 3;
 constexpr int kExitWrite = 6;
-const QStringList kCharts = {"loss", "accuracy", "epoch-time", "breakdown", "speedup", "waterfall"};
+const QStringList kCharts = {"loss",    "accuracy",  "epoch-time",           "breakdown",
+                             "speedup", "waterfall", "parallel-coordinates", "metric-by-parameter"};
+
+bool isSweepChart(const QString& chart) {
+    return chart == "parallel-coordinates" || chart == "metric-by-parameter";
+}
 
 struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
@@ -32,7 +41,9 @@ struct UsageError : std::runtime_error {
 struct Options {
     QString chart;
     QStringList runs;
-    QString ablation;  // the ablation JSON of the waterfall chart
+    QString ablation;   // the ablation JSON of the waterfall chart
+    QString sweep;      // the sweep folder of the sweep charts
+    QString parameter;  // metric-by-parameter: the parameter (default: the first)
     QString out;
     int width = 1600;
     int height = 900;
@@ -79,11 +90,14 @@ void checkComplete(const Options& o) {
                          o.chart.toStdString() + "'");
     if (o.chart == "waterfall" && o.ablation.isEmpty())
         throw UsageError("--export-chart waterfall wants --ablation ABLATION.json (written by mlpwb ablate)");
-    if (o.chart != "waterfall" && o.runs.isEmpty()) throw UsageError("--runs wants one or more RunRecord JSON files");
+    if (isSweepChart(o.chart) && o.sweep.isEmpty())
+        throw UsageError("--export-chart " + o.chart.toStdString() + " wants --sweep DIR (a folder of mlpwb sweep)");
+    const bool ofRuns = o.chart != "waterfall" && !isSweepChart(o.chart);
+    if (ofRuns && o.runs.isEmpty()) throw UsageError("--runs wants one or more RunRecord JSON files");
     if (o.out.isEmpty()) throw UsageError("--out wants the chart file to write (.png, .jpg, .pdf or .svg)");
     if (!chartFormatForPath(o.out))
         throw UsageError("--out " + o.out.toStdString() + ": the name must end in .png, .jpg, .pdf or .svg");
-    if (o.chart != "waterfall" && o.baseline > o.runs.size())
+    if (ofRuns && o.baseline > o.runs.size())
         throw UsageError("--baseline " + std::to_string(o.baseline) + " is beyond the " +
                          std::to_string(o.runs.size()) + " file(s) of --runs");
 }
@@ -99,6 +113,10 @@ Options parseOptions(const QStringList& args) {
             while (i + 1 < args.size() && !args[i + 1].startsWith("--")) o.runs << args[++i];
         } else if (flag == "--ablation") {
             o.ablation = valueOf(args, i);
+        } else if (flag == "--sweep") {
+            o.sweep = valueOf(args, i);
+        } else if (flag == "--parameter") {
+            o.parameter = valueOf(args, i);
         } else if (flag == "--out") {
             o.out = valueOf(args, i);
         } else if (flag == "--size") {
@@ -161,6 +179,41 @@ int exportWaterfall(const Options& o) {
     }
     return 0;
 }
+
+// A sweep folder's chart, as the Sweeps view draws it with nothing brushed or selected.
+int exportSweepChart(const Options& o) {
+    SweepWatcher watcher;
+    try {
+        watcher.open(o.sweep);
+    } catch (const Error& e) {
+        return fail(kExitBadFile, e.what());
+    }
+    const auto& views = watcher.views();
+    const SweepAxes axes = SweepAxes::build(watcher.plan(), views);
+    ParallelCoordinatesChart parallel;
+    MetricByParameterChart byParameter;
+    QCustomPlot* plot = &parallel.plot();
+    if (o.chart == "parallel-coordinates") {
+        parallel.setTrials(axes, views, watcher.plan().metric, watcher.best(), std::vector<bool>(views.size(), true),
+                           std::vector<bool>(views.size(), false), {});
+    } else {
+        byParameter.setTrials(watcher.plan(), views, axes, watcher.best());
+        if (!o.parameter.isEmpty()) {
+            const int at = byParameter.parameterChoice().findText(o.parameter);
+            if (at < 0)
+                return fail(kExitUsage,
+                            "--parameter " + o.parameter.toStdString() + ": the sweep varies no such parameter");
+            byParameter.parameterChoice().setCurrentIndex(at);
+        }
+        plot = &byParameter.plot();
+    }
+    try {
+        exportChart(*plot, o.out, o.width, o.height, o.scale);
+    } catch (const Error& e) {
+        return fail(kExitWrite, e.what());
+    }
+    return 0;
+}
 }  // namespace
 
 int runHeadlessExport(const QStringList& args) {
@@ -173,6 +226,7 @@ int runHeadlessExport(const QStringList& args) {
         return fail(kExitUsage, e.what());
     }
     if (options.chart == "waterfall") return exportWaterfall(options);
+    if (isSweepChart(options.chart)) return exportSweepChart(options);
     RunStore store;
     std::vector<int> ids;
     try {

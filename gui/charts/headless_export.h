@@ -2,7 +2,10 @@
 //   mlp-workbench --export-chart loss|accuracy|epoch-time|breakdown|speedup --runs a.json b.json ...
 //                 --out chart.png [--size 1600x900] [--scale 1] [--baseline N] [--log]
 //   mlp-workbench --export-chart waterfall --ablation ablation.json --out waterfall.png [--size ...]
-// loads the RunRecord files (ours or peers') or the ablation result (mlpwb ablate --out), builds the
+//   mlp-workbench --export-chart parallel-coordinates|metric-by-parameter --sweep DIR [--parameter lr]
+//                 --out chart.png [--size ...]
+// loads the RunRecord files (ours or peers'), the ablation result (mlpwb ablate --out) or the sweep
+// folder (mlpwb sweep --out), builds the
 // chart, writes it and returns the exit
 // code: 0 done, 2 bad arguments, 3 a bad run file, 6 the chart could not be written (mlpwb's codes).
 // --baseline N: the speedup baseline is the N-th of --runs (default 1); --log: a logarithmic value

@@ -117,6 +117,12 @@ void MetricByParameterChart::redraw() {
         for (int i = 0; i < axis.categories.size(); ++i) ticker->addTick(i, axis.categories[i]);
         plot_->xAxis->setTicker(ticker);
         plot_->xAxis->setScaleType(QCPAxis::stLinear);
+    } else if (axis.labelsEachValue()) {  // a grid's values, each at its place (on a log scale too)
+        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+        for (double v : axis.values) ticker->addTick(v, QString::fromStdString(sweep::valueText(nlohmann::json(v))));
+        ticker->setSubTickCount(0);
+        plot_->xAxis->setTicker(ticker);
+        plot_->xAxis->setScaleType(axis.log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
     } else if (axis.log) {
         plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
         plot_->xAxis->setScaleType(QCPAxis::stLogarithmic);

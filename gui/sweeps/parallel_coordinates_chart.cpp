@@ -11,12 +11,16 @@ namespace wb::gui {
 namespace {
 constexpr double kAxisGrab = 0.18;  // how near an axis (in axis spacings) a drag starts a brush
 const QColor kOutside(205, 205, 205);
-constexpr std::size_t kLabelledValues = 8;  // up to this many distinct values are each labelled
 const QColor kNoMetric(150, 150, 150);
 
+constexpr const char* kLabelLayer = "axisLabels";  // above the trials' lines, so labels stay legible
+
+// A value read off an axis: a metric as the report shows figures (4 significant digits), a
+// parameter as the table shows values.
 QString tickText(const SweepAxes& axes, std::size_t axis, double t) {
     const double v = axes.valueAt(axis, t);
-    return QString::fromStdString(sweep::valueText(nlohmann::json(v)));
+    return QString::fromStdString(axes.axes()[axis].metric ? sweep::figureText(v)
+                                                           : sweep::valueText(nlohmann::json(v)));
 }
 }  // namespace
 
@@ -30,6 +34,7 @@ ParallelCoordinatesChart::ParallelCoordinatesChart(QWidget* parent) : QWidget(pa
     auto* group = new QCPMarginGroup(plot_);
     plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, group);
     scale_->setMarginGroup(QCP::msBottom | QCP::msTop, group);
+    plot_->addLayer(kLabelLayer, plot_->layer("main"), QCustomPlot::limAbove);
     plot_->yAxis->setRange(-0.06, 1.06);
     plot_->yAxis->setTicks(false);
     plot_->yAxis->setTickLabels(false);
@@ -64,6 +69,9 @@ void ParallelCoordinatesChart::drawAxes(const SweepAxes& axes) {
             item->setText(text);
             item->setFont(QFont(font().family(), 8));
             item->setColor(QColor(60, 60, 60));
+            item->setBrush(QColor(255, 255, 255, 200));
+            item->setPadding(QMargins(2, 0, 2, 0));
+            item->setLayer(kLabelLayer);
             item->setClipToAxisRect(false);
         };
         if (axis.categorical) {
@@ -72,16 +80,14 @@ void ParallelCoordinatesChart::drawAxes(const SweepAxes& axes) {
                           ? 0.5
                           : static_cast<double>(i) / static_cast<double>(axis.categories.size() - 1),
                       axis.categories[i]);
-        } else if (!axis.metric && !axis.values.empty() && axis.values.size() <= kLabelledValues) {
+        } else if (axis.labelsEachValue()) {
             for (double v : axis.values)  // a grid's values, each where its trials cross the axis
                 label(axis.max > axis.min ? (axis.log ? std::log(v / axis.min) / std::log(axis.max / axis.min)
                                                       : (v - axis.min) / (axis.max - axis.min))
                                           : 0.5,
                       QString::fromStdString(sweep::valueText(nlohmann::json(v))));
         } else if (axis.max > axis.min) {
-            label(0, tickText(axes, a, 0));
-            label(1, tickText(axes, a, 1));
-            if (axis.log || !axis.metric) label(0.5, tickText(axes, a, 0.5));
+            for (double t : {0.0, 0.25, 0.5, 0.75, 1.0}) label(t, tickText(axes, a, t));
         } else if (axis.max == axis.min && (axis.max != 0 || !axis.metric)) {
             label(0.5, tickText(axes, a, 0));
         }

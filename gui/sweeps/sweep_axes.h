@@ -21,6 +21,9 @@ struct SweepAxis {
     double min = 0, max = 0;     // numeric axes
     std::vector<double> values;  // numeric parameter axes: the distinct values the trials have, ascending
     QStringList categories;      // categorical axes, in the order they are drawn (bottom first)
+
+    // A parameter with few numeric values (a grid's) is labelled at each of them, not at round ticks.
+    bool labelsEachValue() const { return !metric && !categorical && !values.empty() && values.size() <= 8; }
 };
 
 class SweepAxes {

@@ -235,6 +235,35 @@ private slots:
         QVERIFY(out.read(magic.size()) == magic);
     }
 
+    // The same charts for scripts, without a window (mlp-workbench --export-chart ... --sweep DIR).
+    void exportsTheChartsHeadless_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::newRow("parallel coordinates") << QStringList({"parallel-coordinates", "--sweep", "grid"}) << 0;
+        QTest::newRow("metric by lr") << QStringList({"metric-by-parameter", "--sweep", "grid", "--parameter", "lr"})
+                                      << 0;
+        QTest::newRow("no such parameter")
+            << QStringList({"metric-by-parameter", "--sweep", "grid", "--parameter", "width"}) << 2;
+        QTest::newRow("no --sweep") << QStringList({"parallel-coordinates"}) << 2;
+        QTest::newRow("not a sweep folder") << QStringList({"parallel-coordinates", "--sweep", "."}) << 3;
+    }
+    void exportsTheChartsHeadless() {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFile::remove(path("headless.png"));
+        QProcess gui;
+        gui.setWorkingDirectory(dir_.path());
+        gui.start(QStringLiteral(WB_GUI_PATH),
+                  QStringList{"--export-chart"} + args + QStringList{"--out", "headless.png"});
+        QVERIFY(gui.waitForFinished(kTimeoutMs));
+        QCOMPARE(gui.exitCode(), exitCode);
+        QCOMPARE(QFileInfo(path("headless.png")).size() > 1000, exitCode == 0);
+        if (exitCode != 0) {  // one line says why (Qt may have warned before it)
+            const QString err = QString::fromUtf8(gui.readAllStandardError()).trimmed();
+            QVERIFY2(err.section('\n', -1).startsWith("mlp-workbench: "), qPrintable(err));
+        }
+    }
+
     void refusesAFolderThatHoldsNoSweep() {
         SweepsView view;
         QVERIFY(view.openSweep(grid_));
