@@ -3,6 +3,7 @@
 
 #include <optional>
 
+#include <QFile>
 #include <QString>
 #include <QtTest>
 
@@ -34,3 +35,10 @@ public:
 private:
     const char* name_;
 };
+
+// The text of the file at `path` (UTF-8); empty when it cannot be read.
+inline QString readAll(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QString::fromUtf8(f.readAll());
+}

@@ -61,12 +61,6 @@ QString statusOf(wb::RunStatus s) {
     return QString::fromStdString(wb::toString(s));
 }
 
-QString readAll(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return QString::fromUtf8(f.readAll());
-}
-
 void writeFile(const QString& path, const QByteArray& content) {
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) qFatal("cannot write %s", qPrintable(path));

@@ -20,6 +20,7 @@
 #include "pytorch_export.h"
 #include "run_store.h"
 #include "runs_table_view.h"
+#include "test_support.h"
 
 using namespace wb;
 using namespace wb::gui;
@@ -37,11 +38,6 @@ RunConfig runOf(const QString& preset, const QString& backend, const QTemporaryD
     // the same on every machine (and no PyTorch is imported to learn otherwise).
     c.framework.python = dir.filePath("no-such-python").toStdString();
     return c;
-}
-
-QString readAll(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
 }  // namespace

@@ -34,6 +34,7 @@
 #include "sweep_table_model.h"
 #include "sweep_watcher.h"
 #include "sweeps_view.h"
+#include "test_support.h"
 
 using namespace wb;
 using namespace wb::gui;
@@ -54,11 +55,6 @@ int columnNamed(const QTableView& table, const QString& name) {
     for (int c = 0; c < table.model()->columnCount(); ++c)
         if (table.model()->headerData(c, Qt::Horizontal).toString().startsWith(name)) return c;
     return -1;
-}
-
-QString readAll(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 }  // namespace
 
