@@ -116,27 +116,39 @@ std::string submitArray(const SweepFolder& folder, const std::vector<int>& ids, 
     return job;
 }
 
-std::vector<std::string> queuedTasks() {
-    const CommandResult r = checked({"squeue", "-h", "-r", "-o", "%i", "-u", std::to_string(::getuid())});
-    std::vector<std::string> tasks;
+std::map<std::string, std::string> queuedTasks() {
+    const CommandResult r = checked({"squeue", "-h", "-r", "-o", "%i %t", "-u", std::to_string(::getuid())});
+    std::map<std::string, std::string> tasks;
     std::istringstream lines(r.out);
     for (std::string line; std::getline(lines, line);) {
-        while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
-        if (!line.empty()) tasks.push_back(line);
+        std::istringstream fields(line);
+        std::string task;
+        std::string state;
+        if (fields >> task >> state) tasks[task] = state;
     }
     return tasks;
 }
 
+namespace {
+// squeue's compact states of a task back in the queue for another attempt: pending, or requeued
+// (REQUEUED, REQUEUE_FED, REQUEUE_HOLD).
+bool waitsAgain(const std::string& state) {
+    static const std::set<std::string> kWaiting = {"PD", "RQ", "RF", "RH"};
+    return kWaiting.count(state) > 0;
+}
+}  // namespace
+
 int settleSlurmStates(const SweepFolder& folder) {
-    const auto queued = queuedTasks();  // first: a trial's end is written before its task leaves
-    const std::set<std::string> live(queued.begin(), queued.end());
+    const auto live = queuedTasks();  // first: a trial's end is written before its task leaves
     int active = 0;
     for (const auto& trial : folder.plan().trials) {
         TrialStatus s = folder.readStatus(trial.id);
         if (s.engine != "slurm" || s.slurmJob.empty() || s.state == TrialState::Completed) continue;
-        if (live.count(s.slurmJob)) {
+        if (const auto task = live.find(s.slurmJob); task != live.end()) {
             ++active;
-            if (isFinished(s.state)) {  // stopped by a requeue or preemption, and queued again: it will run
+            // Stopped by a requeue or preemption and waiting again: it will run. (Still R or CG, the
+            // task is the attempt that wrote this end, exiting.)
+            if (isFinished(s.state) && waitsAgain(task->second)) {
                 s.state = TrialState::Pending;
                 s.error = "requeued by SLURM after attempt " + std::to_string(s.attempt);
                 folder.writeStatus(trial.id, s);

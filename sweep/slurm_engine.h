@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,15 +34,17 @@ std::string sbatchScript(const std::string& dir, const std::string& sweepName, c
 // pending with its array task ("JOB_ID"). Returns the job id. Throws IoError with sbatch's message.
 std::string submitArray(const SweepFolder& folder, const std::vector<int>& ids, const SlurmOptions& options);
 
-// The array tasks squeue still lists ("12_3", pending or running). Throws IoError when squeue
-// cannot answer (no controller), so that nothing is concluded from silence.
-std::vector<std::string> queuedTasks();
+// The array tasks squeue still lists ("12_3") and each one's compact state (PD pending, R running,
+// CG completing, ...). Throws IoError when squeue cannot answer (no controller), so that nothing is
+// concluded from silence.
+std::map<std::string, std::string> queuedTasks();
 
 // Settles the states squeue contradicts: a trial whose array task has left the queue while its
 // state still says pending was cancelled before it started (scancel) and reads `cancelled`; one
 // still `running` ended without writing its end (killed, node lost) and reads `failed`. Returns
 // how many trials are still queued or running under SLURM. A trial that ended (a requeue sends
-// SIGTERM first) while its task is queued again reads `pending`.
+// SIGTERM first) while its task waits in the queue again (PD) reads `pending`; one that ended while
+// its task still runs or completes (R, CG: the process has written its end and is exiting) stands.
 int settleSlurmStates(const SweepFolder& folder);
 
 // Follows the submitted trials until none is queued or running, calling onProgress every second.
