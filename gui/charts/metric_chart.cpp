@@ -55,6 +55,9 @@ std::optional<QCPRange> keyRange(const std::vector<const QCPGraph*>& graphs) {
 
 MetricChart::MetricChart(RunStore* store, Kind kind, QWidget* parent) : ThrottledChart(store, parent), kind_(kind) {
     title_ = applyChartStyle(plot(), title());
+    // Graphs join the legend only when asked (addGraph's inLegend): removing a legend item lays the
+    // whole legend out again, which made a rebuild with hundreds of runs take minutes.
+    plot().setAutoAddPlottableToLegend(false);
     placeholder_ = addPlaceholder(plot(), "No runs to show yet: press Run, or open RunRecord files");
     plot().yAxis->setLabel(kind_ == Kind::Loss       ? "Loss"
                            : kind_ == Kind::Accuracy ? "Accuracy (%)"
@@ -226,6 +229,9 @@ std::vector<MetricChart::RunShape> MetricChart::currentShape() const {
 // legend names each run once (its colour); two grey keys say which line style is train and which
 // validation, so long run names still fit side by side.
 void MetricChart::rebuildGraphs() {
+    // The legend's cells at once (QCPLayout::clear), not an item per graph: QCPLegend lays itself out
+    // again after each removed item, which is quadratic in the runs shown.
+    plot().legend->clear();
     plot().clearGraphs();
     graphs_.clear();
     warmupKey_ = nullptr;
@@ -288,7 +294,7 @@ QCPGraph* MetricChart::addGraph(const QString& name, const QPen& pen, bool inLeg
     graph->setPen(pen);
     graph->setName(name);
     graph->setAntialiased(true);
-    if (!inLegend) graph->removeFromLegend();
+    if (inLegend) graph->addToLegend();
     return graph;
 }
 
@@ -304,7 +310,6 @@ QCPGraph* MetricChart::addWarmupMarker(const RunEntry& run) {
     graph->setLineStyle(QCPGraph::lsNone);
     graph->setScatterStyle(hollowCircle(run.color));
     graph->setName(run.name + " (warm-up)");
-    graph->removeFromLegend();
     return graph;
 }
 
@@ -323,6 +328,7 @@ void MetricChart::addWarmupLegendKey() {
     warmupKey_->setLineStyle(QCPGraph::lsNone);
     warmupKey_->setScatterStyle(hollowCircle(kKeyGrey));
     warmupKey_->setName("warm-up epoch (excluded from medians)");
+    warmupKey_->addToLegend();
 }
 
 void MetricChart::fillGraphs(RunGraphs& graphs, const RunEntry& run) const {

@@ -95,6 +95,7 @@ private slots:
     void warmupEpochHasALegendKey();
     void legendNamesEachRunOnce_data();
     void legendNamesEachRunOnce();
+    void legendFollowsManyRunsComingAndGoing();
     void longNamesWrapTheLegend();
     void hoverNamesRunEpochAndValue();
     void smoothing_data();
@@ -271,6 +272,28 @@ void TestCharts::legendNamesEachRunOnce() {
     chart.refreshNow();
     QCOMPARE(legendNames(chart.plot()), names);
     QCOMPARE(chart.graphCount(), validation ? 4 : 2);  // the keys are no run's graphs
+}
+
+// Hundreds of runs, half of them removed again: the legend names exactly the runs left, in order
+// (it is rebuilt at once rather than item by item, which with this many runs took minutes).
+void TestCharts::legendFollowsManyRunsComingAndGoing() {
+    RunStore store;
+    MetricChart chart(&store, MetricChart::Kind::Loss);
+    std::vector<int> ids;
+    for (int i = 0; i < 300; ++i) {
+        ids.push_back(addRun(store, "run " + std::to_string(i)));
+        appendEpochs(store, ids.back(), 2, false);
+    }
+    chart.refreshNow();
+    QCOMPARE(chart.plot().legend->itemCount(), 300);
+    QStringList kept;
+    for (int i = 0; i < 300; ++i) {
+        if (i % 2 == 0) store.remove(ids[static_cast<std::size_t>(i)]);
+        else kept << QString("run %1").arg(i);
+    }
+    chart.refreshNow();
+    QCOMPARE(legendNames(chart.plot()), kept);
+    QCOMPARE(chart.graphCount(), 150);
 }
 
 // Names too long for four side by side wrap to more rows instead of being cut; short ones do not.
