@@ -15,6 +15,7 @@ Command addPresetsCommand(CLI::App& app);
 Command addInfoCommand(CLI::App& app);
 Command addDatasetCommand(CLI::App& app);
 Command addAblateCommand(CLI::App& app);
+Command addAnswerCommand(CLI::App& app);
 Command addVerifyCommand(CLI::App& app);
 Command addExportCommand(CLI::App& app);
 Command addSweepCommand(CLI::App& app);

@@ -28,7 +28,7 @@ int main(int argc, char** argv) try {
     const std::vector<std::pair<std::string, Command>> commands = {
         {"train", addTrainCommand(app)},     {"ablate", addAblateCommand(app)}, {"dataset", addDatasetCommand(app)},
         {"presets", addPresetsCommand(app)}, {"info", addInfoCommand(app)},     {"verify", addVerifyCommand(app)},
-        {"export", addExportCommand(app)},   {"sweep", addSweepCommand(app)},
+        {"export", addExportCommand(app)},   {"sweep", addSweepCommand(app)},   {"answer", addAnswerCommand(app)},
     };
     try {
         app.parse(argc, argv);

@@ -1,0 +1,244 @@
+// The answer's engines, runner and file; its conclusion is in answer_conclusion.cpp.
+#include "answer.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "enum_names.h"
+#include "errors.h"
+#include "json_fields.h"
+#include "json_file.h"
+#include "trainer.h"
+
+namespace wb {
+
+namespace {
+const EnumNames<AnswerStatus> kAnswerStatusNames = {{AnswerStatus::Running, "running"},
+                                                    {AnswerStatus::Completed, "completed"},
+                                                    {AnswerStatus::Cancelled, "cancelled"},
+                                                    {AnswerStatus::Failed, "failed"}};
+
+// Every engine the answer knows, in the order it asks them: ours first (the numerical reference),
+// then the frameworks the founding question is about.
+const std::vector<std::string> kEngines = {"cpu", "cuda", "torch", "keras", "jax"};
+
+bool mentions(const std::string& text, const std::string& word) {
+    return text.find(word) != std::string::npos;
+}
+}  // namespace
+
+std::string toString(AnswerStatus s) {
+    return enumName(kAnswerStatusNames, s);
+}
+
+void AnswerPlan::validate() const {
+    if (repeats < 1 || repeats > 100)
+        throw ConfigError("answer: repeats must be 1-100, not " + std::to_string(repeats));
+    if (epochs < 2 || epochs > 100000)
+        throw ConfigError("answer: epochs must be at least 2 (a warm-up and a timed epoch), not " +
+                          std::to_string(epochs));
+    for (const auto& e : engines)
+        if (std::find(kEngines.begin(), kEngines.end(), e) == kEngines.end())
+            throw ConfigError("answer: unknown engine '" + e + "' (cpu, cuda, torch, keras, jax)");
+}
+
+AblationPlan AnswerPlan::ablation() const {
+    AblationPlan p;  // from the seed loop, the default fixes in their order
+    p.repeats = repeats;
+    return p;
+}
+
+const AblationStep* AnswerEngine::largestCause() const {
+    if (!ablation) return nullptr;
+    const AblationStep* best = nullptr;
+    for (std::size_t i = 1; i < ablation->steps.size(); ++i) {
+        const AblationStep& s = ablation->steps[i];
+        if (s.share && *s.share > 0 && (!best || *s.share > *best->share)) best = &s;
+    }
+    return best;
+}
+
+std::string installHint(const std::string& name, const std::string& reason) {
+    if (name == "torch")
+        return "sudo apt-get install python3-torch (for /usr/bin/python3), or in a virtual environment: "
+               "pip install torch";
+    if (name == "keras") return "pip install tensorflow-cpu keras";
+    if (name == "jax") return "pip install jax";
+    if (name == "cuda") {
+        if (mentions(reason, "not installed")) return "sudo apt-get install mlp-workbench-cuda";
+        return "needs an NVIDIA GPU with its driver, and the mlp-workbench-cuda package";
+    }
+    return {};
+}
+
+std::vector<AnswerEngine> answerEngines(const AnswerPlan& plan, const std::vector<BackendInfo>& infos) {
+    const std::vector<std::string>& wanted = plan.engines.empty() ? kEngines : plan.engines;
+    std::vector<AnswerEngine> available, missing;
+    for (const auto& name : wanted) {
+        AnswerEngine e;
+        e.engine = name;
+        const auto info =
+            std::find_if(infos.begin(), infos.end(), [&](const BackendInfo& i) { return i.name == name; });
+        if (info == infos.end()) {
+            e.reason = "this build has no " + name + " backend";
+        } else {
+            e.available = info->available;
+            e.device = info->device;
+            e.reason = info->reason;
+        }
+        if (!e.available) e.install = installHint(name, e.reason);
+        (e.available ? available : missing).push_back(std::move(e));
+    }
+    available.insert(available.end(), std::make_move_iterator(missing.begin()), std::make_move_iterator(missing.end()));
+    return available;
+}
+
+std::vector<AnswerEstimate> estimateAnswer(const AnswerPlan& plan, const std::vector<AnswerEngine>& engines,
+                                           const RunConfig& base, const Dataset& dataset, const PreparedData& data,
+                                           const CancelFlag& cancel) {
+    plan.validate();
+    const AblationPlan ablation = plan.ablation();
+    std::vector<AnswerEstimate> estimates;
+    for (const AnswerEngine& engine : engines) {
+        if (!engine.available || cancel.load()) continue;
+        RunConfig probe = base;
+        probe.name = "answer estimate";
+        probe.backend = engine.engine;
+        probe.execution = presetByName(ablation.baseline).settings;
+        probe.train.epochs = 2;
+        AnswerEstimate estimate{engine.engine, std::nullopt};
+        try {
+            const auto start = std::chrono::steady_clock::now();
+            auto backend = BackendRegistry::instance().create(engine.engine, probe.device);
+            Trainer trainer(probe, dataset, data, *backend, "");
+            const RunRecord record = trainer.run(cancel, {});
+            const double totalMs =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            if (record.status == RunStatus::Completed && record.epochs.size() == 2) {
+                const double epochMs = record.epochs[1].wallMs;
+                const double firstMs = std::max(0.0, totalMs - epochMs);  // start-up and the warm-up epoch
+                estimate.seconds = plannedRuns(ablation) * (firstMs + (plan.epochs - 1) * epochMs) / 1000.0;
+            }
+        } catch (const Error&) {  // the answer's own run will fail the same way, and record why
+        }
+        estimates.push_back(estimate);
+    }
+    return estimates;
+}
+
+Answer runAnswer(const AnswerPlan& plan, std::vector<AnswerEngine> engines, const RunConfig& base,
+                 const Dataset& dataset, const PreparedData& data, const CancelFlag& cancel,
+                 const AnswerCallbacks& callbacks) {
+    plan.validate();
+    const AblationPlan ablation = plan.ablation();
+    RunConfig config = base;
+    config.train.epochs = plan.epochs;
+    Answer answer;
+    answer.plan = plan;
+    answer.config = config;
+    answer.engines = std::move(engines);
+    const int available = static_cast<int>(
+        std::count_if(answer.engines.begin(), answer.engines.end(), [](const AnswerEngine& e) { return e.available; }));
+    const int planned = available * plannedRuns(ablation);
+    int done = 0;
+    answer.status = AnswerStatus::Completed;
+    for (AnswerEngine& engine : answer.engines) {
+        if (!engine.available) continue;
+        RunConfig engineConfig = config;
+        engineConfig.backend = engine.engine;
+        AblationCallbacks steps;
+        steps.onRunStarted = [&](int, const std::string& step, int repeat, int) {
+            if (callbacks.onRunStarted) callbacks.onRunStarted(engine.engine, step, repeat, done, planned);
+            ++done;
+        };
+        steps.onStepFinished = [&](const AblationResult& partial, const AblationStep&) {
+            engine.ablation = partial;
+            if (callbacks.onProgress) callbacks.onProgress(answer);
+        };
+        try {
+            engine.ablation = runAblation(ablation, engineConfig, dataset, data, cancel, steps);
+        } catch (const Error& e) {  // a configuration this engine refuses: recorded, the others still run
+            engine.ablation.reset();
+            engine.reason = e.what();
+        }
+        if (callbacks.onProgress) callbacks.onProgress(answer);
+        if (engine.ablation && engine.ablation->status == AblationStatus::Cancelled) {
+            answer.status = AnswerStatus::Cancelled;
+            answer.message = "cancelled during the " + engine.engine + " ablation";
+            break;
+        }
+    }
+    if (answer.status == AnswerStatus::Completed && available == 0) {
+        answer.status = AnswerStatus::Failed;
+        answer.message = "no engine can train here";
+    }
+    return answer;
+}
+
+nlohmann::json Answer::toJson() const {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& e : engines) {
+        nlohmann::json j = {{"engine", e.engine}, {"available", e.available}};
+        if (!e.device.empty()) j["device"] = e.device;
+        if (!e.reason.empty()) j["reason"] = e.reason;
+        if (!e.install.empty()) j["install"] = e.install;
+        j["ablation"] = e.ablation ? e.ablation->toJson() : nlohmann::json(nullptr);
+        list.push_back(std::move(j));
+    }
+    return {{"schema", kSchema},
+            {"plan", {{"engines", plan.engines}, {"repeats", plan.repeats}, {"epochs", plan.epochs}}},
+            {"status", toString(status)},
+            {"message", message},
+            {"config", config},
+            {"engines", list},
+            {"conclusion", conclusion()}};  // for readers without this code; recomputed on load
+}
+
+Answer Answer::fromJson(const nlohmann::json& j) {
+    const auto schema = j.is_object() ? j.find("schema") : j.end();
+    if (!j.is_object() || schema == j.end() || !schema->is_string() || schema->get<std::string>() != kSchema)
+        throw DataError("", "not an answer (expected schema '" + std::string(kSchema) + "')");
+    try {
+        Answer a;
+        const nlohmann::json plan = j.value("plan", nlohmann::json::object());
+        a.plan.engines = plan.value("engines", std::vector<std::string>{});
+        a.plan.repeats = fieldOr(plan, "repeats", a.plan.repeats);
+        a.plan.epochs = fieldOr(plan, "epochs", a.plan.epochs);
+        a.status = enumFromName(kAnswerStatusNames, j.value("status", "completed"), "answer status");
+        a.message = j.value("message", "");
+        a.config = j.value("config", nlohmann::json::object());
+        for (const auto& item : requiredField<nlohmann::json>(j, "engines")) {
+            AnswerEngine e;
+            e.engine = requiredField<std::string>(item, "engine");
+            e.available = item.value("available", false);
+            e.device = item.value("device", "");
+            e.reason = item.value("reason", "");
+            e.install = item.value("install", "");
+            if (item.contains("ablation") && !item.at("ablation").is_null())
+                e.ablation = AblationResult::fromJson(item.at("ablation"));
+            a.engines.push_back(std::move(e));
+        }
+        return a;
+    } catch (const JsonFieldError& e) {
+        throw DataError("", std::string("invalid answer: ") + e.what());
+    } catch (const nlohmann::json::exception& e) {
+        throw DataError("", std::string("invalid answer: ") + e.what());
+    } catch (const ConfigError& e) {
+        throw DataError("", std::string("invalid answer: ") + e.what());
+    }
+}
+
+void Answer::save(const std::string& path) const {
+    saveJsonAtomically(toJson(), path, "answer");
+}
+
+Answer Answer::load(const std::string& path) {
+    const nlohmann::json j = loadJsonFile(path, "answer");
+    try {
+        return fromJson(j);
+    } catch (const DataError& e) {
+        throw DataError(path, e.reason());
+    }
+}
+
+}  // namespace wb

@@ -1,0 +1,102 @@
+// The founding question answered on this machine: for every engine that can train here (our cpu
+// and cuda backends, PyTorch, Keras, JAX), the seed loop, the fixed loop and the ablation between
+// them, with repeats, all on the same data, model and initial weights; then a conclusion derived
+// from the numbers. What `mlpwb answer` and the GUI's "Answer the question" run. No Qt, no CUDA.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ablation.h"
+#include "backend.h"
+
+namespace wb {
+
+// What to run on each engine: one ablation from the seed loop with the default fixes, `repeats`
+// runs per step of `epochs` epochs each (the epoch times are the question, not the final loss, so a
+// few epochs after the warm-up give the medians).
+struct AnswerPlan {
+    std::vector<std::string> engines;  // the backends to ask, in this order; empty = every one registered
+    int repeats = 3;
+    int epochs = 10;
+    void validate() const;          // throws ConfigError
+    AblationPlan ablation() const;  // the plan each engine runs
+};
+
+// One engine's part of the answer.
+struct AnswerEngine {
+    std::string engine;  // "cpu", "cuda", "torch", "keras", "jax"
+    bool available = false;
+    std::string device;                      // what it ran on, when available
+    std::string reason;                      // why not, when unavailable
+    std::string install;                     // the command that makes it available ("pip install jax"); empty when none
+    std::optional<AblationResult> ablation;  // null until it ran (or when it could not)
+
+    // The seed loop's level against the fixed loop's, with the spread; null before both ran.
+    std::optional<SpeedComparison> gap() const { return ablation ? ablation->gapComparison() : std::nullopt; }
+    // The measured step with the largest share of the gap (null when the gap is no difference).
+    const AblationStep* largestCause() const;
+};
+
+enum class AnswerStatus { Running, Completed, Cancelled, Failed };
+std::string toString(AnswerStatus s);
+
+struct Answer {
+    static constexpr const char* kSchema = "mlpwb.answer/1";
+    AnswerPlan plan;
+    nlohmann::json config;  // the common RunConfig (its execution is each step's); each run records its data
+    AnswerStatus status = AnswerStatus::Running;
+    std::string message;
+    std::vector<AnswerEngine> engines;  // available ones first, in the plan's order, then the others
+
+    // The plain-language conclusion, one sentence per line, from the numbers alone: the largest gap
+    // and its largest cause, each engine's speed-up or "no measurable difference", the fastest
+    // epoch here, and what could not be measured with the command that would make it measurable.
+    std::vector<std::string> conclusion() const;
+
+    nlohmann::json toJson() const;
+    static Answer fromJson(const nlohmann::json& j);  // throws DataError
+    void save(const std::string& path) const;         // atomic; throws IoError
+    static Answer load(const std::string& path);      // throws DataError
+};
+
+// The command that makes engine `name` available here, for the reason its probe gave; empty when
+// there is none to give (cpu).
+std::string installHint(const std::string& name, const std::string& reason);
+
+// The engines of `plan` as the probes answer (`infos`: BackendRegistry::list()), available first.
+std::vector<AnswerEngine> answerEngines(const AnswerPlan& plan, const std::vector<BackendInfo>& infos);
+
+// How long runAnswer will take on one engine, at most: its seed loop (as a rule its slowest step)
+// trained for two epochs, start-up included, scaled to the plan's epochs and runs. Null when that
+// run failed (the answer will say why).
+struct AnswerEstimate {
+    std::string engine;
+    std::optional<double> seconds;
+};
+// Trains for real (each available engine's start-up plus two epochs); stops early on `cancel`.
+std::vector<AnswerEstimate> estimateAnswer(const AnswerPlan& plan, const std::vector<AnswerEngine>& engines,
+                                           const RunConfig& base, const Dataset& dataset, const PreparedData& data,
+                                           const CancelFlag& cancel);
+
+struct AnswerCallbacks {
+    // Before each run: the engine, the step's name, the repeat, and the runs done and planned in all
+    // (planned counts every step of every available engine: an upper bound, as steps that do not
+    // apply to an engine do not run).
+    std::function<void(const std::string& engine, const std::string& step, int repeat, int done, int planned)>
+        onRunStarted;
+    std::function<void(const Answer&)> onProgress;  // after each step of each engine (the answer so far)
+};
+
+// Runs each available engine's ablation of `base` on `dataset` (prepared once as `data`), one engine
+// after another, and records each, whatever becomes of the others: an engine that fails is recorded
+// with its message and the next one runs. Stops at the first cancelled run.
+Answer runAnswer(const AnswerPlan& plan, std::vector<AnswerEngine> engines, const RunConfig& base,
+                 const Dataset& dataset, const PreparedData& data, const CancelFlag& cancel,
+                 const AnswerCallbacks& callbacks = {});
+
+}  // namespace wb

@@ -1,0 +1,66 @@
+// `mlpwb answer` end to end on tiny built-in data: the engines it found and what to install for the
+// others, the table and the conclusion, the answer file; --estimate alone; and what it refuses.
+// Nothing here asserts a timing.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "answer.h"
+#include "cli_runner.h"
+
+namespace {
+constexpr int kTimeoutMs = 120000;
+const QStringList kTiny = {"answer", "--builtin", "--rows", "400",       "--batch-size",
+                           "64",     "--epochs",  "2",      "--repeats", "1"};
+}  // namespace
+
+class TestCliAnswer : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+
+private slots:
+    void answersWithWhatThisMachineHas() {
+        RUN_MLPWB(r, kTiny + QStringList({"--engines", "cpu,cuda", "--no-estimate", "--out", "answer.json"}));
+        QVERIFY2(r.exitCode == 0, r.describe());
+        const QString out = QString::fromUtf8(r.out);
+        QVERIFY2(out.contains("Engines on this machine:"), r.describe());
+        QVERIFY2(out.contains("cpu: baseline, run 1/1"), r.describe());
+        QVERIFY2(out.contains("\ncpu "), r.describe());  // its row of the table
+        QVERIFY2(out.contains("Conclusion:\n  On our CPU backend"), r.describe());
+        QVERIFY2(!out.contains("Estimate"), r.describe());
+        const wb::Answer a = wb::Answer::load(dir_.filePath("answer.json").toStdString());
+        QCOMPARE(a.engines.front().engine, std::string("cpu"));
+        QVERIFY(a.engines.front().ablation.has_value());
+        QCOMPARE(a.engines.back().engine, std::string("cuda"));
+        QCOMPARE(a.engines.back().available, false);  // no GPU, or no CUDA in this build: said either way
+        QVERIFY(!a.engines.back().reason.empty());
+    }
+
+    void estimateOnlyTrainsNothingElse() {
+        RUN_MLPWB(r, kTiny + QStringList({"--engines", "cpu", "--estimate"}));
+        QVERIFY2(r.exitCode == 0, r.describe());
+        QVERIFY2(r.out.contains("in all: at most"), r.describe());
+        QVERIFY2(!r.out.contains("Conclusion"), r.describe());
+    }
+
+    void refusals_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("--backend") << QStringList({"--backend", "torch"}) << 4 << "choose them with --engines";
+        QTest::newRow("an unknown engine")
+            << QStringList({"--engines", "cpu,theano"}) << 4 << "unknown engine 'theano'";
+        QTest::newRow("no repeats") << QStringList({"--engines", "cpu", "--repeats", "0"}) << 2 << "repeats";
+    }
+    void refusals() {
+        QFETCH(QStringList, args);
+        QFETCH(int, exitCode);
+        QFETCH(QString, says);
+        RUN_MLPWB(r, kTiny.mid(0, 8) + args + QStringList({"--out", "refused.json"}));
+        QVERIFY2(r.exitCode == exitCode, r.describe());
+        QVERIFY2(QString::fromUtf8(r.err).contains(says), r.describe());
+        QVERIFY(!QFile::exists(dir_.filePath("refused.json")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCliAnswer)
+#include "tst_cli_answer.moc"
