@@ -16,6 +16,7 @@ Command addInfoCommand(CLI::App& app);
 Command addDatasetCommand(CLI::App& app);
 Command addAblateCommand(CLI::App& app);
 Command addAnswerCommand(CLI::App& app);
+Command addReportCommand(CLI::App& app);
 Command addVerifyCommand(CLI::App& app);
 Command addExportCommand(CLI::App& app);
 Command addSweepCommand(CLI::App& app);

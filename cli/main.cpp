@@ -29,6 +29,7 @@ int main(int argc, char** argv) try {
         {"train", addTrainCommand(app)},     {"ablate", addAblateCommand(app)}, {"dataset", addDatasetCommand(app)},
         {"presets", addPresetsCommand(app)}, {"info", addInfoCommand(app)},     {"verify", addVerifyCommand(app)},
         {"export", addExportCommand(app)},   {"sweep", addSweepCommand(app)},   {"answer", addAnswerCommand(app)},
+        {"report", addReportCommand(app)},
     };
     try {
         app.parse(argc, argv);

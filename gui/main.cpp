@@ -7,6 +7,7 @@
 
 #include "framework_backend.h"
 #include "headless_export.h"
+#include "headless_report.h"
 #include "main_window.h"
 #include "metatypes.h"
 #include "plugin_loader.h"
@@ -27,8 +28,11 @@ int answerWithoutDisplay(int argc, char** argv) {
                 "       mlp-workbench --export-chart waterfall --ablation ABLATION.json --out CHART.png\n"
                 "       mlp-workbench --export-chart parallel-coordinates|metric-by-parameter --sweep DIR \\\n"
                 "                     [--parameter NAME] --out CHART.png\n"
+                "       mlp-workbench --report RUN.json|ABLATION.json|ANSWER.json|SWEEP_DIR... \\\n"
+                "                     --out REPORT.pdf|html\n"
                 "       mlp-workbench --version\n"
-                "--export-chart needs no display (it renders off screen). The command-line trainer is mlpwb.\n");
+                "--export-chart and --report need no display (they render off screen). The command-line trainer is "
+                "mlpwb.\n");
             return 0;
         }
     }
@@ -49,6 +53,7 @@ int main(int argc, char** argv) {
 
     const QStringList args = QApplication::arguments();
     if (args.contains("--export-chart")) return wb::gui::runHeadlessExport(args);
+    if (args.contains("--report")) return wb::gui::runHeadlessReport(args);
 
     wb::gui::MainWindow window;
     window.resize(1400, 900);

@@ -23,6 +23,8 @@ packages=(
   python3-torch python3-numpy
   # The SLURM engine's test starts a real one-node cluster (munged, slurmctld, slurmd) as root.
   slurm-wlm munge
+  # The report's test reads the PDF it wrote back: its pages as images, its text (pdftoppm, pdftotext).
+  poppler-utils
 )
 
 build() {

@@ -128,6 +128,18 @@ QByteArray renderChart(QCustomPlot& plot, ChartFormat format, const QString& pat
     return {};
 }
 
+// The chart rendered with its legend laid out for the exported width, and back for the widget's
+// however the rendering ends.
+QByteArray renderLaidOut(QCustomPlot& plot, ChartFormat format, const QString& path, int width, int height,
+                         double scale) {
+    struct LegendWidth {
+        QCustomPlot& plot;
+        ~LegendWidth() { fitLegendColumns(plot, plot.width()); }
+    } restore{plot};
+    fitLegendColumns(plot, width);
+    return renderChart(plot, format, path, width, height, scale);
+}
+
 // CSV: a field with a comma, quote or line break is quoted, its quotes doubled (RFC 4180).
 QString csvField(const QString& text) {
     if (!text.contains(',') && !text.contains('"') && !text.contains('\n') && !text.contains('\r')) return text;
@@ -189,13 +201,13 @@ void exportChart(QCustomPlot& plot, const QString& path, int width, int height, 
                       "' (use .png, .jpg, .pdf or .svg)");
     checkSize(path, width, height, scale);
     // The legend laid out for the exported width, and back for the widget's however the export ends.
-    struct LegendWidth {
-        QCustomPlot& plot;
-        ~LegendWidth() { fitLegendColumns(plot, plot.width()); }
-    } restore{plot};
-    fitLegendColumns(plot, width);
     // Rendered into memory first, then written by the one atomic writer.
-    writeFile(path, renderChart(plot, *format, path, width, height, scale));
+    writeFile(path, renderLaidOut(plot, *format, path, width, height, scale));
+}
+
+QByteArray renderChartBytes(QCustomPlot& plot, ChartFormat format, int width, int height, const QString& name) {
+    checkSize(name, width, height, 1.0);
+    return renderLaidOut(plot, format, name, width, height, 1.0);
 }
 
 void exportRunsCsv(const RunStore& store, const std::vector<int>& ids, const QString& path) {

@@ -2,6 +2,7 @@
 // legend included, they are part of the plot), and the selected runs' per-epoch data as CSV or JSON.
 #pragma once
 
+#include <QByteArray>
 #include <QString>
 #include <optional>
 #include <vector>
@@ -26,6 +27,10 @@ QString extensionOf(ChartFormat format);  // "png", "jpg", "pdf", "svg"
 // The plot on screen is left as it was. Throws wb::IoError naming the path for an unknown
 // extension or a failed write, wb::ConfigError for a size out of range.
 void exportChart(QCustomPlot& plot, const QString& path, int width, int height, double scale = 1.0);
+
+// What exportChart would write, into memory: for a document that embeds the chart (the report's
+// HTML holds its charts as SVG). `name` stands for the chart in errors. Throws as exportChart.
+QByteArray renderChartBytes(QCustomPlot& plot, ChartFormat format, int width, int height, const QString& name);
 
 // One line per epoch of each run in `ids` (in that order; unknown ids are skipped), the run's name
 // first. Throws wb::IoError naming the path when it cannot be written.

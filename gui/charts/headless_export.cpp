@@ -247,7 +247,8 @@ int runHeadlessExport(const QStringList& args) {
 
 void prepareHeadlessPlatform(int argc, char** argv) {
     for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--export-chart") == 0 && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+        if ((std::strcmp(argv[i], "--export-chart") == 0 || std::strcmp(argv[i], "--report") == 0) &&
+            qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
             qputenv("QT_QPA_PLATFORM", "offscreen");
             return;
         }

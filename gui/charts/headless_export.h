@@ -19,7 +19,7 @@ namespace wb::gui {
 // `args` as QCoreApplication::arguments() gives them (the program name first). Needs a QApplication.
 int runHeadlessExport(const QStringList& args);
 
-// Call first thing in main(): when argv asks for --export-chart, selects Qt's offscreen platform
+// Call first thing in main(): when argv asks for --export-chart or --report, selects Qt's offscreen platform
 // (unless QT_QPA_PLATFORM says otherwise), so the export runs where there is no display.
 void prepareHeadlessPlatform(int argc, char** argv);
 

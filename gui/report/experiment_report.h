@@ -1,0 +1,31 @@
+// The experiment report: one document to hand a colleague. The question, the conclusion, the data
+// set (shape, source, hash), each run's model and settings, the environment (CPU, threads, GPU,
+// framework versions), the charts (epoch time, loss, speedup, each ablation's waterfall), the
+// tables with medians and spreads, each sweep's report, and the fixed loop's code in the user's
+// framework. `mlp-workbench --report` and File → Export report write it as PDF or HTML.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include "report_document.h"
+#include "report_sources.h"
+
+namespace wb::gui {
+
+// The conclusion the report states: the answer's when there is one, else what the ablations, the
+// runs (the fastest against the slowest, with the spread) and the sweeps (the best trial) say.
+QStringList reportConclusion(const ReportSources& sources);
+
+// The framework whose loop the report prints: the first framework backend among the runs (torch,
+// keras, jax), else PyTorch, the founding loop's.
+std::string reportFramework(const ReportSources& sources);
+
+// Builds the document (its charts as widgets, off screen). Throws ConfigError for empty sources.
+ReportDocument buildReport(const ReportSources& sources);
+
+// Writes `sources` as a report to `path`: .pdf or .html by its extension. Throws ConfigError for
+// another extension or empty sources, IoError when it cannot be written.
+void writeReport(const ReportSources& sources, const QString& path);
+
+}  // namespace wb::gui

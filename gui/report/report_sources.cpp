@@ -1,0 +1,90 @@
+#include "report_sources.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+#include "errors.h"
+#include "json_file.h"
+#include "sweep_folder.h"
+
+namespace wb::gui {
+
+namespace {
+void addSweep(ReportSources& s, const QString& folder) {
+    const sweep::SweepFolder sweepFolder(folder.toStdString());
+    const auto views = sweepFolder.views();
+    s.sweeps.push_back({folder, sweep::makeReport(sweepFolder.plan(), views)});
+    for (const auto& view : views) {
+        if (view.status.state != sweep::TrialState::Completed) continue;
+        RunRecord r = RunRecord::load(sweepFolder.recordPath(view.trial->id));
+        r.name = view.trial->name;  // "batch_size=256 lr=0.001": the trial, as the sweep names it
+        s.runs.push_back(std::move(r));
+    }
+}
+
+void addFile(ReportSources& s, const QString& path) {
+    const std::string file = path.toStdString();
+    const nlohmann::json j = loadJsonFile(file, "report input");
+    if (j.is_array()) {  // the GUI's "Export data as JSON": an array of run records
+        for (const auto& item : j) s.runs.push_back(RunRecord::fromJson(item));
+        return;
+    }
+    const std::string schema = j.is_object() ? j.value("schema", "") : "";
+    try {
+        if (schema == RunRecord::kSchema) {
+            s.runs.push_back(RunRecord::fromJson(j));
+        } else if (schema == AblationResult::kSchema) {
+            s.ablations.push_back(AblationResult::fromJson(j));
+        } else if (schema == Answer::kSchema) {
+            if (!s.answer) s.answer = Answer::fromJson(j);
+        } else {
+            throw DataError(file, "not a run, an ablation or an answer (its schema is '" + schema + "')");
+        }
+    } catch (const DataError& e) {
+        throw DataError(file, e.reason());
+    }
+}
+
+// A seed or fixed loop of an ablation as a run of the report: its first repeat, named by who ran it.
+void addLoops(std::vector<RunRecord>& runs, const AblationResult& a, const std::string& who) {
+    const AblationStep* last = nullptr;
+    for (const auto& step : a.steps)
+        if (step.measured()) last = &step;
+    if (!last || a.steps.empty() || !a.steps.front().measured()) return;
+    RunRecord seed = a.steps.front().runs.front();
+    seed.name = who + ": seed loop";
+    runs.push_back(std::move(seed));
+    if (last == &a.steps.front()) return;
+    RunRecord fixed = last->runs.front();
+    fixed.name = who + ": fixed loop";
+    runs.push_back(std::move(fixed));
+}
+}  // namespace
+
+std::vector<RunRecord> ReportSources::chartedRuns() const {
+    if (!runs.empty()) return runs;
+    std::vector<RunRecord> loops;
+    if (answer)
+        for (const auto& e : answer->engines)
+            if (e.ablation) addLoops(loops, *e.ablation, e.engine);
+    for (const auto& a : ablations) addLoops(loops, a, a.backend);
+    return loops;
+}
+
+ReportSources loadReportSources(const QStringList& paths) {
+    if (paths.isEmpty()) throw ConfigError("a report needs run files, ablations, an answer or sweep folders");
+    ReportSources s;
+    for (const QString& path : paths) {
+        const QFileInfo info(path);
+        if (info.isDir()) {
+            if (!sweep::SweepFolder::isSweepFolder(path.toStdString()))
+                throw DataError(path.toStdString(), "a folder, but not a sweep (it has no sweep.json)");
+            addSweep(s, path);
+        } else {
+            addFile(s, path);
+        }
+    }
+    return s;
+}
+
+}  // namespace wb::gui
