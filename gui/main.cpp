@@ -23,6 +23,7 @@ int answerWithoutDisplay(int argc, char** argv) {
             std::printf(
                 "Usage: mlp-workbench               open the workbench window\n"
                 "       mlp-workbench --sweep DIR   open it on the Sweeps view, following the sweep folder DIR\n"
+                "       mlp-workbench --answer FILE open it on the Answer view, showing FILE (mlpwb answer --out)\n"
                 "       mlp-workbench --export-chart loss|accuracy|epoch-time|breakdown|speedup \\\n"
                 "                     --runs RUN.json... --out CHART.png|jpg|pdf|svg [--size WxH] [--baseline N]\n"
                 "       mlp-workbench --export-chart waterfall --ablation ABLATION.json --out CHART.png\n"
@@ -59,5 +60,6 @@ int main(int argc, char** argv) {
     window.resize(1400, 900);
     window.show();
     if (const auto at = args.indexOf("--sweep"); at >= 0 && at + 1 < args.size()) window.openSweep(args[at + 1]);
+    if (const auto at = args.indexOf("--answer"); at >= 0 && at + 1 < args.size()) window.openAnswer(args[at + 1]);
     return QApplication::exec();
 }

@@ -26,6 +26,11 @@ TrainingController::TrainingController(QObject* parent)
     connectAcrossThreads(worker_, &TrainingWorker::ablationStepFinished, this,
                          &TrainingController::ablationStepFinished);
     connectAcrossThreads(worker_, &TrainingWorker::ablationFinished, this, &TrainingController::onAblationFinished);
+    connectAcrossThreads(worker_, &TrainingWorker::answerEngines, this, &TrainingController::answerEngines);
+    connectAcrossThreads(worker_, &TrainingWorker::answerEstimated, this, &TrainingController::answerEstimated);
+    connectAcrossThreads(worker_, &TrainingWorker::answerProgress, this, &TrainingController::answerProgress);
+    connectAcrossThreads(worker_, &TrainingWorker::answerUpdated, this, &TrainingController::answerUpdated);
+    connectAcrossThreads(worker_, &TrainingWorker::answerFinished, this, &TrainingController::onAnswerFinished);
     thread_.start();
 }
 
@@ -93,6 +98,13 @@ void TrainingController::onAblationFinished(int id, const AblationResult& result
     current_.reset();
     currentName_.clear();
     emit ablationFinished(id, result);
+    if (!startNext()) emit queueChanged();
+}
+
+void TrainingController::onAnswerFinished(int id, const Answer& answer) {
+    current_.reset();
+    currentName_.clear();
+    emit answerFinished(id, answer);
     if (!startNext()) emit queueChanged();
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "ablation.h"
+#include "answer.h"
 #include "dataset.h"
 #include "run_config.h"
 #include "run_record.h"
@@ -28,6 +29,10 @@ struct RunRequest {
     // Set: the request is an ablation of `config` on `dataset` (every step of the plan, run by the same
     // worker, so its timed runs never overlap other runs). It reports through the ablation signals.
     std::shared_ptr<const AblationPlan> ablation = nullptr;
+    // Set: the request is the answer to the founding question on `config` and `dataset` (every engine
+    // here, its estimate first; one worker, so none of its timed runs overlaps another). It reports
+    // through the answer signals.
+    std::shared_ptr<const AnswerPlan> answer = nullptr;
 };
 
 class TrainingWorker;
@@ -67,6 +72,13 @@ signals:
     void ablationProgress(int id, int run, int planned, const QString& step, int repeat);
     void ablationStepFinished(int id, const wb::AblationResult& partial);
     void ablationFinished(int id, const wb::AblationResult& result);
+    // An answer request: the engines found (before anything trains), the estimate in seconds (null
+    // where an engine's could not be made), before each run, after each step, and at its end.
+    void answerEngines(int id, const wb::Answer& engines);
+    void answerEstimated(int id, double seconds);
+    void answerProgress(int id, int done, int planned, const QString& engine, const QString& step, int repeat);
+    void answerUpdated(int id, const wb::Answer& partial);
+    void answerFinished(int id, const wb::Answer& answer);
     void runDropped(int id);  // removed from the queue before it started (removeQueued, clearQueue)
     // To the worker (queued to its thread): train `request`, stopping when `cancel` is set. Internal.
     void runRequested(const wb::gui::RunRequest& request, const std::shared_ptr<wb::CancelFlag>& cancel);
@@ -78,6 +90,7 @@ private:
     void onEpochsFinished(int id, const QList<wb::EpochMetrics>& metrics);
     void onRunFinished(int id, const wb::RunRecord& record);  // from the worker: start the next run
     void onAblationFinished(int id, const wb::AblationResult& result);
+    void onAnswerFinished(int id, const wb::Answer& answer);
 
     QThread thread_;
     TrainingWorker* worker_ = nullptr;  // lives on thread_

@@ -18,6 +18,10 @@ void TrainingWorker::run(const RunRequest& request, const std::shared_ptr<Cancel
         ablate(request, *cancel);
         return;
     }
+    if (request.answer) {
+        answer(request, *cancel);
+        return;
+    }
     emit runStarted(request.id);
     const RunRecord record = train(request, *cancel);
     emit runFinished(request.id, record);
@@ -108,6 +112,38 @@ void TrainingWorker::ablate(const RunRequest& request, const CancelFlag& cancel)
         result.message = e.what();
     }
     emit ablationFinished(request.id, result);
+}
+
+void TrainingWorker::answer(const RunRequest& request, const CancelFlag& cancel) {
+    Answer result;
+    result.plan = *request.answer;
+    try {
+        if (!request.dataset) throw ConfigError("no data set loaded");
+        const PreparedData data = prepare(*request.dataset, request.config.prepare);
+        result.engines = wb::answerEngines(result.plan, BackendRegistry::instance().list());
+        emit answerEngines(request.id, result);
+        RunConfig config = request.config;
+        config.train.epochs = result.plan.epochs;
+        double seconds = 0;
+        for (const auto& e : estimateAnswer(result.plan, result.engines, config, *request.dataset, data, cancel))
+            seconds += e.seconds.value_or(0);
+        emit answerEstimated(request.id, seconds);
+        AnswerCallbacks callbacks;
+        callbacks.onRunStarted = [&](const std::string& engine, const std::string& step, int repeat, int done,
+                                     int planned) {
+            emit answerProgress(request.id, done, planned, QString::fromStdString(engine), QString::fromStdString(step),
+                                repeat);
+        };
+        callbacks.onProgress = [&](const Answer& partial) { emit answerUpdated(request.id, partial); };
+        result = runAnswer(result.plan, result.engines, request.config, *request.dataset, data, cancel, callbacks);
+    } catch (const std::bad_alloc&) {
+        result.status = AnswerStatus::Failed;
+        result.message = "out of memory";
+    } catch (const std::exception& e) {
+        result.status = AnswerStatus::Failed;
+        result.message = e.what();
+    }
+    emit answerFinished(request.id, result);
 }
 
 RunRecord failedRecord(const RunRequest& request, const std::string& message) {

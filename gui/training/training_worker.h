@@ -39,6 +39,11 @@ signals:
     void ablationProgress(int id, int run, int planned, const QString& step, int repeat);
     void ablationStepFinished(int id, const wb::AblationResult& partial);
     void ablationFinished(int id, const wb::AblationResult& result);
+    void answerEngines(int id, const wb::Answer& engines);
+    void answerEstimated(int id, double seconds);
+    void answerProgress(int id, int done, int planned, const QString& engine, const QString& step, int repeat);
+    void answerUpdated(int id, const wb::Answer& partial);
+    void answerFinished(int id, const wb::Answer& answer);
 
 private:
     class EpochBatcher;
@@ -47,6 +52,9 @@ private:
                        const PreparedData& data);
     // Runs every step of request.ablation; never throws (a failure is a result with status "failed").
     void ablate(const RunRequest& request, const CancelFlag& cancel);
+    // Asks every engine (the probes start the user's Python), estimates, then runs request.answer;
+    // never throws (a failure is an answer with status "failed").
+    void answer(const RunRequest& request, const CancelFlag& cancel);
 };
 
 // The record of a run that could not train at all (bad config, no device, missing file, ...).

@@ -21,6 +21,7 @@
 
 #include "ablation_tab.h"
 #include "about_dialog.h"
+#include "answer_view.h"
 #include "backend.h"
 #include "breakdown_chart.h"
 #include "chart_controls.h"
@@ -30,6 +31,7 @@
 #include "editor_escape_filter.h"
 #include "errors.h"
 #include "execution_panel.h"
+#include "experiment_report.h"
 #include "export_dialog.h"
 #include "field_guard.h"
 #include "memory_budget.h"
@@ -46,6 +48,7 @@
 #include "sweeps_view.h"
 #include "training_controller.h"
 #include "waterfall_chart.h"
+#include "welcome_pane.h"
 
 namespace wb::gui {
 
@@ -96,7 +99,22 @@ void MainWindow::buildCharts() {
     tabs_->addTab(ablationTab_, "Ablation");
     sweepsView_ = new SweepsView(tabs_);
     tabs_->addTab(sweepsView_, "Sweeps");
-    setCentralWidget(tabs_);
+    // First: the one-click answer to the question the workbench exists for.
+    answerView_ = new AnswerView(controller_, tabs_);
+    tabs_->insertTab(0, answerView_, "Answer");
+    tabs_->setCurrentIndex(0);
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    if (WelcomePane::wanted()) {
+        auto* welcome = new WelcomePane;
+        layout->addWidget(welcome);
+        connect(welcome, &WelcomePane::openDataRequested, this, &MainWindow::openData);
+        connect(welcome, &WelcomePane::answerRequested, this, &MainWindow::answerQuestion);
+        connect(welcome, &WelcomePane::openRunsRequested, this, &MainWindow::openRuns);
+    }
+    layout->addWidget(tabs_, 1);
+    setCentralWidget(central);
 }
 
 void MainWindow::buildDocks() {
@@ -139,6 +157,8 @@ void MainWindow::buildDocks() {
 
     ablationTab_->setSources([this] { return currentConfig(); }, [this] { return dataPanel_->dataset(); });
     sweepsView_->setBaseConfig([this] { return currentConfig(); });
+    answerView_->setSources([this] { return currentConfig(); }, [this] { return dataPanel_->dataset(); });
+    connect(answerView_, &AnswerView::status, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
     connect(sweepsView_, &SweepsView::overlayRequested, this, &MainWindow::overlayRuns);
     connect(sweepsView_, &SweepsView::status, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(dataPanel_, &DataPanel::datasetChanged, this, [this](const std::shared_ptr<const Dataset>& ds) {
@@ -179,6 +199,9 @@ void MainWindow::buildActions() {
     add("Run", QKeySequence("Ctrl+R"), &MainWindow::runCurrent, "Train the current configuration");
     add("Compare", QKeySequence("Ctrl+Shift+R"), &MainWindow::compare,
         "Train the 'Seed PyTorch loop' and 'Fastest' presets on the same data, model and seed");
+    add("Answer the question", QKeySequence("Ctrl+Shift+A"), &MainWindow::answerQuestion,
+        "Every engine here: the seed loop, the fixed loop and the ablation between them, and the conclusion")
+        ->setObjectName("answerAction");
     add("Stop", QKeySequence(Qt::Key_Escape), &MainWindow::stop, "Stop the current run (marked cancelled)");
     add("Clear queue", QKeySequence(), &MainWindow::clearQueue, "Drop the runs that have not started");
     bar->addSeparator();
@@ -220,6 +243,7 @@ void MainWindow::buildMenus() {
     file->addAction(findChild<QAction*>("exportChartAction"));
     file->addAction("Export run data…", this, &MainWindow::exportRunData);
     file->addAction(runsView_->pytorchAction());  // acts on the run selected in the runs table
+    file->addAction("Export report…", this, &MainWindow::exportReport)->setObjectName("exportReportAction");
     file->addSeparator();
     file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);
     refreshRecentMenu();
@@ -539,6 +563,42 @@ void MainWindow::exportRunData() {
             exportRunsCsv(*store_, ids, path);
     } catch (const Error& e) {
         QMessageBox::warning(this, "Export failed", e.what());
+    }
+}
+
+void MainWindow::openAnswer(const QString& path) {
+    tabs_->setCurrentWidget(answerView_);
+    try {
+        answerView_->loadAnswer(path);
+    } catch (const Error& e) {
+        QMessageBox::warning(this, "Cannot open the answer", e.what());
+    }
+}
+
+void MainWindow::answerQuestion() {
+    tabs_->setCurrentWidget(answerView_);
+    if (!answerView_->running()) answerView_->start();
+}
+
+void MainWindow::exportReport() {
+    ReportSources sources;
+    if (answerView_->answer()) sources.answer = *answerView_->answer();
+    if (ablationTab_->result()) sources.ablations.push_back(*ablationTab_->result());
+    for (const RunEntry& run : store_->runs())
+        if (run.visible && run.record.status != RunStatus::Running && !run.queued) sources.runs.push_back(run.record);
+    if (sources.empty()) {
+        QMessageBox::information(this, "Export report",
+                                 "Nothing to report yet: answer the question, run an ablation, or show some runs.");
+        return;
+    }
+    const QString path =
+        QFileDialog::getSaveFileName(this, "Export report", "report.pdf", "PDF (*.pdf);;HTML, charts inline (*.html)");
+    if (path.isEmpty()) return;
+    try {
+        writeReport(sources, path);
+        statusBar()->showMessage("Wrote the report " + path, 10000);
+    } catch (const Error& e) {
+        QMessageBox::warning(this, "Export report failed", e.what());
     }
 }
 

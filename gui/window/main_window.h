@@ -17,6 +17,7 @@
 namespace wb::gui {
 
 class AblationTab;
+class AnswerView;
 class BreakdownChart;
 class ConfusionView;
 class DataPanel;
@@ -50,7 +51,9 @@ public:
     // Shows these RunRecords in the charts: opened once, made visible again when already open.
     void overlayRuns(const QStringList& paths);
     SweepsView& sweepsView() { return *sweepsView_; }
-    void openSweep(const QString& dir);  // on the Sweeps tab
+    AnswerView& answerView() { return *answerView_; }
+    void openAnswer(const QString& path);  // on the Answer tab; says why (a message box) when it cannot
+    void openSweep(const QString& dir);    // on the Sweeps tab
 
 public slots:
     void runCurrent();  // Ctrl+R: queue the current configuration
@@ -61,10 +64,14 @@ public slots:
     // first unless the run began under kStopWithoutAskingMs ago.
     void stop();
     void clearQueue();
-    void openData();       // Ctrl+O
-    void openRuns();       // RunRecord JSON files (ours or peers')
-    void exportChart();    // Ctrl+E: the chart on the current tab
-    void exportRunData();  // the selected runs' per-epoch data as CSV, or their RunRecords as JSON
+    void openData();        // Ctrl+O
+    void openRuns();        // RunRecord JSON files (ours or peers')
+    void exportChart();     // Ctrl+E: the chart on the current tab
+    void exportRunData();   // the selected runs' per-epoch data as CSV, or their RunRecords as JSON
+    void answerQuestion();  // Ctrl+Shift+A: the Answer tab, started on the current data and model
+    // File > Export report: the answer, the Ablation tab's result and the runs shown in the charts, as
+    // one PDF or HTML document.
+    void exportReport();
     void showAbout();
 
 protected:
@@ -107,6 +114,7 @@ private:
     ConfusionView* confusionView_ = nullptr;
     AblationTab* ablationTab_ = nullptr;
     SweepsView* sweepsView_ = nullptr;
+    AnswerView* answerView_ = nullptr;
     QLabel* backendLabel_ = nullptr;
     QLabel* runLabel_ = nullptr;
     QMenu* recentMenu_ = nullptr;

@@ -1,0 +1,106 @@
+#include "answer_chart.h"
+
+#include <QVBoxLayout>
+#include <cmath>
+
+#include <qcustomplot.h>
+
+#include "chart_style.h"
+#include "waterfall_chart.h"
+
+namespace wb::gui {
+
+namespace {
+const QColor kSeedColor(150, 150, 150);
+const QColor kFixedColor(31, 119, 180);
+
+// The last measured cumulative step: the fixed loop (null when only the seed loop ran).
+const AblationStep* fixedLoop(const AblationResult& r) {
+    const AblationStep* last = nullptr;
+    for (const auto& s : r.steps)
+        if (s.measured()) last = &s;
+    return last == &r.steps.front() ? nullptr : last;
+}
+
+QCPBars* addBars(QCustomPlot& plot, QCPBarsGroup* group, const QString& name, const QColor& color) {
+    auto* bars = new QCPBars(plot.xAxis, plot.yAxis);
+    bars->setName(name);
+    bars->setPen(QPen(color.darker(130)));
+    bars->setBrush(color);
+    bars->setWidth(0.35);
+    bars->setBarsGroup(group);
+    bars->setBaseValue(1e-6);  // a logarithmic axis has no zero
+    return bars;
+}
+}  // namespace
+
+AnswerChart::AnswerChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+    applyChartStyle(*plot_, "Time per epoch: the seed loop and the fixed loop on every engine");
+    plot_->yAxis->setLabel("Median epoch (ms, no warm-up; log scale)");
+    plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    plot_->legend->setVisible(true);
+    placeholder_ = addPlaceholder(*plot_, "Press \u201cAnswer the question\u201d, or open an answer file");
+}
+
+void AnswerChart::setAnswer(const Answer& answer) {
+    plot_->clearPlottables();
+    for (int i = plot_->itemCount() - 1; i >= 0; --i)
+        if (plot_->item(i) != placeholder_) plot_->removeItem(i);
+    auto* group = new QCPBarsGroup(plot_);
+    QCPBars* seed = addBars(*plot_, group, "seed loop", kSeedColor);
+    QCPBars* fixed = addBars(*plot_, group, "fixed loop", kFixedColor);
+    auto* seedSpread = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
+    auto* fixedSpread = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
+    for (auto* e : {seedSpread, fixedSpread}) {
+        e->removeFromLegend();
+        e->setPen(QPen(Qt::black));
+    }
+    seedSpread->setDataPlottable(seed);
+    fixedSpread->setDataPlottable(fixed);
+    QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
+    double low = 1e300, high = 0;
+    engines_ = 0;
+    for (const auto& e : answer.engines) {
+        if (!e.ablation || e.ablation->steps.empty() || !e.ablation->steps.front().measured()) continue;
+        const double key = ++engines_;
+        ticks->addTick(key, QString::fromStdString(e.engine));
+        const AblationStep& s = e.ablation->steps.front();
+        seed->addData(key, s.medianEpochMs);
+        seedSpread->addData(s.medianEpochMs - s.minEpochMs, s.maxEpochMs - s.medianEpochMs);
+        low = std::min(low, s.minEpochMs);
+        high = std::max(high, s.maxEpochMs);
+        const AblationStep* f = fixedLoop(*e.ablation);
+        fixed->addData(key, f ? f->medianEpochMs : std::nan(""));
+        fixedSpread->addData(f ? f->medianEpochMs - f->minEpochMs : 0.0, f ? f->maxEpochMs - f->medianEpochMs : 0.0);
+        if (f) {
+            low = std::min(low, f->minEpochMs);
+            high = std::max(high, f->maxEpochMs);
+        }
+        for (const auto& [step, offset] : {std::pair{&s, -0.18}, std::pair{f, 0.18}}) {
+            if (!step) continue;
+            auto* label = new QCPItemText(plot_);
+            label->position->setCoords(key + offset, step->maxEpochMs);
+            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            label->setText(formatMs(step->medianEpochMs));
+            label->setFont(QFont(font().family(), 8));
+        }
+        if (const auto gap = e.gap()) {  // above the engine's bars and their labels
+            auto* label = new QCPItemText(plot_);
+            label->position->setCoords(key, std::max(s.maxEpochMs, f ? f->maxEpochMs : 0.0) * 2.2);
+            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            label->setText(QString::fromStdString(gap->label()));
+            label->setFont(QFont(font().family(), 9, QFont::Bold));
+        }
+    }
+    placeholder_->setVisible(engines_ == 0);
+    plot_->xAxis->setTicker(ticks);
+    plot_->xAxis->setRange(0.4, std::max(1, engines_) + 0.6);
+    if (engines_ > 0) plot_->yAxis->setRange(low / 2, high * 6);  // room above for the labels
+    plot_->replot();
+}
+
+}  // namespace wb::gui

@@ -1,0 +1,299 @@
+#include "answer_view.h"
+
+#include <QComboBox>
+#include <QDateTime>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+#include "answer_chart.h"
+#include "errors.h"
+#include "training_controller.h"
+#include "waterfall_chart.h"
+
+namespace wb::gui {
+
+namespace {
+// Negative, and far from the Ablation tab's: never a run id of the RunStore, never another view's.
+int gNextId = -1000000;
+
+QString duration(double seconds) {
+    if (seconds < 90) return QString("%1 s").arg(std::max(1.0, seconds), 0, 'f', 0);
+    return QString("%1 min").arg(seconds / 60, 0, 'f', 0);
+}
+}  // namespace
+
+AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidget(parent), controller_(controller) {
+    auto* controls = new QHBoxLayout;
+    startButton_ = new QPushButton("Answer the question");
+    startButton_->setObjectName("answerStartButton");
+    startButton_->setToolTip(
+        "On the loaded data and the current model: every engine here (cpu, cuda, PyTorch, "
+        "Keras, JAX), its seed loop, its fixed loop and the ablation between them");
+    stopButton_ = new QPushButton("Stop");
+    repeats_ = new QSpinBox;
+    repeats_->setRange(1, 20);
+    repeats_->setValue(3);
+    repeats_->setToolTip("Runs per step: the spread that says whether a difference is real");
+    epochs_ = new QSpinBox;
+    epochs_->setRange(2, 1000);
+    epochs_->setValue(10);
+    epochs_->setToolTip("Epochs per run (the first is the warm-up): the epoch times are the question");
+    auto* open = new QPushButton("Open answer…");
+    saveButton_ = new QPushButton("Save answer…");
+    controls->addWidget(startButton_);
+    controls->addWidget(stopButton_);
+    controls->addWidget(new QLabel("Repeats"));
+    controls->addWidget(repeats_);
+    controls->addWidget(new QLabel("Epochs"));
+    controls->addWidget(epochs_);
+    controls->addStretch();
+    controls->addWidget(open);
+    controls->addWidget(saveButton_);
+
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 1);
+    progress_->setValue(0);
+    status_ = new QLabel(
+        "The founding question on this machine: why is one way of training the same MLP many "
+        "times faster than another?");
+    status_->setWordWrap(true);
+    conclusion_ = new QLabel;
+    conclusion_->setObjectName("answerConclusion");
+    conclusion_->setWordWrap(true);
+    conclusion_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    conclusion_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+
+    chart_ = new AnswerChart;
+    waterfall_ = new WaterfallChart;
+    engineChoice_ = new QComboBox;
+    engineChoice_->setToolTip("Whose waterfall: what each fix saved on that engine");
+    auto* waterfallBox = new QWidget;
+    auto* waterfallLayout = new QVBoxLayout(waterfallBox);
+    waterfallLayout->setContentsMargins(0, 0, 0, 0);
+    auto* choiceRow = new QFormLayout;
+    choiceRow->addRow("Waterfall of", engineChoice_);
+    waterfallLayout->addLayout(choiceRow);
+    waterfallLayout->addWidget(waterfall_, 1);
+    auto* charts = new QSplitter(Qt::Horizontal);
+    charts->addWidget(chart_);
+    charts->addWidget(waterfallBox);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(charts);
+    split->addWidget(conclusion_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(progress_);
+    layout->addWidget(status_);
+    layout->addWidget(split, 1);
+
+    connect(startButton_, &QPushButton::clicked, this, [this] { start(); });
+    connect(stopButton_, &QPushButton::clicked, this, &AnswerView::stop);
+    connect(open, &QPushButton::clicked, this, &AnswerView::openDialog);
+    connect(saveButton_, &QPushButton::clicked, this, &AnswerView::saveDialog);
+    connect(engineChoice_, &QComboBox::currentIndexChanged, this, &AnswerView::showWaterfall);
+    connect(controller_, &TrainingController::answerEngines, this, &AnswerView::onEngines);
+    connect(controller_, &TrainingController::answerEstimated, this, &AnswerView::onEstimated);
+    connect(controller_, &TrainingController::answerProgress, this, &AnswerView::onProgress);
+    connect(controller_, &TrainingController::answerUpdated, this, &AnswerView::onUpdated);
+    connect(controller_, &TrainingController::answerFinished, this, &AnswerView::onFinished);
+    connect(controller_, &TrainingController::runDropped, this, [this](int id) {
+        if (current_ != id) return;
+        current_.reset();
+        status_->setText("Removed from the queue before it started.");
+        updateButtons();
+    });
+    updateButtons();
+}
+
+void AnswerView::setSources(ConfigSource config, DataSource dataset) {
+    configSource_ = std::move(config);
+    dataSource_ = std::move(dataset);
+}
+
+AnswerPlan AnswerView::plan() const {
+    AnswerPlan p;
+    p.repeats = repeats_->value();
+    p.epochs = epochs_->value();
+    return p;
+}
+
+void AnswerView::setPlan(int repeats, int epochs) {
+    repeats_->setValue(repeats);
+    epochs_->setValue(epochs);
+}
+
+bool AnswerView::start() {
+    if (current_) {
+        status_->setText("The answer is already being measured.");
+        return false;
+    }
+    const auto dataset = dataSource_ ? dataSource_() : nullptr;
+    if (!dataset || !configSource_) {
+        status_->setText("Load a data set first (or use the built-in one).");
+        return false;
+    }
+    RunRequest request;
+    request.id = gNextId--;
+    request.config = configSource_();
+    request.config.name = "Answer the question";
+    request.dataset = dataset;
+    auto p = std::make_shared<AnswerPlan>(plan());
+    try {
+        p->validate();
+        RunConfig check = request.config;
+        check.execution = presetByName(p->ablation().baseline).settings;
+        check.validate();
+    } catch (const Error& e) {
+        status_->setText(QString("Cannot answer on this configuration: %1").arg(e.what()));
+        return false;
+    }
+    request.answer = std::move(p);
+    current_ = request.id;
+    estimateSeconds_ = 0;
+    progress_->setRange(0, 0);  // busy until the engines and the estimate are known
+    status_->setText(controller_->busy() ? "Queued after the runs in progress."
+                                         : "Asking which engines this machine has…");
+    controller_->enqueue(std::move(request));
+    updateButtons();
+    return true;
+}
+
+void AnswerView::stop() {
+    if (current_ && controller_->currentRun() == current_)
+        controller_->stopCurrent();
+    else if (current_)
+        controller_->removeQueued(*current_);
+}
+
+void AnswerView::onEngines(int id, const Answer& engines) {
+    if (id != current_) return;
+    QStringList here, missing;
+    for (const auto& e : engines.engines) (e.available ? here : missing) << QString::fromStdString(e.engine);
+    status_->setText(QString("Engines here: %1%2. Estimating: each seed loop for two epochs…")
+                         .arg(here.join(", "), missing.isEmpty() ? "" : "; not here: " + missing.join(", ")));
+    showAnswer(engines);
+}
+
+void AnswerView::onEstimated(int id, double seconds) {
+    if (id != current_) return;
+    estimateSeconds_ = seconds;
+    startedMs_ = QDateTime::currentMSecsSinceEpoch();
+    status_->setText(QString("This takes at most about %1. Measuring…").arg(duration(seconds)));
+}
+
+void AnswerView::onProgress(int id, int done, int planned, const QString& engine, const QString& step, int repeat) {
+    if (id != current_) return;
+    progress_->setRange(0, planned);
+    progress_->setValue(done);
+    QString left;
+    if (done > 0) {  // what the runs so far took, for the runs planned (an upper bound: some do not run)
+        const double elapsed = static_cast<double>(QDateTime::currentMSecsSinceEpoch() - startedMs_) / 1000.0;
+        left = QString(" \u2014 at most %1 left").arg(duration(elapsed / done * (planned - done)));
+    }
+    status_->setText(QString("%1: %2, run %3 of %4%5").arg(engine, step).arg(repeat).arg(plan().repeats).arg(left));
+}
+
+void AnswerView::onUpdated(int id, const Answer& partial) {
+    if (id == current_) showAnswer(partial);
+}
+
+void AnswerView::onFinished(int id, const Answer& answer) {
+    if (id != current_) return;
+    current_.reset();
+    showAnswer(answer);
+    progress_->setRange(0, 1);
+    progress_->setValue(1);
+    const QString how = answer.status == AnswerStatus::Completed ? "Answered" : QString::fromStdString(answer.message);
+    status_->setText(how + ".");
+    emit status(how + ": " + conclusionText().section('\n', 0, 0));
+    updateButtons();
+}
+
+void AnswerView::showAnswer(const Answer& answer) {
+    answer_ = answer;
+    chart_->setAnswer(answer);
+    QString html;
+    for (const auto& line : answer.conclusion()) html += "<p>" + QString::fromStdString(line).toHtmlEscaped() + "</p>";
+    conclusion_->setText(html);
+    const QString shown = engineChoice_->currentText();
+    const QSignalBlocker quiet(engineChoice_);
+    engineChoice_->clear();
+    for (const auto& e : answer.engines)
+        if (e.ablation) engineChoice_->addItem(QString::fromStdString(e.engine));
+    engineChoice_->setCurrentIndex(std::max(0, engineChoice_->findText(shown)));
+    showWaterfall();
+    updateButtons();
+}
+
+void AnswerView::showWaterfall() {
+    if (!answer_) return;
+    for (const auto& e : answer_->engines)
+        if (e.ablation && QString::fromStdString(e.engine) == engineChoice_->currentText()) {
+            waterfall_->setResult(*e.ablation);
+            return;
+        }
+    waterfall_->clear();
+}
+
+void AnswerView::loadAnswer(const QString& path) {
+    showAnswer(Answer::load(path.toStdString()));
+    status_->setText("Opened " + path + ".");
+}
+
+void AnswerView::saveAnswer(const QString& path) {
+    if (!answer_) throw ConfigError("there is no answer to save yet");
+    answer_->save(path.toStdString());
+}
+
+QString AnswerView::statusText() const {
+    return status_->text();
+}
+
+QString AnswerView::conclusionText() const {
+    if (!answer_) return {};
+    QStringList lines;
+    for (const auto& line : answer_->conclusion()) lines << QString::fromStdString(line);
+    return lines.join('\n');
+}
+
+void AnswerView::updateButtons() {
+    startButton_->setEnabled(!current_);
+    stopButton_->setEnabled(current_.has_value());
+    repeats_->setEnabled(!current_);
+    epochs_->setEnabled(!current_);
+    saveButton_->setEnabled(answer_.has_value() && !current_);
+}
+
+void AnswerView::openDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, "Open answer", {}, "Answer (*.json);;All files (*)");
+    if (path.isEmpty()) return;
+    try {
+        loadAnswer(path);
+    } catch (const Error& e) {
+        QMessageBox::warning(this, "Cannot open the answer", e.what());
+    }
+}
+
+void AnswerView::saveDialog() {
+    const QString path = QFileDialog::getSaveFileName(this, "Save answer", "answer.json", "Answer (*.json)");
+    if (path.isEmpty()) return;
+    try {
+        saveAnswer(path);
+        emit status("Saved " + path);
+    } catch (const Error& e) {
+        QMessageBox::warning(this, "Cannot save the answer", e.what());
+    }
+}
+
+}  // namespace wb::gui

@@ -1,0 +1,91 @@
+// The Answer tab: "Answer the question" in one click. On the loaded data and the current model it
+// queues one answer on the training worker (every engine here: their estimate first, then each
+// one's seed loop, fixed loop and the ablation between them, repeated), and shows it as it grows:
+// time per epoch of every engine side by side, each engine's waterfall, and the conclusion in
+// words, with what is missing and the command that installs it. Progress for the whole of it,
+// cancellable; the answer saves and opens as mlpwb.answer/1 (what `mlpwb answer --out` writes).
+#pragma once
+
+#include <QWidget>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "answer.h"
+#include "dataset.h"
+#include "run_config.h"
+
+class QComboBox;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace wb::gui {
+
+class AnswerChart;
+class TrainingController;
+class WaterfallChart;
+
+class AnswerView : public QWidget {
+    Q_OBJECT
+
+public:
+    using ConfigSource =
+        std::function<RunConfig()>;  // the problem to answer (its backend and switches are the answer's)
+    using DataSource = std::function<std::shared_ptr<const Dataset>()>;
+
+    explicit AnswerView(TrainingController* controller, QWidget* parent = nullptr);
+    void setSources(ConfigSource config, DataSource dataset);
+
+    AnswerPlan plan() const;  // as the spin boxes say
+    void setPlan(int repeats, int epochs);
+    // Queues the answer; false (with the reason in statusText) when there is no data to answer on.
+    bool start();
+    void stop();
+    bool running() const { return current_.has_value(); }
+
+    void showAnswer(const Answer& answer);
+    void loadAnswer(const QString& path);  // throws wb::DataError
+    void saveAnswer(const QString& path);  // throws wb::IoError; nothing to save: wb::ConfigError
+    const std::optional<Answer>& answer() const { return answer_; }
+    QString statusText() const;
+    QString conclusionText() const;
+    AnswerChart& chart() { return *chart_; }
+    WaterfallChart& waterfall() { return *waterfall_; }
+
+signals:
+    void status(const QString& message);  // for the status bar
+
+private:
+    void onEngines(int id, const Answer& engines);
+    void onEstimated(int id, double seconds);
+    void onProgress(int id, int done, int planned, const QString& engine, const QString& step, int repeat);
+    void onUpdated(int id, const Answer& partial);
+    void onFinished(int id, const Answer& answer);
+    void showWaterfall();
+    void updateButtons();
+    void openDialog();
+    void saveDialog();
+
+    TrainingController* controller_;
+    ConfigSource configSource_;
+    DataSource dataSource_;
+    QSpinBox* repeats_ = nullptr;
+    QSpinBox* epochs_ = nullptr;
+    QPushButton* startButton_ = nullptr;
+    QPushButton* stopButton_ = nullptr;
+    QPushButton* saveButton_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QLabel* status_ = nullptr;
+    QLabel* conclusion_ = nullptr;
+    QComboBox* engineChoice_ = nullptr;  // whose waterfall is shown
+    AnswerChart* chart_ = nullptr;
+    WaterfallChart* waterfall_ = nullptr;
+    std::optional<int> current_;  // the request in flight
+    std::optional<Answer> answer_;
+    double estimateSeconds_ = 0;
+    qint64 startedMs_ = 0;  // of the measured part, for the time left
+};
+
+}  // namespace wb::gui

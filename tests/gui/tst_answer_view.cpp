@@ -1,0 +1,110 @@
+// The Answer tab: a tiny real answer through the training worker (the engines first, the estimate,
+// progress to the end, the engine chart, the waterfall of each engine, the conclusion in words);
+// Stop cancels it; nothing to answer on says so; an answer saves and opens again, and a bad file
+// is refused. Nothing here asserts a timing.
+#include <QComboBox>
+#include <QLabel>
+#include <QProgressBar>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <memory>
+
+#include "answer_chart.h"
+#include "answer_view.h"
+#include "builtin_data.h"
+#include "errors.h"
+#include "training_controller.h"
+#include "waterfall_chart.h"
+
+using namespace wb;
+using namespace wb::gui;
+
+namespace {
+constexpr int kTimeoutMs = 120000;  // generous: the build machine is shared; nothing here is timed
+
+struct Setup {
+    std::shared_ptr<const Dataset> dataset = std::make_shared<const Dataset>(generateSeedLike(400, 1));
+    RunConfig config = [] {
+        RunConfig c;
+        c.data.rows = 400;
+        c.train.batchSize = 64;
+        return c;
+    }();
+};
+}  // namespace
+
+class TestAnswerView : public QObject {
+    Q_OBJECT
+    QTemporaryDir dir_;
+
+private slots:
+    void aTinyAnswerFromStartToEnd() {
+        TrainingController controller;
+        AnswerView view(&controller);
+        const Setup s;
+        view.setSources([&] { return s.config; }, [&] { return s.dataset; });
+        view.setPlan(1, 2);
+        QVERIFY(view.start());
+        QVERIFY(view.running());
+        QVERIFY(!view.start());  // one at a time
+        QTRY_VERIFY_WITH_TIMEOUT(!view.running(), kTimeoutMs);
+        QVERIFY2(view.statusText().startsWith("Answered"), qPrintable(view.statusText()));
+        QVERIFY(view.answer().has_value());
+        QCOMPARE(toString(view.answer()->status), std::string("completed"));
+        QCOMPARE(view.chart().engineCount(), 1);  // the CPU backend: the one engine every machine has
+        QVERIFY2(view.conclusionText().startsWith("On our CPU backend"), qPrintable(view.conclusionText()));
+        auto* progress = view.findChild<QProgressBar*>();
+        QCOMPARE(progress->value(), progress->maximum());
+        auto* engines = view.findChild<QComboBox*>();
+        QCOMPARE(engines->currentText(), QString("cpu"));
+        QVERIFY(view.waterfall().plot().plottableCount() > 0);
+        // What is not here is said, with what would make it measurable.
+        for (const auto& e : view.answer()->engines)
+            if (!e.available)
+                QVERIFY2(view.conclusionText().contains("Not measured"), qPrintable(view.conclusionText()));
+
+        const QString saved = dir_.filePath("answer.json");
+        view.saveAnswer(saved);
+        AnswerView again(&controller);
+        again.loadAnswer(saved);
+        QCOMPARE(again.conclusionText(), view.conclusionText());
+        QCOMPARE(again.chart().engineCount(), 1);
+    }
+
+    void stopCancelsIt() {
+        TrainingController controller;
+        AnswerView view(&controller);
+        Setup s;
+        view.setSources([&] { return s.config; }, [&] { return s.dataset; });
+        view.setPlan(3, 1000);
+        QVERIFY(view.start());
+        QTRY_VERIFY_WITH_TIMEOUT(view.statusText().startsWith("cpu:"), kTimeoutMs);  // measuring
+        view.stop();
+        QTRY_VERIFY_WITH_TIMEOUT(!view.running(), kTimeoutMs);
+        QCOMPARE(toString(view.answer()->status), std::string("cancelled"));
+        QVERIFY2(view.statusText().contains("cancelled"), qPrintable(view.statusText()));
+    }
+
+    void nothingToAnswerOn() {
+        TrainingController controller;
+        AnswerView view(&controller);
+        QVERIFY(!view.start());
+        QVERIFY2(view.statusText().contains("Load a data set"), qPrintable(view.statusText()));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, view.saveAnswer(dir_.filePath("none.json")));
+        QVERIFY(!QFile::exists(dir_.filePath("none.json")));
+    }
+
+    void aBadFileIsRefused() {
+        TrainingController controller;
+        AnswerView view(&controller);
+        QFile f(dir_.filePath("bad.json"));
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"schema\": \"mlpwb.run/1\"}");
+        f.close();
+        QVERIFY_THROWS_EXCEPTION(DataError, view.loadAnswer(f.fileName()));
+        QVERIFY(!view.answer().has_value());
+    }
+};
+
+QTEST_MAIN(TestAnswerView)
+#include "tst_answer_view.moc"
