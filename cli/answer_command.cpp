@@ -3,6 +3,7 @@
 // and the conclusion follow from the numbers, and --out keeps it all (mlpwb.answer/1) for the GUI
 // and `mlpwb report`.
 #include <atomic>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -91,7 +92,7 @@ void printTable(const Answer& a) {
             if (s.measured()) last = &s;
         const AblationStep* cause = e.largestCause();
         const std::string share =
-            cause ? cause->name + " (" + std::to_string(static_cast<int>(*cause->share * 100 + 0.5)) + "%)" : "-";
+            cause ? cause->name + " (" + std::to_string(std::lround(*cause->share * 100)) + "%)" : "-";
         std::printf("%-6s %14.3f %14.3f  %-34s %s\n", e.engine.c_str(), steps.front().medianEpochMs,
                     last->medianEpochMs, e.gap()->label().c_str(), share.c_str());
     }

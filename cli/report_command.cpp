@@ -53,6 +53,7 @@ int runReport(const ReportOptions& o) {
     args.insert(args.end(), o.inputs.begin(), o.inputs.end());
     args.insert(args.end(), {"--out", o.out});
     std::vector<char*> argv;
+    argv.reserve(args.size() + 1);
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
     ::execv(workbench.c_str(), argv.data());

@@ -74,6 +74,7 @@ std::vector<std::string> Answer::conclusion() const {
         if (ga.measurable != gb.measurable) return ga.measurable;
         return ga.ratio > gb.ratio;
     });
+    lines.reserve(measured.size() + engines.size() + 1);
     for (const AnswerEngine* e : measured) lines.push_back(engineSentence(*e));
 
     // The fastest epoch measured, against the slowest seed loop (the founding loop where PyTorch ran).
@@ -108,7 +109,7 @@ std::vector<std::string> Answer::conclusion() const {
             lines.push_back(engineName(e) + ": not measured (" + toString(status) + " before it finished).");
         }
     }
-    if (lines.empty()) lines.push_back("Nothing measured yet.");
+    if (lines.empty()) lines.emplace_back("Nothing measured yet.");
     return lines;
 }
 

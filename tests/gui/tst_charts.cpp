@@ -288,8 +288,10 @@ void TestCharts::legendFollowsManyRunsComingAndGoing() {
     QCOMPARE(chart.plot().legend->itemCount(), 300);
     QStringList kept;
     for (int i = 0; i < 300; ++i) {
-        if (i % 2 == 0) store.remove(ids[static_cast<std::size_t>(i)]);
-        else kept << QString("run %1").arg(i);
+        if (i % 2 == 0)
+            store.remove(ids[static_cast<std::size_t>(i)]);
+        else
+            kept << QString("run %1").arg(i);
     }
     chart.refreshNow();
     QCOMPARE(legendNames(chart.plot()), kept);
