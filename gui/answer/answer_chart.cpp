@@ -38,8 +38,8 @@ AnswerChart::AnswerChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPl
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
-    applyChartStyle(*plot_, "Time per epoch: the seed loop and the fixed loop on every engine");
-    plot_->yAxis->setLabel("Median epoch (ms, no warm-up; log scale)");
+    applyChartStyle(*plot_, "Time per epoch on every engine");
+    plot_->yAxis->setLabel("Median epoch, ms (log scale)");
     plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
     plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     plot_->legend->setVisible(true);

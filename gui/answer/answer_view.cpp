@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTextBrowser>
 #include <QVBoxLayout>
 
 #include "answer_chart.h"
@@ -61,15 +62,14 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     progress_ = new QProgressBar;
     progress_->setRange(0, 1);
     progress_->setValue(0);
+    progress_->hide();  // while an answer is measured
     status_ = new QLabel(
         "The founding question on this machine: why is one way of training the same MLP many "
         "times faster than another?");
     status_->setWordWrap(true);
-    conclusion_ = new QLabel;
+    conclusion_ = new QTextBrowser;  // read-only, selectable, and it scrolls where the lines are many
     conclusion_->setObjectName("answerConclusion");
-    conclusion_->setWordWrap(true);
-    conclusion_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    conclusion_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    conclusion_->setFrameShape(QFrame::NoFrame);
 
     chart_ = new AnswerChart;
     waterfall_ = new WaterfallChart;
@@ -85,6 +85,7 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     auto* charts = new QSplitter(Qt::Horizontal);
     charts->addWidget(chart_);
     charts->addWidget(waterfallBox);
+    charts->setSizes({450, 550});  // a waterfall has a bar per fix: it needs the room more
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(charts);
     split->addWidget(conclusion_);
@@ -162,6 +163,7 @@ bool AnswerView::start() {
     current_ = request.id;
     estimateSeconds_ = 0;
     progress_->setRange(0, 0);  // busy until the engines and the estimate are known
+    progress_->show();
     status_->setText(controller_->busy() ? "Queued after the runs in progress."
                                          : "Asking which engines this machine has…");
     controller_->enqueue(std::move(request));
@@ -214,6 +216,7 @@ void AnswerView::onFinished(int id, const Answer& answer) {
     showAnswer(answer);
     progress_->setRange(0, 1);
     progress_->setValue(1);
+    progress_->hide();
     const QString how = answer.status == AnswerStatus::Completed ? "Answered" : QString::fromStdString(answer.message);
     status_->setText(how + ".");
     emit status(how + ": " + conclusionText().section('\n', 0, 0));
@@ -226,7 +229,15 @@ void AnswerView::showAnswer(const Answer& answer) {
     QString html;
     for (const auto& line : answer.conclusion()) html += "<p>" + QString::fromStdString(line).toHtmlEscaped() + "</p>";
     conclusion_->setText(html);
-    const QString shown = engineChoice_->currentText();
+    // The waterfall shown stays the user's choice; at first, the engine with the largest gap.
+    QString shown = engineChoice_->currentText();
+    double widest = 0;
+    if (shown.isEmpty())
+        for (const auto& e : answer.engines)
+            if (const auto gap = e.gap(); gap && gap->ratio > widest) {
+                widest = gap->ratio;
+                shown = QString::fromStdString(e.engine);
+            }
     const QSignalBlocker quiet(engineChoice_);
     engineChoice_->clear();
     for (const auto& e : answer.engines)

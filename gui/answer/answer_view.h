@@ -17,6 +17,7 @@
 
 class QComboBox;
 class QLabel;
+class QTextBrowser;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
@@ -78,7 +79,7 @@ private:
     QPushButton* saveButton_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* status_ = nullptr;
-    QLabel* conclusion_ = nullptr;
+    QTextBrowser* conclusion_ = nullptr;
     QComboBox* engineChoice_ = nullptr;  // whose waterfall is shown
     AnswerChart* chart_ = nullptr;
     WaterfallChart* waterfall_ = nullptr;
