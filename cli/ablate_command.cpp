@@ -1,8 +1,6 @@
 // `mlpwb ablate`: from a baseline preset, apply the fixes one at a time, train every step for real
 // (repeated), and print what each fix saved: the table behind the waterfall chart.
 #include <algorithm>
-#include <atomic>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -15,16 +13,11 @@
 #include "output_paths.h"
 #include "prepare.h"
 #include "train_options.h"
+#include "train_run.h"
 
 namespace wb::cli {
 
 namespace {
-CancelFlag gCancel{false};  // set by SIGINT/SIGTERM, read by the trainer between steps
-
-extern "C" void onAblateSignal(int) {
-    gCancel.store(true);
-}
-
 struct AblateOptions {
     TrainOptions problem;  // data, model, optimizer, training, backend (the switches come from the plan)
     std::string baseline = "Seed PyTorch loop";
@@ -173,11 +166,9 @@ int runAblate(const AblateOptions& opt, const CLI::App& app) {
     callbacks.onStepFinished = [&](const AblationResult& partial, const AblationStep&) {
         if (!opt.out.empty()) partial.save(opt.out);  // a crash keeps the finished steps
     };
-    std::signal(SIGINT, onAblateSignal);
-    std::signal(SIGTERM, onAblateSignal);
-    const AblationResult result = runAblation(plan, config, dataset, data, gCancel, callbacks);
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    catchStopSignals();  // a Ctrl+C ends the ablation after the current step, its steps kept
+    const AblationResult result = runAblation(plan, config, dataset, data, stopFlag(), callbacks);
+    releaseStopSignals();
 
     printTable(result);
     if (!opt.out.empty()) result.save(opt.out);

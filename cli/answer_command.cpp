@@ -2,9 +2,7 @@
 // train here runs the seed loop, the fixed loop and the ablation between them (repeated); the table
 // and the conclusion follow from the numbers, and --out keeps it all (mlpwb.answer/1) for the GUI
 // and `mlpwb report`.
-#include <atomic>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -18,16 +16,11 @@
 #include "output_paths.h"
 #include "prepare.h"
 #include "train_options.h"
+#include "train_run.h"
 
 namespace wb::cli {
 
 namespace {
-CancelFlag gCancel{false};  // set by SIGINT/SIGTERM, read by the trainer between steps
-
-extern "C" void onAnswerSignal(int) {
-    gCancel.store(true);
-}
-
 struct AnswerOptions {
     TrainOptions problem;  // data, model, optimizer, batch (the engines and switches are the answer's)
     std::string engines;   // comma-separated; empty = every engine
@@ -78,7 +71,7 @@ bool printEstimate(const std::vector<AnswerEstimate>& estimates) {
     }
     std::printf("  in all: at most %s\n", minutes(total).c_str());
     std::fflush(stdout);
-    return !gCancel.load();
+    return !stopFlag().load();
 }
 
 void printTable(const Answer& a) {
@@ -126,10 +119,9 @@ int runAnswerCommand(AnswerOptions& opt, const CLI::App& app) {
     const auto engines = answerEngines(opt.plan, BackendRegistry::instance().list());
     printEngines(engines);
 
-    std::signal(SIGINT, onAnswerSignal);
-    std::signal(SIGTERM, onAnswerSignal);
+    catchStopSignals();  // a Ctrl+C ends the answer after the current step, what was measured kept
     if (!opt.noEstimate || opt.estimateOnly) {
-        if (!printEstimate(estimateAnswer(opt.plan, engines, config, dataset, data, gCancel))) return kCancelled;
+        if (!printEstimate(estimateAnswer(opt.plan, engines, config, dataset, data, stopFlag()))) return kCancelled;
         if (opt.estimateOnly) return kOk;
     }
     AnswerCallbacks callbacks;
@@ -143,9 +135,8 @@ int runAnswerCommand(AnswerOptions& opt, const CLI::App& app) {
     callbacks.onProgress = [&](const Answer& partial) {
         if (!opt.out.empty()) partial.save(opt.out);  // a crash keeps the finished steps
     };
-    const Answer answer = runAnswer(opt.plan, engines, config, dataset, data, gCancel, callbacks);
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    const Answer answer = runAnswer(opt.plan, engines, config, dataset, data, stopFlag(), callbacks);
+    releaseStopSignals();
 
     printTable(answer);
     if (!opt.out.empty()) answer.save(opt.out);

@@ -31,10 +31,7 @@ extern "C" void onSignal(int signal) {
 // been written then, and the run stops at the next stage with the shell's code (128 + the signal).
 struct StopSignals {
     StopSignals() { catchStopSignals(); }
-    ~StopSignals() {
-        std::signal(SIGINT, SIG_DFL);
-        std::signal(SIGTERM, SIG_DFL);
-    }
+    ~StopSignals() { releaseStopSignals(); }
     // True (with a line on stderr) when a stop arrived before the run's record was started.
     static bool stoppedDuringStartUp(const char* stage) {
         if (!gCancel.load()) return false;
@@ -87,6 +84,15 @@ int runTraining(const TrainOptions& opt, const CLI::App& app) {
 void catchStopSignals() {
     std::signal(SIGINT, onSignal);
     std::signal(SIGTERM, onSignal);
+}
+
+const CancelFlag& stopFlag() {
+    return gCancel;
+}
+
+void releaseStopSignals() {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
 }
 
 int trainConfig(RunConfig config, const TrainOutputs& outputs) {

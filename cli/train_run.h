@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "backend.h"
 #include "run_config.h"
 
 namespace wb::cli {
@@ -19,6 +20,10 @@ struct TrainOutputs {
 // Makes SIGINT and SIGTERM stop the next (or current) trainConfig instead of killing the process:
 // a caller that writes state before training (`sweep run-trial`) calls it first.
 void catchStopSignals();
+// The flag those signals set, for a command that trains through the core itself (ablate, answer).
+const CancelFlag& stopFlag();
+// Back to the default handlers: a signal kills the process again.
+void releaseStopSignals();
 
 // Loads the data, trains, writes the outputs. SIGINT/SIGTERM stop it between steps: the record ends
 // `cancelled`. Returns the exit code (exit_codes.h); throws wb::Error before the record exists.
