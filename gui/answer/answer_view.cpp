@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -49,6 +50,10 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     epochs_->setToolTip("Epochs per run (the first is the warm-up): the epoch times are the question");
     auto* open = new QPushButton("Open answer…");
     saveButton_ = new QPushButton("Save answer…");
+    reportButton_ = new QPushButton("Export report…");
+    reportButton_->setToolTip(
+        "The answer as one PDF or HTML document: question, charts, tables, settings, "
+        "environment, conclusion and the fixed loop's code");
     controls->addWidget(startButton_);
     controls->addWidget(stopButton_);
     controls->addWidget(new QLabel("Repeats"));
@@ -58,6 +63,7 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     controls->addStretch();
     controls->addWidget(open);
     controls->addWidget(saveButton_);
+    controls->addWidget(reportButton_);
 
     progress_ = new QProgressBar;
     progress_->setRange(0, 1);
@@ -102,6 +108,7 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     connect(stopButton_, &QPushButton::clicked, this, &AnswerView::stop);
     connect(open, &QPushButton::clicked, this, &AnswerView::openDialog);
     connect(saveButton_, &QPushButton::clicked, this, &AnswerView::saveDialog);
+    connect(reportButton_, &QPushButton::clicked, this, &AnswerView::reportRequested);
     connect(engineChoice_, &QComboBox::currentIndexChanged, this, &AnswerView::showWaterfall);
     connect(controller_, &TrainingController::answerEngines, this, &AnswerView::onEngines);
     connect(controller_, &TrainingController::answerEstimated, this, &AnswerView::onEstimated);
@@ -259,7 +266,7 @@ void AnswerView::showWaterfall() {
 
 void AnswerView::loadAnswer(const QString& path) {
     showAnswer(Answer::load(path.toStdString()));
-    status_->setText("Opened " + path + ".");
+    status_->setText("Opened " + QFileInfo(path).fileName() + ".");
 }
 
 void AnswerView::saveAnswer(const QString& path) {
@@ -284,6 +291,7 @@ void AnswerView::updateButtons() {
     repeats_->setEnabled(!current_);
     epochs_->setEnabled(!current_);
     saveButton_->setEnabled(answer_.has_value() && !current_);
+    reportButton_->setEnabled(answer_.has_value() && !current_);
 }
 
 void AnswerView::openDialog() {

@@ -57,6 +57,7 @@ public:
 
 signals:
     void status(const QString& message);  // for the status bar
+    void reportRequested();               // "Export report…": File > Export report, from here
 
 private:
     void onEngines(int id, const Answer& engines);
@@ -77,6 +78,7 @@ private:
     QPushButton* startButton_ = nullptr;
     QPushButton* stopButton_ = nullptr;
     QPushButton* saveButton_ = nullptr;
+    QPushButton* reportButton_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* status_ = nullptr;
     QTextBrowser* conclusion_ = nullptr;

@@ -159,6 +159,7 @@ void MainWindow::buildDocks() {
     sweepsView_->setBaseConfig([this] { return currentConfig(); });
     answerView_->setSources([this] { return currentConfig(); }, [this] { return dataPanel_->dataset(); });
     connect(answerView_, &AnswerView::status, this, [this](const QString& m) { statusBar()->showMessage(m, 15000); });
+    connect(answerView_, &AnswerView::reportRequested, this, &MainWindow::exportReport);
     connect(sweepsView_, &SweepsView::overlayRequested, this, &MainWindow::overlayRuns);
     connect(sweepsView_, &SweepsView::status, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(dataPanel_, &DataPanel::datasetChanged, this, [this](const std::shared_ptr<const Dataset>& ds) {
