@@ -25,23 +25,26 @@ void addSweep(ReportSources& s, const QString& folder) {
 void addFile(ReportSources& s, const QString& path) {
     const std::string file = path.toStdString();
     const nlohmann::json j = loadJsonFile(file, "report input");
-    if (j.is_array()) {  // the GUI's "Export data as JSON": an array of run records
-        for (const auto& item : j) s.runs.push_back(RunRecord::fromJson(item));
-        return;
-    }
-    const std::string schema = j.is_object() ? j.value("schema", "") : "";
     try {
-        if (schema == RunRecord::kSchema) {
+        if (j.is_array()) {  // the GUI's "Export data as JSON": an array of run records
+            for (const auto& item : j) s.runs.push_back(RunRecord::fromJson(item));
+            return;
+        }
+        const auto schema = j.is_object() ? j.find("schema") : j.end();
+        const std::string kind = schema != j.end() && schema->is_string() ? schema->get<std::string>() : "";
+        if (kind == RunRecord::kSchema) {
             s.runs.push_back(RunRecord::fromJson(j));
-        } else if (schema == AblationResult::kSchema) {
+        } else if (kind == AblationResult::kSchema) {
             s.ablations.push_back(AblationResult::fromJson(j));
-        } else if (schema == Answer::kSchema) {
+        } else if (kind == Answer::kSchema) {
             if (!s.answer) s.answer = Answer::fromJson(j);
         } else {
-            throw DataError(file, "not a run, an ablation or an answer (its schema is '" + schema + "')");
+            throw DataError(file, "not a run, an ablation or an answer (its schema is '" + kind + "')");
         }
     } catch (const DataError& e) {
         throw DataError(file, e.reason());
+    } catch (const nlohmann::json::exception& e) {
+        throw DataError(file, std::string("not a report input: ") + e.what());
     }
 }
 

@@ -153,6 +153,10 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(DataError, loadReportSources({dir_.path()}));  // a folder, no sweep
         writeText(path("other.json"), "{\"schema\": \"something/1\"}");
         QVERIFY_THROWS_EXCEPTION(DataError, loadReportSources({path("other.json")}));
+        for (const QByteArray& text : {QByteArray("{\"schema\": 5}"), QByteArray("[1, 2]"), QByteArray("[{}]")}) {
+            writeText(path("odd.json"), text);
+            QVERIFY_THROWS_EXCEPTION(DataError, loadReportSources({path("odd.json")}));
+        }
         QVERIFY_THROWS_EXCEPTION(ConfigError, writeReport(sources_, path("report.docx")));
         QVERIFY_THROWS_EXCEPTION(ConfigError, writeReport(ReportSources{}, path("empty.pdf")));
         QVERIFY_THROWS_EXCEPTION(IoError, writeReport(sources_, path("no/such/folder/report.pdf")));
