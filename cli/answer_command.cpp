@@ -78,16 +78,12 @@ void printTable(const Answer& a) {
     std::printf("\n%-6s %14s %14s  %-34s %s\n", "engine", "seed loop ms", "fixed loop ms", "speed-up (spread)",
                 "largest cause (share)");
     for (const auto& e : a.engines) {
-        if (!e.ablation || e.ablation->steps.empty() || !e.gap()) continue;
-        const auto& steps = e.ablation->steps;
-        const AblationStep* last = &steps.front();
-        for (const auto& s : steps)
-            if (s.measured()) last = &s;
+        if (!e.gap()) continue;  // both loops measured
         const AblationStep* cause = e.largestCause();
         const std::string share =
             cause ? cause->name + " (" + std::to_string(std::lround(*cause->share * 100)) + "%)" : "-";
-        std::printf("%-6s %14.3f %14.3f  %-34s %s\n", e.engine.c_str(), steps.front().medianEpochMs,
-                    last->medianEpochMs, e.gap()->label().c_str(), share.c_str());
+        std::printf("%-6s %14.3f %14.3f  %-34s %s\n", e.engine.c_str(), e.ablation->seedLoop()->medianEpochMs,
+                    e.ablation->fixedLoop()->medianEpochMs, e.gap()->label().c_str(), share.c_str());
     }
     std::printf("\nConclusion:\n");
     for (const auto& line : a.conclusion()) std::printf("  %s\n", line.c_str());

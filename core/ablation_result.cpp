@@ -146,11 +146,20 @@ double AblationResult::totalGapMs() const {
     return steps.empty() ? 0.0 : steps.front().medianEpochMs - steps.back().medianEpochMs;
 }
 
-std::optional<SpeedComparison> AblationResult::gapComparison() const {
+const AblationStep* AblationResult::seedLoop() const {
+    return !steps.empty() && steps.front().measured() ? &steps.front() : nullptr;
+}
+
+const AblationStep* AblationResult::fixedLoop() const {
     const AblationStep* last = nullptr;
-    for (const auto& s : steps)
-        if (s.measured()) last = &s;
-    if (steps.empty() || !steps.front().measured() || last == &steps.front()) return std::nullopt;
+    for (std::size_t i = 1; i < steps.size(); ++i)
+        if (steps[i].measured()) last = &steps[i];
+    return seedLoop() ? last : nullptr;
+}
+
+std::optional<SpeedComparison> AblationResult::gapComparison() const {
+    const AblationStep* last = fixedLoop();
+    if (!last) return std::nullopt;
     auto spreadOf = [](const AblationStep& s) {
         std::vector<const RunRecord*> runs;
         for (const auto& r : s.runs) runs.push_back(&r);

@@ -86,6 +86,10 @@ struct AblationResult {
     std::vector<AblationStep> steps;  // the baseline first, then the fixes cumulatively
     std::vector<AblationStep> alone;  // each fix alone on top of the baseline (plan.alone)
 
+    // The seed loop and the fixed loop: the baseline once it ran, and the last measured cumulative
+    // step after it (null until one ran).
+    const AblationStep* seedLoop() const;
+    const AblationStep* fixedLoop() const;
     // Baseline level - last level; 0 without steps. Equal to the sum of steps[1..].savedMs.
     double totalGapMs() const;
     // The metric the views and tables show beside the loss: the task's (qualityFor).

@@ -31,25 +31,13 @@ std::string percent(double share) {
     return buffer;
 }
 
-// The last measured cumulative step: the fixed loop.
-const AblationStep* fixedLoop(const AblationResult& r) {
-    const AblationStep* last = nullptr;
-    for (const auto& s : r.steps)
-        if (s.measured()) last = &s;
-    return last;
-}
-
-bool measuredBoth(const AnswerEngine& e) {
-    return e.ablation && !e.ablation->steps.empty() && e.ablation->steps.front().measured() && e.gap();
-}
-
 // "On PyTorch (cpu), the fixed loop is 41× faster than the seed loop (38–44×): 460 → 11.2 ms per
 // epoch. The largest cause: data_path=device_resident (data on the device once ...), 93% of the gap."
 std::string engineSentence(const AnswerEngine& e) {
     const AblationResult& r = *e.ablation;
     const SpeedComparison gap = *e.gap();
     const std::string levels =
-        ms(r.steps.front().medianEpochMs) + " \u2192 " + ms(fixedLoop(r)->medianEpochMs) + " ms per epoch";
+        ms(r.seedLoop()->medianEpochMs) + " \u2192 " + ms(r.fixedLoop()->medianEpochMs) + " ms per epoch";
     if (!gap.measurable)
         return "On " + engineName(e) + ", the seed loop and the fixed loop take the same time: " + gap.label() + ", " +
                levels + ". Nothing the fixes remove costs measurable time on this engine.";
@@ -67,7 +55,7 @@ std::vector<std::string> Answer::conclusion() const {
     std::vector<std::string> lines;
     std::vector<const AnswerEngine*> measured;
     for (const auto& e : engines)
-        if (measuredBoth(e)) measured.push_back(&e);
+        if (e.gap()) measured.push_back(&e);
     // The engine with the largest measurable gap leads: that is where the founding question's answer shows.
     std::stable_sort(measured.begin(), measured.end(), [](const AnswerEngine* a, const AnswerEngine* b) {
         const auto ga = *a->gap(), gb = *b->gap();
@@ -81,15 +69,14 @@ std::vector<std::string> Answer::conclusion() const {
     const AnswerEngine* fastest = nullptr;
     const AnswerEngine* slowestSeed = nullptr;
     for (const AnswerEngine* e : measured) {
-        if (!fastest || fixedLoop(*e->ablation)->medianEpochMs < fixedLoop(*fastest->ablation)->medianEpochMs)
+        if (!fastest || e->ablation->fixedLoop()->medianEpochMs < fastest->ablation->fixedLoop()->medianEpochMs)
             fastest = e;
-        if (!slowestSeed ||
-            e->ablation->steps.front().medianEpochMs > slowestSeed->ablation->steps.front().medianEpochMs)
+        if (!slowestSeed || e->ablation->seedLoop()->medianEpochMs > slowestSeed->ablation->seedLoop()->medianEpochMs)
             slowestSeed = e;
     }
     if (fastest && measured.size() > 1) {
-        const double best = fixedLoop(*fastest->ablation)->medianEpochMs;
-        const double seed = slowestSeed->ablation->steps.front().medianEpochMs;
+        const double best = fastest->ablation->fixedLoop()->medianEpochMs;
+        const double seed = slowestSeed->ablation->seedLoop()->medianEpochMs;
         char ratio[32];
         std::snprintf(ratio, sizeof ratio, "%.1f", best > 0 ? seed / best : 0.0);
         lines.push_back("The fastest epoch here: the fixed loop on " + engineName(*fastest) + ", " + ms(best) +
@@ -97,7 +84,7 @@ std::vector<std::string> Answer::conclusion() const {
                         ms(seed) + " ms).");
     }
     for (const auto& e : engines) {
-        if (measuredBoth(e)) continue;
+        if (e.gap()) continue;
         if (!e.available) {
             lines.push_back("Not measured: " + engineName(e) + ", " + e.reason +
                             (e.install.empty() ? "." : ". To measure it: " + e.install + "."));

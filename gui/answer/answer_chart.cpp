@@ -14,14 +14,6 @@ namespace {
 const QColor kSeedColor(150, 150, 150);
 const QColor kFixedColor(31, 119, 180);
 
-// The last measured cumulative step: the fixed loop (null when only the seed loop ran).
-const AblationStep* fixedLoop(const AblationResult& r) {
-    const AblationStep* last = nullptr;
-    for (const auto& s : r.steps)
-        if (s.measured()) last = &s;
-    return last == &r.steps.front() ? nullptr : last;
-}
-
 QCPBars* addBars(QCustomPlot& plot, QCPBarsGroup* group, const QString& name, const QColor& color) {
     auto* bars = new QCPBars(plot.xAxis, plot.yAxis);
     bars->setName(name);
@@ -65,15 +57,15 @@ void AnswerChart::setAnswer(const Answer& answer) {
     double low = 1e300, high = 0;
     engines_ = 0;
     for (const auto& e : answer.engines) {
-        if (!e.ablation || e.ablation->steps.empty() || !e.ablation->steps.front().measured()) continue;
+        if (!e.ablation || !e.ablation->seedLoop()) continue;
         const double key = ++engines_;
         ticks->addTick(key, QString::fromStdString(e.engine));
-        const AblationStep& s = e.ablation->steps.front();
+        const AblationStep& s = *e.ablation->seedLoop();
         seed->addData(key, s.medianEpochMs);
         seedSpread->addData(s.medianEpochMs - s.minEpochMs, s.maxEpochMs - s.medianEpochMs);
         low = std::min(low, s.minEpochMs);
         high = std::max(high, s.maxEpochMs);
-        const AblationStep* f = fixedLoop(*e.ablation);
+        const AblationStep* f = e.ablation->fixedLoop();
         fixed->addData(key, f ? f->medianEpochMs : std::nan(""));
         fixedSpread->addData(f ? f->medianEpochMs - f->minEpochMs : 0.0, f ? f->maxEpochMs - f->medianEpochMs : 0.0);
         if (f) {

@@ -191,11 +191,8 @@ std::optional<RunConfig> fixedLoopConfig(const ReportSources& s, const std::stri
             if (e.ablation) ablations.push_back(&*e.ablation);
     for (const auto& a : s.ablations) ablations.push_back(&a);
     for (const AblationResult* a : ablations) {
-        const AblationStep* last = nullptr;
-        for (const auto& step : a->steps)
-            if (step.measured()) last = &step;
-        if (last)
-            if (auto c = configOf(last->runs.front())) return c;
+        if (const AblationStep* fixed = a->fixedLoop())
+            if (auto c = configOf(fixed->runs.front())) return c;
     }
     const RunRecord* fastest = nullptr;
     for (const auto& r : s.runs) {

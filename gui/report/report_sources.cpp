@@ -50,15 +50,12 @@ void addFile(ReportSources& s, const QString& path) {
 
 // A seed or fixed loop of an ablation as a run of the report: its first repeat, named by who ran it.
 void addLoops(std::vector<RunRecord>& runs, const AblationResult& a, const std::string& who) {
-    const AblationStep* last = nullptr;
-    for (const auto& step : a.steps)
-        if (step.measured()) last = &step;
-    if (!last || a.steps.empty() || !a.steps.front().measured()) return;
-    RunRecord seed = a.steps.front().runs.front();
+    if (!a.seedLoop()) return;
+    RunRecord seed = a.seedLoop()->runs.front();
     seed.name = who + ": seed loop";
     runs.push_back(std::move(seed));
-    if (last == &a.steps.front()) return;
-    RunRecord fixed = last->runs.front();
+    if (!a.fixedLoop()) return;
+    RunRecord fixed = a.fixedLoop()->runs.front();
     fixed.name = who + ": fixed loop";
     runs.push_back(std::move(fixed));
 }

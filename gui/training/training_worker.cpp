@@ -122,10 +122,9 @@ void TrainingWorker::answer(const RunRequest& request, const CancelFlag& cancel)
         const PreparedData data = prepare(*request.dataset, request.config.prepare);
         result.engines = wb::answerEngines(result.plan, BackendRegistry::instance().list());
         emit answerEngines(request.id, result);
-        RunConfig config = request.config;
-        config.train.epochs = result.plan.epochs;
         double seconds = 0;
-        for (const auto& e : estimateAnswer(result.plan, result.engines, config, *request.dataset, data, cancel))
+        for (const auto& e :
+             estimateAnswer(result.plan, result.engines, request.config, *request.dataset, data, cancel))
             seconds += e.seconds.value_or(0);
         emit answerEstimated(request.id, seconds);
         AnswerCallbacks callbacks;
