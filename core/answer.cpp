@@ -40,6 +40,10 @@ void AnswerPlan::validate() const {
     for (const auto& e : engines)
         if (std::find(kEngines.begin(), kEngines.end(), e) == kEngines.end())
             throw ConfigError("answer: unknown engine '" + e + "' (cpu, cuda, torch, keras, jax)");
+    // One engine twice would compare it with itself, and its runs would overlap no other engine's.
+    for (auto e = engines.begin(); e != engines.end(); ++e)
+        if (std::find(engines.begin(), e, *e) != e)
+            throw ConfigError("answer: engine '" + *e + "' is named twice; name each engine once");
 }
 
 AblationPlan AnswerPlan::ablation() const {

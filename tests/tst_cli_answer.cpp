@@ -49,6 +49,10 @@ private slots:
         QTest::newRow("--backend") << QStringList({"--backend", "torch"}) << 4 << "choose them with --engines";
         QTest::newRow("an unknown engine")
             << QStringList({"--engines", "cpu,theano"}) << 4 << "unknown engine 'theano'";
+        QTest::newRow("a repeated engine")
+            << QStringList({"--engines", "cpu,cpu"}) << 4 << "engine 'cpu' is named twice";
+        QTest::newRow("an engine repeated later")
+            << QStringList({"--engines", "cpu,torch,cpu"}) << 4 << "engine 'cpu' is named twice";
         QTest::newRow("no repeats") << QStringList({"--engines", "cpu", "--repeats", "0"}) << 2 << "repeats";
     }
     void refusals() {
@@ -58,6 +62,7 @@ private slots:
         RUN_MLPWB(r, kTiny.mid(0, 8) + args + QStringList({"--out", "refused.json"}));
         QVERIFY2(r.exitCode == exitCode, r.describe());
         QVERIFY2(QString::fromUtf8(r.err).contains(says), r.describe());
+        QVERIFY2(r.errLines().size() == 1, r.describe());  // one clear line, nothing trained
         QVERIFY(!QFile::exists(dir_.filePath("refused.json")));
     }
 };
