@@ -102,11 +102,18 @@ int runOnSlurm(const sweep::SweepFolder& folder, const std::vector<int>& ids, co
 EngineChoice engineOf(const sweep::SweepPlan& plan) {
     EngineChoice e;
     const auto& j = plan.engine;
-    e.kind = j.value("kind", "local");
-    if (j.contains("jobs") && j.at("jobs").is_number_integer()) e.jobs = j.at("jobs").get<int>();
-    e.exclusive = j.value("exclusive", false);
-    e.slurmArgs = j.value("slurm_args", std::vector<std::string>{});
-    e.maxParallel = j.value("max_parallel", 0);
+    try {
+        e.kind = j.value("kind", "local");
+        if (j.contains("jobs") && j.at("jobs").is_number_integer()) e.jobs = j.at("jobs").get<int>();
+        e.exclusive = j.value("exclusive", false);
+        e.slurmArgs = j.value("slurm_args", std::vector<std::string>{});
+        e.maxParallel = j.value("max_parallel", 0);
+    } catch (const nlohmann::json::exception&) {
+        throw DataError("sweep.json",
+                        "engine: expects {kind, jobs, exclusive, slurm_args: [text, ...], max_parallel: a number}");
+    }
+    // The folder may come from someone else: what it says goes into a batch script only when sound.
+    sweep::checkSbatchArgs(e.slurmArgs, "sweep.json: engine.slurm_args");
     return e;
 }
 
@@ -114,6 +121,7 @@ nlohmann::json toJson(const EngineChoice& e) {
     return {{"kind", e.kind},
             {"jobs", e.jobs ? nlohmann::json(*e.jobs) : nlohmann::json(nullptr)},
             {"exclusive", e.exclusive},
+    sweep::checkSbatchArgs(e.slurmArgs, "--slurm-arg");  // sweep.json never holds one a script cannot
             {"slurm_args", e.slurmArgs},
             {"max_parallel", e.maxParallel}};
 }

@@ -33,8 +33,12 @@ void bindEngine(CLI::App& cmd, EngineChoice& engine, bool& noFollow);
 // every trial is given room for (the local pool's slots, a SLURM task's CPUs), whatever its place.
 int widestThreads(const sweep::SweepPlan& plan, const std::vector<int>& ids, int allCores);
 
-// The engine a sweep folder was started with (sweep.json's "engine"), as a default for resume.
+// The engine a sweep folder was started with (sweep.json's "engine"), as a default for resume. Throws
+// DataError for an engine of the wrong shape, ConfigError (naming it) for a SLURM option with a line
+// break or a NUL byte (sweep::checkSbatchArgs), which would inject a shell line into the batch script.
 EngineChoice engineOf(const sweep::SweepPlan& plan);
+// sweep.json's "engine"; throws ConfigError, as engineOf, for such a --slurm-arg (before anything is
+// written: `mlpwb sweep` makes it before the folder).
 nlohmann::json toJson(const EngineChoice& e);
 
 // The cores the local pool may fill (the CPUs this process may run on).

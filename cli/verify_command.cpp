@@ -27,6 +27,7 @@
 #include "errors.h"
 #include "exit_codes.h"
 #include "parity_check.h"
+#include "shell_quote.h"
 #include "switch_combinations.h"
 
 namespace wb::cli {
@@ -48,13 +49,6 @@ struct VerifyOptions {
     int combinationTimeout = 300;  // --isolate: seconds a child may spend on one combination (0: no limit)
 };
 
-// A shell word: '...' with every ' as '\''.
-std::string quoted(const std::string& s) {
-    std::string out = "'";
-    for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
 // The fault a test injects into a child of --isolate at combination `index` (WB_VERIFY_CHILD_FAULT,
 // "INDEX:abort", "INDEX:hang" or "INDEX:device"), or "" (always, outside tst_cli).
 std::string injectedFault(std::size_t index) {
@@ -71,14 +65,20 @@ std::string childCommand(const VerifyOptions& opt, std::size_t first) {
     char self[PATH_MAX] = {};
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) throw ConfigError("--isolate: cannot find this program (/proc/self/exe)");
-    std::string cmd = quoted(std::string(self, static_cast<std::size_t>(n))) + " verify --child-from " +
-                      std::to_string(first) + " --device " + std::to_string(opt.device) + " --backend " +
-                      quoted(opt.backend) + " --rows " + std::to_string(opt.rows) + " --batch-size " +
-                      std::to_string(opt.batchSize) + " --epochs " + std::to_string(opt.epochs);
-    if (opt.fileOrder) cmd += " --file-order";
-    if (opt.limit > 0) cmd += " --limit " + std::to_string(opt.limit);
-    for (const auto& part : opt.only) cmd += " --only " + quoted(part);
-    return cmd;
+    std::vector<std::string> words = {std::string(self, static_cast<std::size_t>(n)), "verify"};
+    const auto add = [&words](const char* option, const std::string& value) {
+        words.insert(words.end(), {option, value});
+    };
+    add("--child-from", std::to_string(first));
+    add("--device", std::to_string(opt.device));
+    add("--backend", opt.backend);
+    add("--rows", std::to_string(opt.rows));
+    add("--batch-size", std::to_string(opt.batchSize));
+    add("--epochs", std::to_string(opt.epochs));
+    if (opt.fileOrder) words.emplace_back("--file-order");
+    if (opt.limit > 0) add("--limit", std::to_string(opt.limit));
+    for (const auto& part : opt.only) add("--only", part);
+    return shellCommand(words);
 }
 
 // Runs one child and feeds its lines to onLine; its exit code, or -1 when it did not exit normally.

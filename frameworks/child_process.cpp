@@ -20,6 +20,8 @@ namespace wb {
 namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kTailLines = 30, kTailBytes = 4096;
+// A loop's lines are one JSON object of an epoch's figures each: a few hundred bytes.
+constexpr std::size_t kMaxLineBytes = std::size_t{16} << 20;
 
 struct Pipe {
     int read = -1, write = -1;
@@ -79,6 +81,9 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
 
 ChildProcess::~ChildProcess() {
     if (running()) terminate();
+    // Whatever is left of the group ends too: a DataLoader worker, or the child of a script whose shell
+    // has exited. (A group's id is not reused while any member of it lives.)
+    if (pid_ >= 0) ::kill(-pid_, SIGKILL);
     reap(true);
     closeFd(outFd_);
     closeFd(errFd_);
@@ -113,6 +118,9 @@ ChildProcess::Read ChildProcess::readLine(std::string& line, const CancelFlag* c
             outBuffer_.erase(0, nl + 1);
             return Read::Line;
         }
+        if (outBuffer_.size() > kMaxLineBytes)  // a program that writes without a newline, unbounded
+            throw FrameworkError("the program wrote a line longer than " + std::to_string(kMaxLineBytes >> 20) +
+                                 " MiB to its standard output");
         if (outFd_ < 0) {  // stdout closed: whatever is left without a newline is the last line
             if (outBuffer_.empty()) return Read::EndOfOutput;
             line = std::move(outBuffer_);

@@ -19,13 +19,14 @@ public:
     // Starts argv[0] (searched on PATH when it has no '/') with stdin from /dev/null. Throws
     // FrameworkError when it cannot be started (no such file, not executable).
     explicit ChildProcess(const std::vector<std::string>& argv);
-    ~ChildProcess();  // ends the whole process group if it still runs
+    ~ChildProcess();  // ends the whole process group: the child if it still runs, and what it left
     ChildProcess(const ChildProcess&) = delete;
     ChildProcess& operator=(const ChildProcess&) = delete;
 
     enum class Read { Line, EndOfOutput, Cancelled, TimedOut };
     // Waits for the next complete stdout line (without the newline), checking `cancel` every 50 ms.
-    // `cancel` may be null; `timeout` bounds the wait.
+    // `cancel` may be null; `timeout` bounds the wait. Throws FrameworkError for a line over 16 MiB
+    // (a program writing without newlines would otherwise fill the memory).
     Read readLine(std::string& line, const CancelFlag* cancel,
                   std::chrono::milliseconds timeout = std::chrono::hours(24 * 365));
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
@@ -84,7 +85,11 @@ public:
         config_.execution = problem.execution;
         config_.train.batchSize = problem.batchSize;
         python_ = resolvePython(config_.framework.python);
-        facts_ = probeFramework(framework_, python_);
+        facts_ = probeFramework(framework_, python_, problem.cancel);
+        if (facts_.stopped) {  // Stop or Ctrl+C while the interpreter was asked: a cancelled run
+            cancelledInSetup_ = true;
+            return;
+        }
         if (!facts_.available) throw FrameworkError(framework_ + " backend unavailable: " + facts_.reason);
         loop_ = frameworkLoop(framework_, facts_, config_.framework);
         initial_ = problem.initialParams;
@@ -243,8 +248,32 @@ std::vector<IgnoredSwitch> frameworkIgnoredSwitches(const std::string& framework
 std::string frameworkScript(const RunConfig& config) {
     if (!isFrameworkBackend(config.backend))
         throw ConfigError("no framework loop for backend '" + config.backend + "' (valid: torch, keras, jax)");
-    const FrameworkFacts facts = probeFramework(config.backend, resolvePython(config.framework.python));
+    return frameworkScript(config, probeFramework(config.backend, resolvePython(config.framework.python)));
+}
+
+std::string frameworkScript(const RunConfig& config, const FrameworkFacts& facts) {
+    if (!isFrameworkBackend(config.backend))
+        throw ConfigError("no framework loop for backend '" + config.backend + "' (valid: torch, keras, jax)");
     return frameworkLoop(config.backend, facts, config.framework).script(config);
+}
+
+// The keys FrameworkBackend::environment() writes, read back.
+FrameworkFacts recordedFrameworkFacts(const std::string& framework,
+                                      const std::map<std::string, std::string>& environment) {
+    FrameworkFacts f;
+    f.framework = framework;
+    const auto value = [&](const std::string& key) {
+        const auto it = environment.find(key);
+        return it == environment.end() ? std::string() : it->second;
+    };
+    if (value("framework") != framework || value(framework + "_version").empty()) return f;
+    f.python = value("python");
+    f.executable = f.python;
+    f.pythonVersion = value("python_version");
+    f.version = value(framework + "_version");
+    f.cuda = value("framework_device") == "cuda";
+    f.available = true;
+    return f;
 }
 
 void registerFrameworkBackends() {

@@ -3,11 +3,13 @@
 // weights, streaming one JSON line per epoch that becomes the usual EpochResult.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "backend.h"
+#include "python_interpreter.h"
 
 namespace wb {
 
@@ -23,7 +25,17 @@ std::unique_ptr<Backend> makeFrameworkBackend(const std::string& framework);
 std::vector<IgnoredSwitch> frameworkIgnoredSwitches(const std::string& framework, const ExecutionSettings& s);
 
 // The loop script for `config` on its framework (as the backend would run it, on the device the
-// preferred interpreter reports, or for the CPU and the newest API when that is not known).
+// preferred interpreter reports, or for the CPU and the newest API when that is not known). Asks
+// the interpreter: for a configuration the user gives on this machine (`mlpwb export`), never for one
+// read from a file.
 std::string frameworkScript(const RunConfig& config);
+// The same loop for an interpreter that said `facts`, asking nothing: a report's or an exported
+// run's loop, from what its record says (recordedFrameworkFacts).
+std::string frameworkScript(const RunConfig& config, const FrameworkFacts& facts);
+// What a RunRecord's environment says of `framework` as it ran (the keys the framework backends
+// write: framework, <framework>_version, framework_device, python...): unavailable facts (the CPU and
+// the newest API) when the record is not a run of that framework.
+FrameworkFacts recordedFrameworkFacts(const std::string& framework,
+                                      const std::map<std::string, std::string>& environment);
 
 }  // namespace wb

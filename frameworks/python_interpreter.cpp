@@ -1,14 +1,19 @@
 #include "python_interpreter.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "child_process.h"
 #include "errors.h"
+#include "probe_signals.h"
 
 namespace wb {
 
@@ -16,6 +21,7 @@ namespace {
 std::mutex gMutex;
 std::string gPreferred;
 std::map<std::pair<std::string, std::string>, FrameworkFacts> gProbes;
+thread_local bool tNoProbes = false;  // a NoProbes scope lives on this thread
 
 // Imports the framework and numpy and prints one JSON line of facts; an import error is a fact too.
 const char* probeCode(const std::string& framework) {
@@ -69,37 +75,93 @@ bool tooOld(const FrameworkFacts& f, std::string& why) {
     return true;
 }
 
-FrameworkFacts ask(const std::string& framework, const std::string& python) {
+using Clock = std::chrono::steady_clock;
+
+// "20 s", "1.5 s": the timeout as the message says it.
+std::string secondsText(std::chrono::milliseconds t) {
+    std::ostringstream text;
+    text << static_cast<double>(t.count()) / 1000.0 << " s";
+    return text.str();
+}
+
+// The probe's one line, within `deadline`: read in short slices, so that `cancel` and a signal
+// (ProbeSignals) end the wait at once.
+ChildProcess::Read readAnswer(ChildProcess& child, std::string& line, Clock::time_point deadline,
+                              const CancelFlag* cancel) {
+    for (;;) {
+        if ((cancel && cancel->load()) || ProbeSignals::arrived()) return ChildProcess::Read::Cancelled;
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        if (left.count() <= 0) return ChildProcess::Read::TimedOut;
+        const auto read = child.readLine(line, nullptr, std::min(left, std::chrono::milliseconds(100)));
+        if (read != ChildProcess::Read::TimedOut) return read;
+    }
+}
+
+std::string silent(const std::string& python) {
+    return python + " did not answer within " + secondsText(probeTimeout()) + ": is it a Python interpreter?";
+}
+
+std::chrono::milliseconds leftUntil(Clock::time_point deadline) {
+    // At least a moment: an interpreter that has just printed its answer is let exit by itself.
+    return std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()),
+                    std::chrono::milliseconds(100));
+}
+
+// Why the probe got no line: silent past the timeout, stopped, or ended (with its last stderr line).
+std::string noAnswer(ChildProcess& child, ChildProcess::Read read, const std::string& python,
+                     Clock::time_point deadline) {
+    if (read == ChildProcess::Read::TimedOut) return silent(python);
+    if (read == ChildProcess::Read::Cancelled) return "stopped while asking " + python;
+    child.wait(leftUntil(deadline));  // its output closed: how it ended, or ended by us at the deadline
+    if (Clock::now() >= deadline) return silent(python);
+    std::string reason = "the interpreter " + python + " " + child.describeExit();
+    const std::string tail = child.stderrTail();
+    if (!tail.empty()) reason += ": " + tail.substr(tail.rfind('\n') + 1);
+    return reason;
+}
+
+void readFacts(FrameworkFacts& f, const std::string& line) {
+    const auto j = nlohmann::json::parse(line);
+    f.pythonVersion = j.value("python_version", "");
+    f.executable = j.value("executable", "");
+    if (j.contains("error")) {
+        f.reason = f.framework + " is not importable by " + f.python + " (" + j.at("error").get<std::string>() + ")";
+        return;
+    }
+    f.version = j.value("version", "");
+    f.cuda = j.value("cuda", false);
+    f.cudaDevice = j.value("cuda_device", "");
+    f.threads = j.value("threads", 0);
+    f.available = !tooOld(f, f.reason);
+}
+
+FrameworkFacts ask(const std::string& framework, const std::string& python, const CancelFlag* cancel) {
     FrameworkFacts f;
     f.framework = framework;
     f.python = python;
+    const ProbeSignals signals;  // outlives the child: a Ctrl+C is raised again only once it is gone
+    const auto deadline = Clock::now() + probeTimeout();
+    std::unique_ptr<ChildProcess> started;
     try {
-        ChildProcess child({python, "-c", probeScript(framework)});
-        std::string line;
-        const auto read = child.readLine(line, nullptr, std::chrono::seconds(60));
-        if (read != ChildProcess::Read::Line) {
-            const std::string how =
-                read == ChildProcess::Read::TimedOut ? "did not answer within 60 s" : child.describeExit();
-            f.reason = "the interpreter " + python + " " + how;
-            const std::string tail = child.stderrTail();
-            if (!tail.empty()) f.reason += ": " + tail.substr(tail.rfind('\n') + 1);
-            return f;
-        }
-        child.wait();
-        const auto j = nlohmann::json::parse(line);
-        f.pythonVersion = j.value("python_version", "");
-        f.executable = j.value("executable", "");
-        if (j.contains("error")) {
-            f.reason = framework + " is not importable by " + python + " (" + j.at("error").get<std::string>() + ")";
-            return f;
-        }
-        f.version = j.value("version", "");
-        f.cuda = j.value("cuda", false);
-        f.cudaDevice = j.value("cuda_device", "");
-        f.threads = j.value("threads", 0);
-        f.available = !tooOld(f, f.reason);
+        started = std::make_unique<ChildProcess>(std::vector<std::string>{python, "-c", probeScript(framework)});
     } catch (const FrameworkError& e) {
         f.reason = "no Python interpreter " + python + " (" + e.what() + "); give one with --python or $MLPWB_PYTHON";
+        return f;
+    }
+    ChildProcess& child = *started;
+    try {
+        std::string line;
+        const auto read = readAnswer(child, line, deadline, cancel);
+        if (read != ChildProcess::Read::Line) {
+            f.stopped = read == ChildProcess::Read::Cancelled;
+            f.reason = noAnswer(child, read, python, deadline);
+            return f;  // the child's destructor ends its whole process group
+        }
+        readFacts(f, line);
+        // The answer is in; an interpreter that lingers after it is ended with its group.
+        child.wait(leftUntil(deadline));
+    } catch (const FrameworkError& e) {
+        f.reason = "the interpreter " + python + " failed: " + e.what();
     } catch (const nlohmann::json::exception& e) {
         f.reason = "the interpreter " + python + " answered something unexpected (" + e.what() + ")";
     }
@@ -140,14 +202,39 @@ std::vector<std::pair<std::string, std::string>> FrameworkFacts::details() const
     return d;
 }
 
-FrameworkFacts probeFramework(const std::string& framework, const std::string& python) {
+std::chrono::milliseconds probeTimeout() {
+    const char* env = std::getenv("MLPWB_PROBE_TIMEOUT");
+    char* end = nullptr;
+    const double seconds = env && *env ? std::strtod(env, &end) : 0.0;
+    if (env && *env && end && *end == '\0' && std::isfinite(seconds) && seconds > 0 && seconds < 86400)
+        return std::chrono::milliseconds(std::llround(seconds * 1000.0));
+    return std::chrono::seconds(20);
+}
+
+FrameworkFacts probeFramework(const std::string& framework, const std::string& python, const CancelFlag* cancel) {
     {
         std::lock_guard lock(gMutex);
         if (const auto it = gProbes.find({framework, python}); it != gProbes.end()) return it->second;
     }
-    FrameworkFacts f = ask(framework, python);  // outside the lock: an import can take seconds
+    if (tNoProbes) {  // reading a file: nothing is run, and nothing is remembered
+        FrameworkFacts f;
+        f.framework = framework;
+        f.python = python;
+        f.reason = "not asked: reading a file runs no program";
+        return f;
+    }
+    FrameworkFacts f = ask(framework, python, cancel);  // outside the lock: an import can take seconds
+    if (f.stopped) return f;                            // asked again next time: the interpreter did not say anything
     std::lock_guard lock(gMutex);
     return gProbes.emplace(std::make_pair(framework, python), std::move(f)).first->second;
+}
+
+NoProbes::NoProbes() : outer_(tNoProbes) {
+    tNoProbes = true;
+}
+
+NoProbes::~NoProbes() {
+    tNoProbes = outer_;
 }
 
 void forgetFrameworkProbes() {

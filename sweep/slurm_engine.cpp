@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -11,6 +12,7 @@
 
 #include "atomic_file.h"
 #include "errors.h"
+#include "shell_quote.h"
 #include "trial_process.h"
 
 namespace fs = std::filesystem;
@@ -30,10 +32,22 @@ std::string arrayRange(const std::vector<int>& ids) {
 }
 
 namespace {
-std::string shellQuoted(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
+// `text` on one line, its control bytes written as \n, \r, \0, \xNN: for a message about them.
+std::string visible(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u >= 0x20 && u != 0x7f) {
+            out += c;
+        } else if (const char* named = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\0' ? "\\0" : nullptr) {
+            out += named;
+        } else {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", u);
+            out += hex;
+        }
+    }
+    return out;
 }
 
 std::string absolute(const std::string& path) {
@@ -60,11 +74,25 @@ CommandResult checked(const std::vector<std::string>& argv) {
 }
 }  // namespace
 
+void checkSbatchArgs(const std::vector<std::string>& args, const std::string& where) {
+    for (const auto& a : args) {
+        const auto bad = a.find_first_of(std::string("\n\r\0", 3));
+        if (bad == std::string::npos) continue;
+        const std::string what = a[bad] == '\n' ? "a newline" : a[bad] == '\r' ? "a carriage return" : "a NUL byte";
+        throw ConfigError(where + " \"" + visible(a) + "\": holds " + what +
+                          ", which would end its #SBATCH line (the rest would run as a shell command); give each "
+                          "sbatch option as its own --slurm-arg");
+    }
+}
+
 std::string sbatchScript(const std::string& folderDir, const std::string& sweepName, const std::vector<int>& ids,
                          const SlurmOptions& options) {
     const std::string dir = absolute(folderDir);
-    if (dir.find_first_of(" \t\n'\"") != std::string::npos)
-        throw ConfigError("the SLURM engine needs a sweep folder path without spaces or quotes: " + dir);
+    checkSbatchArgs(options.sbatchArgs, "--slurm-arg");
+    // The path is in an #SBATCH line, which sbatch splits at blanks and does not unquote.
+    if (dir.find_first_of(std::string(" \t\n\r'\"\0", 7)) != std::string::npos)
+        throw ConfigError("the SLURM engine needs a sweep folder path without spaces, quotes or line breaks: " +
+                          visible(dir));
     std::string name = sweepName.empty() ? fs::path(dir).filename().string() : sweepName;
     for (char& c : name)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
@@ -82,7 +110,7 @@ std::string sbatchScript(const std::string& folderDir, const std::string& sweepN
     for (const auto& a : options.sbatchArgs) s << "#SBATCH " << a << "\n";
     // exec: the trial is the task's own process, so scancel's SIGTERM reaches the trainer, which
     // stops between steps and marks the trial cancelled. A requeued task starts the trial afresh.
-    s << "exec " << shellQuoted(options.mlpwbPath) << " sweep run-trial " << shellQuoted(dir)
+    s << "exec " << shellCommand({options.mlpwbPath, "sweep", "run-trial", dir})
       << " \"$SLURM_ARRAY_TASK_ID\" --engine slurm\n";
     return s.str();
 }

@@ -24,8 +24,15 @@ struct SlurmOptions {
 // "0-5", "1,3,7-9": the ids as an --array range.
 std::string arrayRange(const std::vector<int>& ids);
 
+// Throws ConfigError naming the value when an sbatch option holds a newline, a carriage return or a
+// NUL byte: each would end its #SBATCH line and leave the rest a line of the shell script. `where`
+// says where it came from ("--slurm-arg", "sweep.json: engine.slurm_args").
+void checkSbatchArgs(const std::vector<std::string>& args, const std::string& where);
+
 // The batch script for the trials `ids`: #SBATCH lines (job name, --array=RANGE%K, each task's
-// output appended to its trial's log, --requeue, the user's options), then one exec of run-trial.
+// output appended to its trial's log, --requeue, the user's options), then one exec of run-trial,
+// its words quoted by wb::shellQuote. Throws ConfigError for an option checkSbatchArgs refuses, or a
+// folder path with a blank, a quote or a line break (sbatch reads it in an #SBATCH line).
 // `dir` is the sweep folder, `sweepName` its name (the job's: mlpwb-NAME).
 std::string sbatchScript(const std::string& dir, const std::string& sweepName, const std::vector<int>& ids,
                          const SlurmOptions& options);
