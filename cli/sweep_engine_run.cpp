@@ -118,10 +118,10 @@ EngineChoice engineOf(const sweep::SweepPlan& plan) {
 }
 
 nlohmann::json toJson(const EngineChoice& e) {
+    sweep::checkSbatchArgs(e.slurmArgs, "--slurm-arg");  // sweep.json never holds one a script cannot
     return {{"kind", e.kind},
             {"jobs", e.jobs ? nlohmann::json(*e.jobs) : nlohmann::json(nullptr)},
             {"exclusive", e.exclusive},
-    sweep::checkSbatchArgs(e.slurmArgs, "--slurm-arg");  // sweep.json never holds one a script cannot
             {"slurm_args", e.slurmArgs},
             {"max_parallel", e.maxParallel}};
 }
