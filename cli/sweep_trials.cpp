@@ -160,6 +160,7 @@ struct ValueTally {
 
 std::vector<sweep::PlannedTrial> resolveTrials(const sweep::Spec& spec, const std::vector<std::string>& baseArgs,
                                                const TrialDefaults& defaults) {
+    sweep::checkTrialCount(spec);  // from the counts alone: a huge grid is refused before any value is parsed
     try {
         parseTrainArgs(baseArgs);
     } catch (const ConfigError& e) {

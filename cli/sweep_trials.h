@@ -20,7 +20,8 @@ struct TrialDefaults {
     std::optional<int> threads;
 };
 
-// The numbered trials of `spec` over `baseArgs`. Throws ConfigError naming the spec file, the line
+// The numbered trials of `spec` over `baseArgs`. Throws ConfigError: for more than sweep::kMaxTrials
+// trials (counted first, before any value is checked); naming the spec file, the line
 // and the parameter for a value `mlpwb train` refuses (out of range, unknown name, a data file that
 // does not exist), and the combination for one it refuses as a whole; the base options' own errors
 // are named as such.

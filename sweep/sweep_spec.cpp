@@ -1,11 +1,16 @@
 #include "sweep_spec.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <fstream>
+#include <cstring>
 #include <set>
-#include <sstream>
 
+#include <yaml-cpp/depthguard.h>  // YAML::DeepRecursion (yaml.h leaves it out)
 #include <yaml-cpp/yaml.h>
 
 #include "errors.h"
@@ -59,6 +64,17 @@ struct Reader {
         const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
         if (ec != std::errc{} || end != text.data() + text.size() || !std::isfinite(v))
             fail(n, key, "expects a number; got '" + text + "'");
+        return v;
+    }
+    // A range's end: within ±2^53, where a double still counts whole numbers one by one (beyond it,
+    // 1e17 + 1 == 1e17, and a grid of the range's whole numbers would never reach its end).
+    double boundedNumber(const YAML::Node& n, const std::string& key) const {
+        const double v = number(n, key);
+        if (std::fabs(v) >= kMaxRangeMagnitude)
+            fail(n, key,
+                 "'" + n.Scalar() +
+                     "' is beyond 2^53 (9007199254740992), where numbers no longer count one by one; "
+                     "give values: [...] instead");
         return v;
     }
     long long integer(const YAML::Node& n, const std::string& key, long long lo, long long hi) const {
@@ -161,8 +177,8 @@ struct Reader {
     void range(const YAML::Node& body, const std::string& key, Parameter& p) const {
         if (!body["min"] || !body["max"]) fail(body, key, "a range needs both min and max");
         if (p.flag) fail(body, key, "is an on/off option: give values: [true, false]");
-        p.min = number(body["min"], key + ".min");
-        p.max = number(body["max"], key + ".max");
+        p.min = boundedNumber(body["min"], key + ".min");
+        p.max = boundedNumber(body["max"], key + ".max");
         if (p.min > p.max) fail(body["min"], key, "min is greater than max");
         const bool whole = std::floor(p.min) == p.min && std::floor(p.max) == p.max;
         p.distribution = body["distribution"] ? distribution(body["distribution"], key + ".distribution")
@@ -207,16 +223,20 @@ void checkWhole(const Spec& spec, const Reader& r, const YAML::Node& root) {
         r.fail(root["method"], "run_cap", "method: random needs run_cap (how many points to sample)");
     }
 }
-}  // namespace
 
-Spec parseSpec(const std::string& text, const std::string& file, const OptionLookup& options) {
+// The refusal of what yaml-cpp refused, at its line and column. Its nesting limit (DeepRecursion)
+// says only "bad file": that one is said in words.
+ConfigError yamlError(const std::string& file, const YAML::Exception& e) {
+    const std::string column = e.mark.is_null() ? "" : " (column " + std::to_string(e.mark.column + 1) + ")";
+    if (const auto* deep = dynamic_cast<const YAML::DeepRecursion*>(&e))
+        return ConfigError(specMessage(
+            file, e.mark.line + 1, "YAML",
+            "nested too deeply (the parser stops at depth " + std::to_string(deep->depth()) + ")" + column));
+    return ConfigError(specMessage(file, e.mark.line + 1, "YAML", e.msg + column));
+}
+
+Spec parseRoot(const YAML::Node& root, const std::string& text, const std::string& file, const OptionLookup& options) {
     const Reader r{file};
-    YAML::Node root;
-    try {
-        root = YAML::Load(text);
-    } catch (const YAML::Exception& e) {
-        throw ConfigError(specMessage(file, e.mark.line + 1, "YAML", e.msg));
-    }
     if (!root.IsMap())
         throw ConfigError(specMessage(file, 0, "sweep file", "expects a mapping with method and parameters"));
     r.checkKeys(root, "", {"name", "description", "method", "metric", "parameters", "run_cap", "seed", "repeats"});
@@ -248,12 +268,63 @@ Spec parseSpec(const std::string& text, const std::string& file, const OptionLoo
     return spec;
 }
 
+// Closes a file descriptor when it goes out of scope.
+struct Fd {
+    int fd;
+    ~Fd() {
+        if (fd >= 0) ::close(fd);
+    }
+};
+
+// Refuses what is not a regular file of at most kMaxSpecFileBytes: a folder, a device (/dev/zero would
+// be read until memory runs out), a FIFO (would wait for a writer).
+void checkSpecFile(const std::string& path, const struct stat& st) {
+    if (S_ISDIR(st.st_mode)) throw ConfigError(path + " is a folder, not a sweep file");
+    if (!S_ISREG(st.st_mode)) throw ConfigError(path + " is not a regular file, so not a sweep file");
+    if (static_cast<std::uintmax_t>(st.st_size) > kMaxSpecFileBytes)
+        throw ConfigError(path + " holds " + std::to_string(st.st_size) + " bytes: a sweep file may hold at most " +
+                          std::to_string(kMaxSpecFileBytes) + " (1 MiB)");
+}
+
+// The file's text, read only from a regular file and never more than the bound.
+std::string readSpecFile(const std::string& path) {
+    const auto unreadable = [&path](int error) {
+        return ConfigError(specMessage(path, 0, "sweep file", std::string("cannot be read: ") + std::strerror(error)));
+    };
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw unreadable(errno);
+    checkSpecFile(path, st);  // before opening: opening a device may do something itself
+    // O_NONBLOCK: what was swapped for a FIFO since is refused below, not waited on.
+    const Fd in{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
+    if (in.fd < 0 || ::fstat(in.fd, &st) != 0) throw unreadable(errno);
+    checkSpecFile(path, st);
+    std::string text(kMaxSpecFileBytes + 1, '\0');
+    std::size_t size = 0;
+    while (size < text.size()) {  // one byte past the bound: a file that grew since is refused too
+        const ssize_t n = ::read(in.fd, text.data() + size, text.size() - size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw unreadable(errno);
+        if (n == 0) break;
+        size += static_cast<std::size_t>(n);
+    }
+    if (size > kMaxSpecFileBytes)
+        throw ConfigError(path + " holds more than " + std::to_string(kMaxSpecFileBytes) +
+                          " bytes (1 MiB): more than a sweep file may hold");
+    text.resize(size);
+    return text;
+}
+}  // namespace
+
+Spec parseSpec(const std::string& text, const std::string& file, const OptionLookup& options) {
+    try {
+        return parseRoot(YAML::Load(text), text, file, options);
+    } catch (const YAML::Exception& e) {  // the parse, or a node of a shape the reader did not expect
+        throw yamlError(file, e);
+    }
+}
+
 Spec loadSpec(const std::string& path, const OptionLookup& options) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ConfigError(specMessage(path, 0, "sweep file", "cannot be read"));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parseSpec(text.str(), path, options);
+    return parseSpec(readSpecFile(path), path, options);
 }
 
 }  // namespace wb::sweep

@@ -84,8 +84,15 @@ std::string optionOf(const std::string& parameterName);
 // Throws ConfigError "FILE:LINE: KEY: reason" for bad YAML, an unknown key or parameter, a value of
 // the wrong kind, an empty list, min > max, a continuous range in a grid, a random sweep without
 // run_cap. Values are checked against the options themselves later (sweep_trials.h in the CLI).
+// A range's ends must lie within ±2^53 (kMaxRangeMagnitude): beyond it a double no longer counts whole
+// numbers one by one. Nesting beyond yaml-cpp's limit is refused at its line, in words.
 Spec parseSpec(const std::string& text, const std::string& file, const OptionLookup& options);
-Spec loadSpec(const std::string& path, const OptionLookup& options);  // + a file that cannot be read
+// + a file that cannot be read, a folder ("PATH is a folder, not a sweep file"), anything else that
+// is not a regular file (a device such as /dev/zero, a FIFO), and a file larger than kMaxSpecFileBytes.
+Spec loadSpec(const std::string& path, const OptionLookup& options);
+
+inline constexpr std::size_t kMaxSpecFileBytes = std::size_t(1) << 20;  // 1 MiB: a sweep file is a page
+inline constexpr double kMaxRangeMagnitude = 9007199254740992.0;        // 2^53
 
 // The message every refusal of a spec uses: "FILE:LINE: KEY: reason" (no line: "FILE: KEY: reason").
 std::string specMessage(const std::string& file, int line, const std::string& key, const std::string& reason);

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 
 #include "errors.h"
 #include "random.h"
@@ -24,14 +25,21 @@ ParameterValue sampledNumber(double v, bool whole) {
     return out;
 }
 
-// The values a grid takes for one parameter: its list, or every whole number of an int_uniform range.
-std::vector<ParameterValue> gridValues(const Parameter& p, const std::string& file) {
+// How many values a grid takes for one parameter: its list's, or an int_uniform range's whole numbers.
+// The range's ends lie within ±2^53 (parseSpec), so the count is exact.
+std::uint64_t gridCount(const Parameter& p) {
+    if (!p.distribution) return p.values.size();
+    if (!(p.max - p.min < 0x1p63)) return kManyTrials;  // (a Spec not from parseSpec)
+    return static_cast<std::uint64_t>(p.max - p.min) + 1;
+}
+
+// The values a grid takes for one parameter (their count checked against the cap before).
+std::vector<ParameterValue> gridValues(const Parameter& p) {
     if (!p.distribution) return p.values;
-    if (p.max - p.min >= kMaxTrials)
-        throw ConfigError(
-            specMessage(file, p.line, "parameters." + p.name, "the range has too many values for a grid"));
     std::vector<ParameterValue> values;
-    for (double v = p.min; v <= p.max; v += 1) values.push_back(sampledNumber(v, true));
+    // By a whole-number index, not by v += 1: nothing about the floating-point ends can stop its end.
+    const std::uint64_t count = gridCount(p);
+    for (std::uint64_t i = 0; i < count; ++i) values.push_back(sampledNumber(p.min + static_cast<double>(i), true));
     return values;
 }
 
@@ -48,18 +56,11 @@ ParameterValue sample(const Parameter& p, Rng& rng) {
 
 std::vector<std::vector<ParameterValue>> gridPoints(const Spec& spec) {
     std::vector<std::vector<ParameterValue>> axes;
-    double count = 1;
-    for (const auto& p : spec.parameters) {
-        axes.push_back(gridValues(p, spec.file));
-        count *= static_cast<double>(axes.back().size());
-    }
-    if (count * spec.repeats > kMaxTrials)
-        throw ConfigError(specMessage(spec.file, spec.parametersLine, "parameters",
-                                      "the grid has " + std::to_string(static_cast<long long>(count * spec.repeats)) +
-                                          " trials, more than " + std::to_string(kMaxTrials)));
+    for (const auto& p : spec.parameters) axes.push_back(gridValues(p));
+    const auto count = static_cast<long long>(countPoints(spec));
     std::vector<std::vector<ParameterValue>> points;
     std::vector<std::size_t> index(axes.size(), 0);
-    for (long long n = 0; n < static_cast<long long>(count); ++n) {
+    for (long long n = 0; n < count; ++n) {
         std::vector<ParameterValue> point;
         for (std::size_t a = 0; a < axes.size(); ++a) point.push_back(axes[a][index[a]]);
         points.push_back(std::move(point));
@@ -72,9 +73,6 @@ std::vector<std::vector<ParameterValue>> gridPoints(const Spec& spec) {
 }
 
 std::vector<std::vector<ParameterValue>> randomPoints(const Spec& spec) {
-    if (static_cast<long long>(*spec.runCap) * spec.repeats > kMaxTrials)
-        throw ConfigError(
-            specMessage(spec.file, 0, "run_cap", "run_cap x repeats exceeds " + std::to_string(kMaxTrials)));
     Rng rng(spec.seed);
     std::vector<std::vector<ParameterValue>> points;
     for (int n = 0; n < *spec.runCap; ++n) {
@@ -86,7 +84,34 @@ std::vector<std::vector<ParameterValue>> randomPoints(const Spec& spec) {
 }
 }  // namespace
 
+std::uint64_t countPoints(const Spec& spec) {
+    if (spec.method == Method::Random) return spec.runCap ? static_cast<std::uint64_t>(*spec.runCap) : 0;
+    std::uint64_t count = 1;
+    for (const auto& p : spec.parameters)
+        if (__builtin_mul_overflow(count, gridCount(p), &count)) return kManyTrials;
+    return count;
+}
+
+std::uint64_t countTrials(const Spec& spec) {
+    std::uint64_t count = 0;
+    if (__builtin_mul_overflow(countPoints(spec), static_cast<std::uint64_t>(spec.repeats), &count)) return kManyTrials;
+    return count;
+}
+
+void checkTrialCount(const Spec& spec) {
+    const std::uint64_t count = countTrials(spec);
+    if (count <= static_cast<std::uint64_t>(kMaxTrials)) return;
+    const std::string many = count == kManyTrials ? "more than 2^64" : std::to_string(count);
+    if (spec.method == Method::Random)
+        throw ConfigError(
+            specMessage(spec.file, 0, "run_cap",
+                        "run_cap x repeats is " + many + " trials, more than " + std::to_string(kMaxTrials)));
+    throw ConfigError(specMessage(spec.file, spec.parametersLine, "parameters",
+                                  "the grid has " + many + " trials, more than " + std::to_string(kMaxTrials)));
+}
+
 std::vector<TrialPoint> expandTrials(const Spec& spec) {
+    checkTrialCount(spec);  // before any value is expanded
     const auto points = spec.method == Method::Grid ? gridPoints(spec) : randomPoints(spec);
     std::vector<TrialPoint> trials;
     for (std::size_t p = 0; p < points.size(); ++p)

@@ -3,6 +3,7 @@
 // same file (and seed) gives the same list on every machine.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "sweep_spec.h"
@@ -16,9 +17,20 @@ struct TrialPoint {
     std::vector<ParameterValue> values;  // one per parameter of the spec, in its order
 };
 
-// Throws ConfigError (naming the file) when the grid would exceed kMaxTrials.
-std::vector<TrialPoint> expandTrials(const Spec& spec);
-
 inline constexpr int kMaxTrials = 100000;
+inline constexpr std::uint64_t kManyTrials = UINT64_MAX;  // a count past 2^64 - 1 (it saturates there)
+
+// The points of the sweep (the grid's product of each parameter's count of values, or run_cap) and
+// its trials (points x repeats), computed from the counts alone, without expanding a value: what a
+// file can ask for is bounded before any work grows with it. kManyTrials where it overflows.
+std::uint64_t countPoints(const Spec& spec);
+std::uint64_t countTrials(const Spec& spec);
+
+// Throws ConfigError (naming the file, and `parameters:`'s line for a grid) when the sweep has more
+// than kMaxTrials trials. The CLI calls it before it checks any value.
+void checkTrialCount(const Spec& spec);
+
+// The numbered trials; throws as checkTrialCount, before expanding anything.
+std::vector<TrialPoint> expandTrials(const Spec& spec);
 
 }  // namespace wb::sweep

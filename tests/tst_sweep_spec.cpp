@@ -1,6 +1,8 @@
 // The sweep file: what parses, into what, and every refusal naming the file, the line and the key.
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include "errors.h"
 #include "sweep_spec.h"
 
@@ -120,6 +122,27 @@ private slots:
                                                << "s.yaml: sweep file: expects a mapping";
         QTest::newRow("run_cap in a grid") << "method: grid\nrun_cap: 3\nparameters:\n  lr: {value: 1}\n"
                                            << "s.yaml:2: run_cap: applies to method: random";
+        // Beyond 2^53 a double no longer counts one by one: 1e17 + 1 == 1e17, and a grid of this range
+        // once counted forever.
+        QTest::newRow("a range beyond 2^53")
+            << "method: grid\nparameters:\n  epochs: {min: 1e17, max: 100000000000000016}\n"
+            << "s.yaml:3: parameters.epochs.min: '1e17' is beyond 2^53";
+        QTest::newRow("a range ending at 2^53")
+            << "method: grid\nparameters:\n  epochs:\n    min: 1\n    max: 9007199254740992\n"
+            << "s.yaml:5: parameters.epochs.max: '9007199254740992' is beyond 2^53";
+        QTest::newRow("a negative range beyond 2^53")
+            << "method: random\nrun_cap: 2\nparameters:\n  lr: {min: -1e300, max: 1}\n"
+            << "s.yaml:4: parameters.lr.min: '-1e300' is beyond 2^53";
+        // yaml-cpp's own message for its nesting limit is "bad file".
+        QTest::newRow("deep flow nesting")
+            << "method: grid\nparameters:\n  lr: {values: " + QString(3000, '[') + QString(3000, ']') + "}\n"
+            << "s.yaml:3: YAML: nested too deeply";
+        QTest::newRow("deep block nesting") << [] {
+            QString text = "method: grid\nparameters:\n";
+            QString indent = "  ";
+            for (int i = 0; i < 3000; ++i, indent += ' ') text += indent + "a:\n";
+            return text + indent + "1\n";
+        }() << "s.yaml:500: YAML: nested too deeply";
     }
     void refusals() {
         QFETCH(QString, text);
@@ -130,6 +153,65 @@ private slots:
         } catch (const wb::ConfigError& e) {
             QVERIFY2(QString::fromStdString(e.what()).startsWith(expected), e.what());
         }
+    }
+
+    // The whole numbers up to 2^53 count one by one: the largest range is accepted.
+    void aRangeJustBelow2To53IsAccepted() {
+        const Spec s = parse("method: grid\nparameters:\n  epochs: {min: 9007199254740990, max: 9007199254740991}\n");
+        QCOMPARE(s.parameters[0].max, 9007199254740991.0);
+    }
+
+    // A sweep file is read only from a regular file of at most 1 MiB: a folder, a device that never
+    // ends (/dev/zero), a FIFO that waits for a writer and a file past the bound are refused by name,
+    // before anything is read.
+    void whatIsNoSweepFileIsRefused_data() {
+        QTest::addColumn<QString>("path");      // "@" stands for the test's temporary folder
+        QTest::addColumn<QString>("expected");  // the start of the message
+        QTest::newRow("a folder") << "@"
+                                  << "@ is a folder, not a sweep file";
+        QTest::newRow("a folder by a trailing slash") << "@/"
+                                                      << "@/ is a folder, not a sweep file";
+        QTest::newRow("/dev/zero") << "/dev/zero"
+                                   << "/dev/zero is not a regular file";
+        QTest::newRow("a FIFO") << "@/fifo"
+                                << "@/fifo is not a regular file";
+        QTest::newRow("past 1 MiB") << "@/big.yaml"
+                                    << "@/big.yaml holds 1048577 bytes: a sweep file may hold at most";
+        QTest::newRow("missing") << "@/missing.yaml"
+                                 << "@/missing.yaml: sweep file: cannot be read: No such file";
+    }
+    void whatIsNoSweepFileIsRefused() {
+        QFETCH(QString, path);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(::mkfifo(QFile::encodeName(dir.path() + "/fifo").constData(), 0600) == 0);
+        const QByteArray spec = "method: grid\nparameters:\n  lr: {value: 1}\n";
+        QFile big(dir.path() + "/big.yaml");
+        QVERIFY(big.open(QIODevice::WriteOnly));
+        big.write(spec + QByteArray(static_cast<qsizetype>(kMaxSpecFileBytes) + 1 - spec.size(), '#'));
+        big.close();
+        path.replace("@", dir.path());
+        expected.replace("@", dir.path());
+        try {
+            loadSpec(path.toStdString(), lookup);
+            QFAIL("the file was read as a sweep file");
+        } catch (const wb::ConfigError& e) {
+            QVERIFY2(QString::fromStdString(e.what()).startsWith(expected), e.what());
+        }
+    }
+
+    void aFileOfExactly1MiBIsRead() {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QByteArray spec = "method: grid\nparameters:\n  lr: {value: 1}\n#";
+        QFile f(dir.path() + "/s.yaml");
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(spec + QByteArray(static_cast<qsizetype>(kMaxSpecFileBytes) - spec.size(), '#'));
+        f.close();
+        const Spec s = loadSpec(f.fileName().toStdString(), lookup);
+        QCOMPARE(s.text.size(), kMaxSpecFileBytes);
+        QCOMPARE(s.parameters.size(), std::size_t(1));
     }
 
     void optionNames() {

@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include "errors.h"
@@ -86,6 +87,94 @@ private slots:
                                "  epochs: {min: 1, max: 4}\n  dropout: {min: 0.25, max: 0.5}\n"
                                "  opt: {values: [adam, sgd]}\n"));
         QVERIFY(argsOf(other[0]) != argsOf(a[0]));  // another seed, other samples
+    }
+
+    // The trial count comes from each parameter's count of values, before any value is expanded, and
+    // never wraps around: past 2^64 it reads kManyTrials.
+    void countsComeFromTheCounts_data() {
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<quint64>("points");
+        QTest::addColumn<quint64>("trials");
+        const auto values = [](int n) {
+            QString list;
+            for (int i = 0; i < n; ++i) list += (i ? "," : "") + QString::number(i);
+            return "{values: [" + list + "]}";
+        };
+        QTest::newRow("2 x 3") << "method: grid\nparameters:\n  a: {values: [1, 2]}\n  b: {values: [x, y, z]}\n"
+                               << quint64(6) << quint64(6);
+        QTest::newRow("repeats") << "method: grid\nrepeats: 3\nparameters:\n  a: {values: [1, 2]}\n"
+                                 << quint64(2) << quint64(6);
+        QTest::newRow("an int range") << "method: grid\nparameters:\n  a: {min: -5, max: 5}\n"
+                                      << quint64(11) << quint64(11);
+        QTest::newRow("random") << "method: random\nrun_cap: 7\nrepeats: 2\nparameters:\n  a: {min: 0, max: 1}\n"
+                                << quint64(7) << quint64(14);
+        QTest::newRow("4 x 1000 values") << "method: grid\nparameters:\n  a: " + values(1000) +
+                                                "\n  b: " + values(1000) + "\n  c: " + values(1000) +
+                                                "\n  d: " + values(1000) + "\n"
+                                         << quint64(1000000000000) << quint64(1000000000000);
+        QTest::newRow("past 2^64 by values") << "method: grid\nrepeats: 2\nparameters:\n" + [&] {
+            QString p;
+            for (int i = 0; i < 7; ++i) p += "  p" + QString::number(i) + ": " + values(1000) + "\n";
+            return p;
+        }() << quint64(kManyTrials) << quint64(kManyTrials);
+        QTest::newRow("past 2^64 by ranges") << "method: grid\nparameters:\n"
+                                                "  a: {min: -9007199254740991, max: 9007199254740991}\n"
+                                                "  b: {min: -9007199254740991, max: 9007199254740991}\n"
+                                             << quint64(kManyTrials) << quint64(kManyTrials);
+        QTest::newRow("past 2^64 by repeats")
+            << "method: grid\nrepeats: 1000\nparameters:\n  a: {min: 0, max: 9007199254740991}\n"
+               "  b: {min: 1, max: 1024}\n"
+            << quint64(9007199254740992ULL * 1024) << quint64(kManyTrials);
+    }
+    void countsComeFromTheCounts() {
+        QFETCH(QString, spec);
+        QFETCH(quint64, points);
+        QFETCH(quint64, trials);
+        const Spec s = parse(spec.toStdString());
+        QCOMPARE(quint64(countPoints(s)), points);
+        QCOMPARE(quint64(countTrials(s)), trials);
+    }
+
+    // Past the cap, the sweep is refused by its count, naming `parameters:` (a grid) or run_cap.
+    void pastTheCapIsRefusedByItsCount_data() {
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("3 ranges of 100,000") << "method: grid\nparameters:\n  a: {min: 0, max: 99999}\n"
+                                                "  b: {min: 0, max: 99999}\n  c: {min: 0, max: 99999}\n"
+                                             << "s.yaml:2: parameters: the grid has 1000000000000000 trials, more "
+                                                "than 100000";
+        QTest::newRow("one range of 2^53") << "method: grid\nparameters:\n  a: {min: 0, max: 9007199254740991}\n"
+                                           << "s.yaml:2: parameters: the grid has 9007199254740992 trials";
+        QTest::newRow("past 2^64") << "method: grid\nparameters:\n"
+                                      "  a: {min: -9007199254740991, max: 9007199254740991}\n"
+                                      "  b: {min: -9007199254740991, max: 9007199254740991}\n"
+                                   << "s.yaml:2: parameters: the grid has more than 2^64 trials";
+        QTest::newRow("run_cap x repeats") << "method: random\nrun_cap: 100000\nrepeats: 2\nparameters:\n"
+                                              "  a: {min: 0, max: 1}\n"
+                                           << "s.yaml: run_cap: run_cap x repeats is 200000 trials";
+    }
+    void pastTheCapIsRefusedByItsCount() {
+        QFETCH(QString, spec);
+        QFETCH(QString, expected);
+        const Spec s = parse(spec.toStdString());
+        for (const auto& refuse :
+             {std::function<void()>([&] { checkTrialCount(s); }), std::function<void()>([&] { expandTrials(s); })}) {
+            try {
+                refuse();
+                QFAIL("the sweep was accepted");
+            } catch (const wb::ConfigError& e) {
+                QVERIFY2(QString::fromStdString(e.what()).startsWith(expected), e.what());
+            }
+        }
+    }
+
+    // The whole numbers just below 2^53 are still counted one by one.
+    void aRangeJustBelow2To53Expands() {
+        const auto trials =
+            expandTrials(parse("method: grid\nparameters:\n  a: {min: 9007199254740989, max: 9007199254740991}\n"));
+        QCOMPARE(trials.size(), std::size_t(3));
+        QCOMPARE(argsOf(trials[0]), std::string("9007199254740989"));
+        QCOMPARE(argsOf(trials[2]), std::string("9007199254740991"));
     }
 
     void tooLargeAGridIsRefused() {
