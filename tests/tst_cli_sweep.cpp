@@ -7,6 +7,7 @@
 
 #include "cli_runner.h"
 #include "folder_lock.h"
+#include "shell_quote.h"
 #include "sweep_support.h"
 
 namespace {
@@ -92,6 +93,23 @@ private slots:
             << QByteArray("method: grid\nparameters:\n  data: {values: [missing.csv]}\n")
             << "bad.yaml:3: parameters.data: value 'missing.csv': --data missing.csv: no such file";
         QTest::newRow("syntax") << QByteArray("method: grid\nparameters: [\n") << "bad.yaml:3: YAML:";
+        // The count comes first: a grid of 10^12 trials is refused as such, not by the bad value its
+        // first trial holds, and before a million values are each parsed.
+        QTest::newRow("a grid past the cap, refused before its values are checked") << [] {
+            QByteArray spec = "method: grid\nparameters:\n";
+            for (const char* name : {"batch_size", "lr", "epochs", "seed"}) {
+                spec += QByteArray("  ") + name + ": {values: [" + (name == std::string("batch_size") ? "0" : "1");
+                for (int i = 2; i <= 1000; ++i) spec += "," + QByteArray::number(i);
+                spec += "]}\n";
+            }
+            return spec;
+        }() << "bad.yaml:2: parameters: the grid has 1000000000000 trials, more than 100000";
+        QTest::newRow("a range beyond 2^53")
+            << QByteArray("method: grid\nparameters:\n  seed: {min: 1e17, max: 100000000000000016}\n")
+            << "bad.yaml:3: parameters.seed.min: '1e17' is beyond 2^53";
+        QTest::newRow("deep nesting") << "method: grid\nparameters:\n  lr: {values: " + QByteArray(5000, '[') +
+                                             QByteArray(5000, ']') + "}\n"
+                                      << "bad.yaml:3: YAML: nested too deeply";
     }
     void refusalsNameTheLineAndWriteNothing() {
         QFETCH(QByteArray, spec);
@@ -104,6 +122,123 @@ private slots:
     }
 
     // The sweep files the README shows (docs/sweeps/) stay valid: mlpwb accepts each as written.
+    // A sweep file is read only from a regular file: a folder or a device is named as such, and
+    // /dev/zero is not read until memory runs out.
+    void whatIsNoSweepFileIsRefused_data() {
+        QTest::addColumn<QString>("spec");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("a folder") << "."
+                                  << "mlpwb: . is a folder, not a sweep file";
+        QTest::newRow("/dev/zero") << "/dev/zero"
+                                   << "mlpwb: /dev/zero is not a regular file";
+    }
+    void whatIsNoSweepFileIsRefused() {
+        QFETCH(QString, spec);
+        QFETCH(QString, expected);
+        RUN_MLPWB(r, QStringList({"sweep", spec, "--out", "never", "--builtin"}));
+        QCOMPARE(r.exitCode, 4);
+        QVERIFY2(r.errLines().size() == 1 && r.errLines().first().startsWith(expected), r.describe());
+        QVERIFY(!QFileInfo::exists(path("never")));
+    }
+
+    // An sbatch option with a line break would end its #SBATCH line and make the rest a shell line:
+    // refused in one line naming it, before anything is written (with --dry-run too).
+    void aSlurmArgWithALineBreakIsRefused_data() {
+        QTest::addColumn<QString>("arg");
+        QTest::addColumn<QStringList>("more");
+        QTest::addColumn<QString>("expected");
+        const QString newline = "mlpwb: --slurm-arg \"--x\\nrm -rf y\": holds a newline";
+        QTest::newRow("newline") << "--x\nrm -rf y" << QStringList() << newline;
+        QTest::newRow("newline, dry run") << "--x\nrm -rf y" << QStringList({"--dry-run"}) << newline;
+        QTest::newRow("carriage return") << "--x\rrm -rf y" << QStringList()
+                                         << "mlpwb: --slurm-arg \"--x\\rrm -rf y\": holds a carriage return";
+    }
+    void aSlurmArgWithALineBreakIsRefused() {
+        QFETCH(QString, arg);
+        QFETCH(QStringList, more);
+        QFETCH(QString, expected);
+        RUN_MLPWB(r, QStringList({"sweep", "grid.yaml", "--out", "never", "--engine", "slurm",
+                                  "--slurm-arg=--partition=gpu", "--slurm-arg", arg}) +
+                         more + kQuickBase);
+        QCOMPARE(r.exitCode, 4);
+        QVERIFY2(r.errLines().size() == 1 && r.errLines().first().startsWith(expected), r.describe());
+        QVERIFY(r.out.isEmpty());
+        QVERIFY(!QFileInfo::exists(path("never")));
+    }
+
+    // The same from a sweep.json someone else wrote: `resume` refuses it before it writes a script.
+    void aSlurmArgWithALineBreakInSweepJsonIsRefused_data() {
+        QTest::addColumn<QByteArray>("arg");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("newline") << QByteArray("--x\nrm -rf y")
+                                 << "mlpwb: sweep.json: engine.slurm_args \"--x\\nrm -rf y\": holds a newline";
+        QTest::newRow("carriage return") << QByteArray("--x\rrm -rf y")
+                                         << "mlpwb: sweep.json: engine.slurm_args \"--x\\rrm -rf y\": holds a "
+                                            "carriage return";
+        QTest::newRow("NUL") << QByteArray("--x\0rm -rf y", 12)
+                             << "mlpwb: sweep.json: engine.slurm_args \"--x\\0rm -rf y\": holds a NUL byte";
+    }
+    void aSlurmArgWithALineBreakInSweepJsonIsRefused() {
+        QFETCH(QByteArray, arg);
+        QFETCH(QString, expected);
+        const QString dir = path("tampered-" + QString(QTest::currentDataTag()).replace(' ', '-'));
+        RUN_MLPWB(made, QStringList({"sweep", "grid.yaml", "--out", dir}) + kQuickBase);
+        QCOMPARE(made.exitCode, 0);
+        auto plan = readJson(dir + "/sweep.json");
+        plan["engine"]["kind"] = "slurm";
+        plan["engine"]["slurm_args"] = {"--partition=gpu", arg.toStdString()};
+        writeText(dir + "/sweep.json", QByteArray::fromStdString(plan.dump(1)));
+        QFile::remove(dir + "/trials/0005/state.json");  // one trial left to resume
+        RUN_MLPWB(r, QStringList({"sweep", "resume", dir}));
+        QCOMPARE(r.exitCode, 4);
+        QVERIFY2(r.errLines().size() == 1 && r.errLines().first().startsWith(expected), r.describe());
+        QVERIFY(QDir(dir).entryList({"submit-*.sh"}).isEmpty());
+    }
+
+    // The batch script `--dry-run --engine slurm` prints, for a folder, a sweep name and an sbatch
+    // option full of shell syntax: bash reads one command, and (a stub in mlpwb's place) its
+    // arguments arrive intact; nothing else runs.
+    void theSlurmScriptRunsOneIntactCommand() {
+        const QString hostile = "d$(touch${IFS}MARKER)`touch${IFS}MARKER`;&|*?[x]~!#%";
+        const QString option = "--comment=$(touch MARKER) `touch MARKER`; touch MARKER | x && y '\"";
+        writeText(path("hostile.yaml"),
+                  "name: \"n'; touch MARKER; '\"\nmethod: grid\nparameters:\n"
+                  "  lr: {values: [0.001, 0.003]}\n");
+        RUN_MLPWB(r, QStringList({"sweep", "hostile.yaml", "--out", hostile, "--engine", "slurm", "--slurm-arg", option,
+                                  "--dry-run"}) +
+                         kQuickBase);
+        QVERIFY2(r.exitCode == 0, r.describe());
+        std::string script = r.out.toStdString();
+        QVERIFY2(script.find("\n#SBATCH " + option.toStdString() + "\n") != std::string::npos, r.describe());
+        const std::size_t exec = script.find("\nexec ");
+        QVERIFY2(exec != std::string::npos, r.describe());
+        for (std::size_t at = 0; at < exec; at = script.find('\n', at) + 1)  // #!, # and #SBATCH lines only
+            QVERIFY2(script[at] == '#', r.describe());
+        // mlpwb's place, taken by a stub that prints its arguments.
+        const std::string program = wb::shellQuote(QFileInfo(WB_MLPWB_PATH).canonicalFilePath().toStdString());
+        QVERIFY2(script.compare(exec + 6, program.size(), program) == 0, r.describe());
+        const QString stub = path("stub-mlpwb");
+        writeText(stub, "#!/bin/sh\nexec printf '%s\\0' \"$@\"\n");
+        QVERIFY(QFile::setPermissions(stub, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+        script.replace(exec + 6, program.size(), wb::shellQuote(stub.toStdString()));
+        writeText(path("submit.sh"), QByteArray::fromStdString(script));
+        QProcess bash;
+        bash.setWorkingDirectory(dir_.path());
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("SLURM_ARRAY_TASK_ID", "3");
+        bash.setProcessEnvironment(env);
+        bash.start("/bin/bash", {path("submit.sh")});
+        QVERIFY(bash.waitForFinished(60000));
+        const QString folder = QFileInfo(dir_.path()).canonicalFilePath() + "/" + hostile;
+        QByteArray expected;  // printf '%s\0': each argument, then a NUL
+        for (const QString& a :
+             {QString("sweep"), QString("run-trial"), folder, QString("3"), QString("--engine"), QString("slurm")})
+            expected += a.toUtf8() + '\0';
+        QCOMPARE(bash.readAllStandardOutput(), expected);
+        QVERIFY(!QFileInfo::exists(path("MARKER")));
+        QVERIFY(!QFileInfo::exists(path(hostile)));
+    }
+
     void theDocumentedExamplesAreAccepted_data() {
         QTest::addColumn<QString>("file");
         QTest::addColumn<int>("trials");
