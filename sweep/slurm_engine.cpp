@@ -74,15 +74,20 @@ CommandResult checked(const std::vector<std::string>& argv) {
 }
 }  // namespace
 
+namespace {
+// The refusal of sbatch option `arg`, whose byte `bad` ends a line.
+ConfigError lineBreakIn(const std::string& where, const std::string& arg, char bad) {
+    const std::string what = bad == '\n' ? "a newline" : bad == '\r' ? "a carriage return" : "a NUL byte";
+    return ConfigError(where + " \"" + visible(arg) + "\": holds " + what +
+                       ", which would end its #SBATCH line (the rest would run as a shell command); give each "
+                       "sbatch option as its own --slurm-arg");
+}
+}  // namespace
+
 void checkSbatchArgs(const std::vector<std::string>& args, const std::string& where) {
-    for (const auto& a : args) {
-        const auto bad = a.find_first_of(std::string("\n\r\0", 3));
-        if (bad == std::string::npos) continue;
-        const std::string what = a[bad] == '\n' ? "a newline" : a[bad] == '\r' ? "a carriage return" : "a NUL byte";
-        throw ConfigError(where + " \"" + visible(a) + "\": holds " + what +
-                          ", which would end its #SBATCH line (the rest would run as a shell command); give each "
-                          "sbatch option as its own --slurm-arg");
-    }
+    for (const auto& a : args)
+        if (const auto bad = a.find_first_of(std::string("\n\r\0", 3)); bad != std::string::npos)
+            throw lineBreakIn(where, a, a[bad]);
 }
 
 std::string sbatchScript(const std::string& folderDir, const std::string& sweepName, const std::vector<int>& ids,
