@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "epoch_journal.h"
 #include "errors.h"
 #include "exit_codes.h"
 #include "folder_lock.h"
@@ -57,6 +58,31 @@ void finish(sweep::TrialStatus& s, int code, const std::string& recordPath) {
     }
 }
 
+// The trial's RunConfig as sweep.json holds it, read strictly: what `mlpwb sweep` wrote there is a
+// whole configuration, so one that does not read back to itself (a string, a section missing, a
+// value of the wrong kind) or does not validate (epochs -5) was corrupted, and is refused rather
+// than trained with defaults in its place.
+RunConfig configOf(const sweep::PlannedTrial& trial, const std::string& dir) {
+    const std::string where = dir + "/sweep.json";
+    const std::string key = "trials[" + std::to_string(trial.id) + "].config";
+    if (!trial.config.is_object())
+        throw DataError(where, key + ": expected a run configuration (an object), found " + trial.config.dump());
+    RunConfig config;
+    try {
+        config = trial.config.get<RunConfig>();
+    } catch (const std::exception& e) {
+        throw DataError(where, key + ": " + e.what());
+    }
+    if (nlohmann::json(config) != trial.config)
+        throw DataError(where, key + ": not a whole run configuration as `mlpwb sweep` writes it (edited?)");
+    try {
+        config.validate();
+    } catch (const ConfigError& e) {
+        throw DataError(where, key + ": " + e.what());
+    }
+    return config;
+}
+
 int runTrial(const RunTrialOptions& o) {
     catchStopSignals();  // a scancel while the state is written still ends the trial `cancelled`
     const sweep::SweepFolder folder(o.dir);
@@ -64,6 +90,7 @@ int runTrial(const RunTrialOptions& o) {
     if (o.id < 0 || o.id >= static_cast<int>(trials.size()))
         throw ConfigError("trial " + std::to_string(o.id) + " is not in " + o.dir + " (0-" +
                           std::to_string(static_cast<long>(trials.size()) - 1) + ")");
+    folder.ownTrialDir(o.id);  // no link in its path: everything below writes there
     std::string holder;
     const auto lock = sweep::FolderLock::tryAcquire(folder.trialLockPath(o.id), &holder);
     if (!lock) {
@@ -71,13 +98,16 @@ int runTrial(const RunTrialOptions& o) {
         return kBusy;
     }
     sweep::TrialStatus s = folder.readStatus(o.id);
-    if (s.state == sweep::TrialState::Completed) {
+    if (s.state == sweep::TrialState::Completed && !folder.recordProblem(o.id)) {
         std::fprintf(stderr, "mlpwb: trial %d is already completed (%s)\n", o.id, folder.recordPath(o.id).c_str());
         return kOk;
     }
-    // Started afresh, whatever an earlier attempt (a kill, a requeue) left.
+    if (s.state == sweep::TrialState::Damaged) throw DataError(folder.statePath(o.id), s.error);
+    // Started afresh, whatever an earlier attempt (a kill, a requeue) left; a link there is removed,
+    // never followed.
     std::error_code ec;
     std::filesystem::remove(folder.recordPath(o.id), ec);
+    std::filesystem::remove(EpochJournal::pathFor(folder.recordPath(o.id)), ec);
     s.state = sweep::TrialState::Running;
     ++s.attempt;
     s.host = sweep::shortHostName();
@@ -98,7 +128,7 @@ int runTrial(const RunTrialOptions& o) {
                  s.attempt, s.host.c_str());
     int code = kRunFailed;
     try {
-        const RunConfig config = trials[static_cast<std::size_t>(o.id)].config.get<RunConfig>();
+        const RunConfig config = configOf(trials[static_cast<std::size_t>(o.id)], o.dir);
         code = trainConfig(config, {folder.recordPath(o.id), "", "", true, false});
         finish(s, code, folder.recordPath(o.id));
     } catch (const std::exception& e) {  // the one line the CLI would print, kept as the trial's error

@@ -3,12 +3,12 @@
 //   mlpwb sweep status DIR [--json] · resume DIR · report DIR · run-trial DIR ID (what engines start)
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "commands.h"
 #include "errors.h"
 #include "exit_codes.h"
-#include "folder_lock.h"
 #include "slurm_engine.h"
 #include "sweep_commands.h"
 #include "sweep_engine_run.h"
@@ -63,13 +63,14 @@ int startSweep(SweepOptions& o, const CLI::App& cmd) {
     plan.trials = resolveTrials(spec, baseArgs, {threadsPerTrial});
     plan.engine = toJson(o.engine);
     if (o.dryRun) return printDryRun(plan, o.out, o.engine);
-    const auto folder = sweep::SweepFolder::create(o.out, plan);
-    std::string holder;
-    const auto lock = sweep::FolderLock::tryAcquire(folder.driverLockPath(), &holder);
-    if (!lock) {
-        std::fprintf(stderr, "mlpwb: %s is being driven by another mlpwb sweep (%s)\n", o.out.c_str(), holder.c_str());
+    std::optional<sweep::SweepFolder> created;
+    try {
+        created = sweep::SweepFolder::create(o.out, plan);  // holds the driver lock from before it is filled
+    } catch (const sweep::FolderBusy& e) {
+        std::fprintf(stderr, "mlpwb: %s\n", e.what());
         return kBusy;
     }
+    const sweep::SweepFolder& folder = *created;
     std::fprintf(stderr, "sweep: %zu trials in %s\n", plan.trials.size(), o.out.c_str());
     std::vector<int> ids;
     for (const auto& t : plan.trials) ids.push_back(t.id);

@@ -65,6 +65,9 @@ int runLocally(const sweep::SweepFolder& folder, const std::vector<int>& ids, co
     options.jobs = pool.jobs;
     options.cores = cores;
     options.onProgress = [](const sweep::LocalProgress& p) { printProgress(p.finished, p.total, p.running, p.failed); };
+    options.onProblem = [](int id, const std::string& problem) {
+        std::fprintf(stderr, "%strial %d %s\n", ::isatty(2) ? "\n" : "", id, problem.c_str());
+    };
     std::fprintf(stderr, "sweep: %zu trials, up to %d at once on %d cores\n", ids.size(), pool.jobs, cores);
     const StopOnSignals signals;
     const auto end = sweep::runLocal(folder, ids, options, gStop);
@@ -174,7 +177,7 @@ void bindEngine(CLI::App& cmd, EngineChoice& engine, bool& noFollow) {
 int widestThreads(const sweep::SweepPlan& plan, const std::vector<int>& ids, int allCores) {
     int threads = 1;
     for (int id : ids) {
-        const int t = plan.trials.at(static_cast<std::size_t>(id)).config.value("threads", 0);
+        const int t = plan.trials.at(static_cast<std::size_t>(id)).threads();
         threads = std::max(threads, t <= 0 ? allCores : t);
     }
     return threads;

@@ -117,6 +117,8 @@ int resume(const std::string& dir, const CLI::App& cmd, const EngineChoice& give
         if (s.engine == "slurm" && !s.slurmJob.empty() && !sweep::isFinished(s.state)) continue;
         ids.push_back(id);
     }
+    for (int id : folder.damagedIds())  // left as they are: what they hold may be worth repairing
+        std::fprintf(stderr, "sweep: trial %d not resumed: %s\n", id, folder.readStatus(id).error.c_str());
     std::fprintf(stderr, "sweep: resuming %zu of %zu trials\n", ids.size(), folder.plan().trials.size());
     const int code = runOnEngine(folder, ids, engine);
     if (engine.follow) printSummary(folder);

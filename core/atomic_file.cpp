@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "errors.h"
+#include "safe_open.h"
 
 namespace wb {
 
@@ -68,15 +69,17 @@ std::string writeTarget(const std::string& path) {
     return path;
 }
 
-void writeFileAtomically(const std::string& path, std::string_view bytes, const std::string& what) {
-    const fs::path target = writeTarget(path);
+void writeFileAtomically(const std::string& path, std::string_view bytes, const std::string& what, Symlink symlink) {
+    // Refused: rename(2) then replaces whatever name is there and never writes through a link.
+    if (symlink == Symlink::Refuse) refuseForeignFile(path, what);
+    const fs::path target = symlink == Symlink::Refuse ? fs::path(path) : fs::path(writeTarget(path));
     const std::string describe = what + " '" + path + "'";
     struct stat st {};
     if (::stat(target.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
         throw IoError("cannot write " + describe + ": it exists and is not a regular file");
     removeStaleTemps(target);
     std::string tmp = tempPattern(target);
-    const int fd = ::mkstemp(tmp.data());
+    const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
     if (fd < 0)
         throw IoError("cannot write " + describe + ": " + std::strerror(errno) +
                       " (is its folder there and writable?)");

@@ -9,11 +9,17 @@
 
 namespace wb {
 
-// Writes `bytes` to `path` atomically. A symlink is followed (its target is replaced, the link
-// stays); an existing directory, device or FIFO is refused. A short write, a failed fsync or rename
-// throws IoError naming `what` and the path, and removes the temporary file. Temporary files left
-// by a killed writer (their process is gone) are removed first.
-void writeFileAtomically(const std::string& path, std::string_view bytes, const std::string& what);
+// What a symbolic link at `path` means. A file the user named (a command line's --out, a dialog)
+// may be a link the user made: its target is replaced, the link stays. A file inside a folder that
+// may have come from elsewhere (a sweep folder) must never lead out of it: the link is refused.
+enum class Symlink { Follow, Refuse };
+
+// Writes `bytes` to `path` atomically. An existing directory, device or FIFO is refused, and so is a
+// symlink where `symlink` says so (IoError naming it). A short write, a failed fsync or rename throws
+// IoError naming `what` and the path, and removes the temporary file. Temporary files left by a
+// killed writer (their process is gone) are removed first.
+void writeFileAtomically(const std::string& path, std::string_view bytes, const std::string& what,
+                         Symlink symlink = Symlink::Follow);
 
 // Where `path` is written: the target of a symlink, else `path` itself.
 std::string writeTarget(const std::string& path);

@@ -11,14 +11,16 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "safe_open.h"
 
 namespace wb {
 
 EpochJournal::EpochJournal(const std::string& recordPath) {
     if (recordPath.empty()) return;
     path_ = pathFor(recordPath);
-    fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd_ < 0) throw IoError("cannot write the epoch journal '" + path_ + "': " + std::strerror(errno));
+    // The journal's name is ours, never the user's: a link or a second hard link there is refused,
+    // so a record in a folder from elsewhere cannot lead the journal's truncation out of it.
+    fd_ = openOwnFile(path_, O_WRONLY | O_CREAT | O_TRUNC, "the epoch journal");
 }
 
 EpochJournal::~EpochJournal() {

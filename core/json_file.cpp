@@ -74,11 +74,20 @@ std::size_t nestingDepth(const std::string& text) {
     return deepest;
 }
 
+// nlohmann's message less its "[json.exception.parse_error.101] " prefix, which tells a user nothing.
+std::string withoutExceptionId(const std::string& message) {
+    if (message.rfind("[json.exception.", 0) != 0) return message;
+    const auto end = message.find("] ");
+    return end == std::string::npos ? message : message.substr(end + 2);
+}
+
 }  // namespace
 
-void saveJsonAtomically(const nlohmann::json& document, const std::string& path, const std::string& what) {
+void saveJsonAtomically(const nlohmann::json& document, const std::string& path, const std::string& what,
+                        Symlink symlink) {
     // Text from a data file that is not UTF-8 (a Latin-1 label) becomes U+FFFD rather than losing the file.
-    writeFileAtomically(path, document.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", what);
+    writeFileAtomically(path, document.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", what,
+                        symlink);
 }
 
 nlohmann::json parseJsonText(const std::string& text, const std::string& name, const std::string& what) {
@@ -90,7 +99,7 @@ nlohmann::json parseJsonText(const std::string& text, const std::string& name, c
         const bool pythonWords = text.find("NaN") != std::string::npos || text.find("Infinity") != std::string::npos;
         return pythonWords ? nlohmann::json::parse(nonFiniteAsNull(text)) : nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
-        throw DataError(name, "invalid " + what + ": " + e.what());
+        throw DataError(name, "invalid " + what + ": " + withoutExceptionId(e.what()));
     }
 }
 

@@ -5,12 +5,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "atomic_file.h"
+
 namespace wb {
 
-// Writes `document` (indent 1, a final newline) to `path` + ".tmp" and renames that onto `path`:
-// atomic on POSIX, so a reader sees the old file or the new one. `what` names the document in the
-// IoError thrown on failure (e.g. "run record"); no .tmp file is left behind then.
-void saveJsonAtomically(const nlohmann::json& document, const std::string& path, const std::string& what);
+// Writes `document` (indent 1, a final newline) with writeFileAtomically: a reader sees the old
+// file or the new one. `what` names the document in the IoError thrown on failure (e.g. "run
+// record"); no temporary file is left behind then.
+void saveJsonAtomically(const nlohmann::json& document, const std::string& path, const std::string& what,
+                        Symlink symlink = Symlink::Follow);
 
 // Parses JSON text as loadJsonFile does (depth limit, Python's NaN/Infinity as null); `name` stands for
 // the file in the DataError.

@@ -10,7 +10,7 @@
 # prints where each reproducer is. A reproducer becomes a regression test by copying it to
 # tests/fuzz/regressions/<reader>/ (tst_fuzz_regressions replays every file there).
 # Environment: JOBS (build jobs and targets fuzzed at once, default: all cores), FUZZ_TARGETS
-# (default "csv npy safetensors records"), FUZZ_ARGS (extra libFuzzer flags).
+# (default "csv npy safetensors records sweep"), FUZZ_ARGS (extra libFuzzer flags).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,7 +18,7 @@ seconds=${1:-60}
 build_dir=${2:-build-fuzz}
 case "$build_dir" in /*) ;; *) build_dir="$root/$build_dir" ;; esac
 jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
-targets=${FUZZ_TARGETS:-csv npy safetensors records}
+targets=${FUZZ_TARGETS:-csv npy safetensors records sweep}
 
 start=$(date +%s)
 # A build already configured with WB_FUZZ=ON (e.g. scripts/sanitize.sh's, built with clang and

@@ -1,11 +1,15 @@
 #include "local_engine.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <deque>
 #include <list>
 #include <thread>
 
+#include "errors.h"
 #include "trial_process.h"
 
 namespace wb::sweep {
@@ -26,76 +30,165 @@ std::string poolTiming(const PoolSize& pool, int cores) {
 }
 
 namespace {
+using Clock = std::chrono::steady_clock;
+
 struct Running {
     int id = 0;
     int weight = 1;
-    std::optional<TrialProcess> process;  // none: another process runs it, we wait for its state
+    TrialProcess process;
 };
 
 int weightOf(const PlannedTrial& trial, int cores) {
-    const int threads = trial.config.value("threads", 0);
+    const int threads = trial.threads();
     return std::clamp(threads <= 0 ? cores : threads, 1, cores);
 }
+
+// The last line a trial printed: its own word on why it ended (e.g. "... No space left on device").
+std::string lastLogLine(const std::string& logPath) {
+    const int fd = ::open(logPath.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return "";
+    char tail[4096];
+    const off_t size = ::lseek(fd, 0, SEEK_END);
+    const off_t from = std::max<off_t>(0, size - static_cast<off_t>(sizeof tail));
+    const ssize_t n = ::pread(fd, tail, sizeof tail, from);
+    ::close(fd);
+    std::string text(tail, static_cast<std::size_t>(std::max<ssize_t>(0, n)));
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    return text.substr(text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1);
+}
+
+// The pool: which trials wait, which run, and what the caller has been told.
+class Pool {
+public:
+    Pool(const SweepFolder& folder, const std::vector<int>& ids, const LocalEngineOptions& options)
+        : folder_(folder), options_(options), queue_(ids.begin(), ids.end()) {
+        progress_.total = static_cast<int>(ids.size());
+    }
+
+    LocalProgress run(const std::atomic<bool>& cancel) {
+        report();
+        while (!queue_.empty() || !running_.empty()) {
+            if (cancel.load()) stop();
+            if (!stopping_) startWhatFits();
+            if (reapEnded()) report();
+            if (stopping_) killTheLate();
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        report();
+        return progress_;
+    }
+
+private:
+    void report() {
+        progress_.running = static_cast<int>(running_.size());
+        if (options_.onProgress) options_.onProgress(progress_);
+    }
+    void problem(int id, const std::string& text) {
+        if (options_.onProblem) options_.onProblem(id, text);
+    }
+    int usedWeight() const {
+        int w = 0;
+        for (const auto& r : running_) w += r.weight;
+        return w;
+    }
+
+    // Stops what runs; what waits stays pending.
+    void stop() {
+        if (stopping_) return;
+        stopping_ = true;
+        stopAsked_ = Clock::now();
+        queue_.clear();
+        for (auto& r : running_) r.process.terminate();
+    }
+    void killTheLate() {
+        if (Clock::now() - stopAsked_ < std::chrono::seconds(options_.secondsToStop)) return;
+        for (auto& r : running_) r.process.kill();
+    }
+
+    // Up to `jobs` trials whose threads fit the cores (a trial wider than the machine runs alone).
+    void startWhatFits() {
+        while (!queue_.empty() && static_cast<int>(running_.size()) < options_.jobs) {
+            const int id = queue_.front();
+            const int weight = weightOf(folder_.plan().trials[static_cast<std::size_t>(id)], options_.cores);
+            if (!running_.empty() && usedWeight() + weight > options_.cores) break;
+            queue_.pop_front();
+            if (start(id, weight)) {
+                report();
+            } else {
+                ++progress_.finished;
+                ++progress_.failed;
+                report();
+            }
+        }
+    }
+
+    bool start(int id, int weight) {
+        const TrialStatus now = folder_.effectiveStatus(id);
+        if (now.state == TrialState::Running) {  // its lock is held, or it runs on another host
+            problem(id, "is being run by another process (pid " + std::to_string(now.pid) + " on " + now.host +
+                            "): left to it");
+            return false;
+        }
+        try {
+            folder_.ownTrialDir(id);
+            auto argv = options_.trialCommand;
+            argv.push_back(std::to_string(id));
+            running_.push_back(Running{id, weight, TrialProcess(argv, folder_.logPath(id))});
+            return true;
+        } catch (const Error& e) {  // a link where its folder or log belongs, no process left
+            problem(id, std::string("not started: ") + e.what());
+            return false;
+        }
+    }
+
+    bool reapEnded() {
+        bool changed = false;
+        for (auto it = running_.begin(); it != running_.end();) {
+            const auto code = it->process.poll();
+            if (!code) {
+                ++it;
+                continue;
+            }
+            ++progress_.finished;
+            if (settle(it->id, *code) != TrialState::Completed) ++progress_.failed;
+            it = running_.erase(it);
+            changed = true;
+        }
+        return changed;
+    }
+
+    // The trial's state once its process has ended. One that could not write its own end (a full
+    // disk, a kill) still says running: the pool writes it, with the trial's last word as the error.
+    TrialState settle(int id, int exitCode) {
+        TrialStatus s = folder_.readStatus(id);
+        if (s.state != TrialState::Running && s.state != TrialState::Pending) return s.state;
+        const std::string said = lastLogLine(folder_.logPath(id));
+        s.state = stopping_ ? TrialState::Cancelled : TrialState::Failed;
+        s.error = said.empty() ? "exited with code " + std::to_string(exitCode) + " without saving its state" : said;
+        s.finishedAt = utcNow();
+        try {
+            folder_.writeStatus(id, s);
+        } catch (const Error& e) {
+            problem(id, s.error + " (its state cannot be saved either: " + e.what() + ")");
+            return s.state;
+        }
+        problem(id, toString(s.state) + ": " + s.error);
+        return s.state;
+    }
+
+    const SweepFolder& folder_;
+    const LocalEngineOptions& options_;
+    std::deque<int> queue_;
+    std::list<Running> running_;  // (a list: a TrialProcess moves but is not assigned)
+    LocalProgress progress_;
+    bool stopping_ = false;
+    Clock::time_point stopAsked_;
+};
 }  // namespace
 
 LocalProgress runLocal(const SweepFolder& folder, const std::vector<int>& ids, const LocalEngineOptions& options,
                        const std::atomic<bool>& cancel) {
-    std::deque<int> queue(ids.begin(), ids.end());
-    std::list<Running> running;  // (a list: a TrialProcess moves but is not assigned)
-    LocalProgress progress;
-    progress.total = static_cast<int>(ids.size());
-    auto report = [&] {
-        progress.running = static_cast<int>(running.size());
-        if (options.onProgress) options.onProgress(progress);
-    };
-    auto usedWeight = [&] {
-        int w = 0;
-        for (const auto& r : running) w += r.weight;
-        return w;
-    };
-    report();
-    bool stopping = false;
-    while (!queue.empty() || !running.empty()) {
-        if (cancel.load() && !stopping) {  // stop what runs; what waits stays pending
-            stopping = true;
-            queue.clear();
-            for (auto& r : running)
-                if (r.process) r.process->terminate();
-        }
-        // Start what fits: up to `jobs` trials whose threads fit the cores (a trial wider than the
-        // machine runs alone).
-        while (!stopping && !queue.empty() && static_cast<int>(running.size()) < options.jobs) {
-            const int id = queue.front();
-            const int weight = weightOf(folder.plan().trials[static_cast<std::size_t>(id)], options.cores);
-            if (!running.empty() && usedWeight() + weight > options.cores) break;
-            queue.pop_front();
-            Running r{id, weight, std::nullopt};
-            if (folder.effectiveStatus(id).state != TrialState::Running) {
-                auto argv = options.trialCommand;
-                argv.push_back(std::to_string(id));
-                r.process.emplace(argv, folder.logPath(id));
-            }
-            running.push_back(std::move(r));
-            report();
-        }
-        bool changed = false;
-        for (auto it = running.begin(); it != running.end();) {
-            const bool ended = it->process ? it->process->poll().has_value()
-                                           : folder.effectiveStatus(it->id).state != TrialState::Running;
-            if (!ended) {
-                ++it;
-                continue;
-            }
-            ++progress.finished;
-            if (folder.readStatus(it->id).state != TrialState::Completed) ++progress.failed;
-            it = running.erase(it);
-            changed = true;
-        }
-        if (changed) report();
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    report();
-    return progress;
+    return Pool(folder, ids, options).run(cancel);
 }
 
 }  // namespace wb::sweep

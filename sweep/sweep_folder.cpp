@@ -1,15 +1,18 @@
 #include "sweep_folder.h"
 
-#include <csignal>
+#include <sys/stat.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "atomic_file.h"
 #include "errors.h"
+#include "folder_lock.h"
 #include "json_file.h"
 #include "run_record.h"
+#include "safe_open.h"
 #include "sweep_metric.h"
 
 namespace fs = std::filesystem;
@@ -21,13 +24,58 @@ std::string planPath(const std::string& dir) {
     return (fs::path(dir) / "sweep.json").string();
 }
 
-bool processIsGone(long pid) {
-    return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+std::string alreadyASweep(const std::string& dir) {
+    return dir + " already holds a sweep: use `mlpwb sweep resume " + dir + "`, or another --out";
+}
+
+// --out names the folder, so a link the user made there is followed; a file, a device is refused.
+void makeSweepDir(const std::string& dir) {
+    std::error_code ec;
+    const auto status = fs::status(dir, ec);
+    if (fs::exists(status) && !fs::is_directory(status))
+        throw ConfigError(dir + " is not a folder: a sweep needs a new or empty folder of its own");
+    fs::create_directories(dir, ec);
+    if (ec) throw IoError("cannot create the sweep folder " + dir + ": " + ec.message());
+}
+
+// Whether DIR holds anything besides a driver lock (which a creating driver takes first).
+bool holdsOtherFiles(const std::string& dir) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+        if (entry.path().filename() != "driver.lock") return true;
+    return false;
+}
+
+void refuseUnlessEmpty(const std::string& dir) {
+    if (SweepFolder::isSweepFolder(dir)) throw ConfigError(alreadyASweep(dir));
+    if (holdsOtherFiles(dir)) throw ConfigError(dir + " exists and is not empty: a sweep needs a folder of its own");
+}
+
+// A folder of the sweep's own, made if missing: mkdir(2) never follows a link, and what is there
+// already must be a folder itself.
+void ownFolder(const std::string& path, const std::string& what) {
+    if (::mkdir(path.c_str(), 0755) != 0 && errno != EEXIST)
+        throw IoError("cannot create " + what + " " + path + ": " + std::strerror(errno));
+    refuseForeignFolder(path, what);
+}
+
+TrialStatus damaged(const std::string& why) {
+    TrialStatus s;
+    s.state = TrialState::Damaged;
+    s.error = why + " (repair or remove it, then resume)";
+    return s;
 }
 }  // namespace
 
-SweepFolder::SweepFolder(std::string dir)
-    : dir_(std::move(dir)), plan_(SweepPlan::fromJson(loadJsonFile(planPath(dir_), "sweep plan"))) {}
+SweepFolder::SweepFolder(std::string dir) : dir_(std::move(dir)) {
+    const std::string path = planPath(dir_);
+    try {
+        plan_ = SweepPlan::fromJson(loadJsonFile(path, "sweep plan"));
+    } catch (const DataError& e) {  // fromJson names the file by its name alone
+        if (e.file() != "sweep.json") throw;
+        throw DataError(path, e.reason());
+    }
+}
 
 bool SweepFolder::isSweepFolder(const std::string& dir) {
     std::error_code ec;
@@ -35,19 +83,17 @@ bool SweepFolder::isSweepFolder(const std::string& dir) {
 }
 
 SweepFolder SweepFolder::create(const std::string& dir, const SweepPlan& plan) {
-    std::error_code ec;
-    if (isSweepFolder(dir))
-        throw ConfigError(dir + " already holds a sweep: use `mlpwb sweep resume " + dir + "`, or another --out");
-    if (fs::exists(dir, ec) && !fs::is_empty(dir, ec))
-        throw ConfigError(dir + " exists and is not empty: a sweep needs a folder of its own");
-    fs::create_directories(fs::path(dir) / "trials", ec);
-    if (ec) throw IoError("cannot create the sweep folder " + dir + ": " + ec.message());
+    if (isSweepFolder(dir)) throw ConfigError(alreadyASweep(dir));
+    makeSweepDir(dir);
+    refuseUnlessEmpty(dir);  // before the lock file is made: a refused folder is left as it was
     SweepFolder folder(dir, plan);
-    for (const auto& trial : plan.trials) {  // each trial's folder exists before anything runs it (its log)
-        fs::create_directories(folder.trialDir(trial.id), ec);
-        if (ec) throw IoError("cannot create " + folder.trialDir(trial.id) + ": " + ec.message());
-    }
-    saveJsonAtomically(plan.toJson(), planPath(dir), "sweep plan");  // last: a folder with it is complete
+    std::string holder;
+    auto lock = FolderLock::tryAcquire(folder.driverLockPath(), &holder);
+    if (!lock) throw FolderBusy(dir + " is being driven by another mlpwb sweep (" + holder + ")");
+    refuseUnlessEmpty(dir);  // again, under the lock: another driver may have filled it meanwhile
+    for (const auto& trial : plan.trials) folder.ownTrialDir(trial.id);  // each exists before it runs (its log)
+    saveJsonAtomically(plan.toJson(), planPath(dir), "sweep plan", Symlink::Refuse);  // last: then it is complete
+    folder.driverLock_ = std::make_shared<const FolderLock>(std::move(*lock));
     return folder;
 }
 
@@ -72,55 +118,98 @@ std::string SweepFolder::driverLockPath() const {
     return (fs::path(dir_) / "driver.lock").string();
 }
 
+std::string SweepFolder::ownTrialDir(int id) const {
+    ownFolder((fs::path(dir_) / "trials").string(), "the trials folder");
+    ownFolder(trialDir(id), "the trial folder");
+    return trialDir(id);
+}
+
 TrialStatus SweepFolder::readStatus(int id) const {
-    std::error_code ec;
-    if (!fs::exists(statePath(id), ec)) return {};
+    const std::string path = statePath(id);
+    struct stat st {};
+    if (::lstat(trialDir(id).c_str(), &st) != 0) return {};  // no folder yet: pending
     try {
-        return TrialStatus::fromJson(loadJsonFile(statePath(id), "trial state"));
-    } catch (const DataError&) {
-        return {};  // written atomically, so only a hand-edited file gets here: run the trial again
+        refuseForeignFolder(trialDir(id), "the trial folder");
+        if (::lstat(path.c_str(), &st) != 0) return {};  // no state yet: pending
+        refuseForeignFile(path, "trial state");
+        return TrialStatus::fromJson(loadJsonFile(path, "trial state"));
+    } catch (const DataError& e) {  // a bad file; fromJson's errors name no file
+        return damaged(e.file().empty() ? path + ": " + e.reason() : e.what());
+    } catch (const Error& e) {  // a link, a folder, a device where the state belongs
+        return damaged(e.what());
     }
 }
 
 void SweepFolder::writeStatus(int id, const TrialStatus& status) const {
-    std::error_code ec;
-    fs::create_directories(trialDir(id), ec);
-    if (ec) throw IoError("cannot create " + trialDir(id) + ": " + ec.message());
-    writeFileAtomically(statePath(id), status.toJson().dump(1) + "\n", "trial state");
+    ownTrialDir(id);
+    writeFileAtomically(statePath(id), status.toJson().dump(1) + "\n", "trial state", Symlink::Refuse);
 }
 
 TrialStatus SweepFolder::effectiveStatus(int id) const {
     TrialStatus s = readStatus(id);
-    if (s.state == TrialState::Running && s.host == shortHostName() && processIsGone(s.pid)) {
+    if (s.state != TrialState::Running || s.host != shortHostName() || FolderLock::isHeld(trialLockPath(id)))
+        return s;
+    // The lock is free: read again, since the trial may have finished (its last state written,
+    // then its lock dropped) between the two looks.
+    s = readStatus(id);
+    if (s.state == TrialState::Running) {
         s.state = TrialState::Failed;
-        s.error = "interrupted: its process (pid " + std::to_string(s.pid) + ") is gone";
+        s.error = "interrupted: no process holds its lock (killed, or the machine restarted)";
     }
     return s;
+}
+
+std::optional<std::string> SweepFolder::recordProblem(int id) const {
+    try {
+        const RunRecord record = RunRecord::load(recordPath(id));
+        if (record.status != RunStatus::Completed) return "its record says " + toString(record.status);
+        return std::nullopt;
+    } catch (const std::exception& e) {
+        return std::string("its record cannot be read: ") + e.what();
+    }
+}
+
+TrialView SweepFolder::view(const PlannedTrial& trial, nlohmann::json figures) const {
+    TrialView v{&trial, effectiveStatus(trial.id), std::move(figures), std::nullopt};
+    if (v.status.state == TrialState::Completed && v.figures.is_null()) {
+        v.status.state = TrialState::Failed;  // a record truncated or removed since: resume runs it
+        v.status.error = recordProblem(trial.id).value_or("its record cannot be read");
+    }
+    if (v.status.state == TrialState::Completed) v.metric = metricValue(v.figures, plan_.metric.name);
+    return v;
 }
 
 std::vector<TrialView> SweepFolder::views() const {
     std::vector<TrialView> views;
     for (const auto& trial : plan_.trials) {
-        TrialView v{&trial, effectiveStatus(trial.id), nullptr, std::nullopt};
+        nlohmann::json figures;
         std::error_code ec;
         if (fs::exists(recordPath(trial.id), ec)) {
             try {
-                v.figures = summaryFigures(RunRecord::load(recordPath(trial.id)));
-            } catch (const Error&) {
-                v.figures = nullptr;  // a record being replaced on a filesystem without atomic rename
+                figures = summaryFigures(RunRecord::load(recordPath(trial.id)));
+            } catch (const std::exception&) {  // damaged, or being replaced where rename is not atomic
+                figures = nullptr;
             }
         }
-        if (v.status.state == TrialState::Completed && !v.figures.is_null())
-            v.metric = metricValue(v.figures, plan_.metric.name);
-        views.push_back(std::move(v));
+        views.push_back(view(trial, std::move(figures)));
     }
     return views;
 }
 
 std::vector<int> SweepFolder::unfinishedIds() const {
     std::vector<int> ids;
+    for (const auto& trial : plan_.trials) {
+        const auto state = readStatus(trial.id).state;
+        if (state == TrialState::Damaged) continue;
+        if (state != TrialState::Completed || recordProblem(trial.id)) ids.push_back(trial.id);
+    }
+    return ids;
+}
+
+std::vector<int> SweepFolder::damagedIds() const {
+    std::vector<int> ids;
     for (const auto& trial : plan_.trials)
-        if (readStatus(trial.id).state != TrialState::Completed) ids.push_back(trial.id);
+        if (readStatus(trial.id).state == TrialState::Damaged) ids.push_back(trial.id);
     return ids;
 }
 

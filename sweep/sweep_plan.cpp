@@ -1,6 +1,7 @@
 #include "sweep_plan.h"
 
 #include "errors.h"
+#include "json_fields.h"
 
 namespace wb::sweep {
 
@@ -27,29 +28,59 @@ nlohmann::json SweepPlan::toJson() const {
             {"trials", trialList}};
 }
 
+int PlannedTrial::threads() const {
+    const nlohmann::json given = config.is_object() ? config.value("threads", nlohmann::json()) : nullptr;
+    return given.is_number_integer() ? given.get<int>() : 0;
+}
+
+namespace {
+PlannedTrial trialFromJson(const nlohmann::json& t) {
+    if (!t.is_object()) throw JsonFieldError("", std::string("expected an object, found ") + kindOf(t));
+    PlannedTrial trial;
+    trial.id = requiredField<int>(t, "id");
+    trial.point = requiredField<int>(t, "point");
+    trial.repeat = requiredField<int>(t, "repeat");
+    trial.name = requiredField<std::string>(t, "name");
+    trial.parameters = requiredField<nlohmann::json>(t, "parameters");
+    trial.args = requiredField<std::vector<std::string>>(t, "args");
+    trial.config = requiredField<nlohmann::json>(t, "config");  // checked by run-trial, which trains it
+    return trial;
+}
+
+SweepPlan planFromJson(const nlohmann::json& j) {
+    SweepPlan p;
+    p.name = fieldOr<std::string>(j, "name", "");
+    p.specFile = requiredField<std::string>(j, "spec_file");
+    p.specText = requiredField<std::string>(j, "spec");
+    p.method = requiredField<std::string>(j, "method") == "random" ? Method::Random : Method::Grid;
+    const auto metric = requiredField<nlohmann::json>(j, "metric");
+    withinField("metric", [&] {
+        p.metric.name = requiredField<std::string>(metric, "name");
+        p.metric.goal = requiredField<std::string>(metric, "goal") == "maximize" ? Goal::Maximize : Goal::Minimize;
+    });
+    p.parameterNames = requiredField<std::vector<std::string>>(j, "parameters");
+    p.repeats = fieldOr(j, "repeats", 1);
+    p.baseArgs = requiredField<std::vector<std::string>>(j, "base_args");
+    p.engine = fieldOr(j, "engine", nlohmann::json::object());
+    const auto trials = requiredField<nlohmann::json>(j, "trials");
+    if (!trials.is_array()) throw JsonFieldError("trials", std::string("expected an array, found ") + kindOf(trials));
+    for (std::size_t i = 0; i < trials.size(); ++i) {
+        const std::string where = "trials[" + std::to_string(i) + "]";
+        p.trials.push_back(withinField(where, [&] { return trialFromJson(trials[i]); }));
+        if (p.trials.back().id != static_cast<int>(i))
+            throw JsonFieldError(where + ".id", "trial ids are not 0, 1, 2, ... (found " +
+                                                    std::to_string(p.trials.back().id) + ")");
+    }
+    return p;
+}
+}  // namespace
+
 SweepPlan SweepPlan::fromJson(const nlohmann::json& j) {
-    if (!j.is_object() || j.value("schema", "") != kSchema)
+    if (!j.is_object() || !j.contains("schema") || j.at("schema") != kSchema)
         throw DataError("sweep.json", std::string("not a sweep plan (schema ") + kSchema + " expected)");
     try {
-        SweepPlan p;
-        p.name = j.value("name", "");
-        p.specFile = j.at("spec_file").get<std::string>();
-        p.specText = j.at("spec").get<std::string>();
-        p.method = j.at("method").get<std::string>() == "random" ? Method::Random : Method::Grid;
-        p.metric.name = j.at("metric").at("name").get<std::string>();
-        p.metric.goal = j.at("metric").at("goal").get<std::string>() == "maximize" ? Goal::Maximize : Goal::Minimize;
-        p.parameterNames = j.at("parameters").get<std::vector<std::string>>();
-        p.repeats = j.value("repeats", 1);
-        p.baseArgs = j.at("base_args").get<std::vector<std::string>>();
-        p.engine = j.value("engine", nlohmann::json::object());
-        for (const auto& t : j.at("trials"))
-            p.trials.push_back({t.at("id").get<int>(), t.at("point").get<int>(), t.at("repeat").get<int>(),
-                                t.at("name").get<std::string>(), t.at("parameters"),
-                                t.at("args").get<std::vector<std::string>>(), t.at("config")});
-        for (std::size_t i = 0; i < p.trials.size(); ++i)
-            if (p.trials[i].id != static_cast<int>(i)) throw DataError("sweep.json", "trial ids are not 0, 1, 2, ...");
-        return p;
-    } catch (const nlohmann::json::exception& e) {
+        return planFromJson(j);
+    } catch (const JsonFieldError& e) {
         throw DataError("sweep.json", std::string("invalid sweep plan: ") + e.what());
     }
 }

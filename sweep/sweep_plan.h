@@ -19,6 +19,10 @@ struct PlannedTrial {
     nlohmann::json parameters;      // {"lr": 0.001, ...}: the values the spec gave this trial
     std::vector<std::string> args;  // the `mlpwb train` options that reproduce it (without --out)
     nlohmann::json config;          // the resolved RunConfig: what run-trial trains
+
+    // The CPU threads its configuration asks for (0: every core). A configuration that says nothing
+    // readable asks for 0 here; run-trial refuses it when it is run.
+    int threads() const;
 };
 
 struct SweepPlan {

@@ -80,6 +80,7 @@ SweepReport makeReport(const SweepPlan& plan, const std::vector<TrialView>& view
             case TrialState::Cancelled: ++r.cancelled; break;
             case TrialState::Running: ++r.running; break;
             case TrialState::Pending: ++r.pending; break;
+            case TrialState::Damaged: ++r.damaged; break;
         }
         if (v.status.timing.rfind("shared", 0) == 0) r.sharedTimings = true;
     }
@@ -97,7 +98,7 @@ std::string reportText(const SweepReport& r) {
     std::ostringstream out;
     out << "Sweep" << (r.sweepName.empty() ? "" : " " + r.sweepName) << ": " << r.total << " trials, " << r.completed
         << " completed, " << r.failed << " failed, " << r.cancelled << " cancelled, " << r.running << " running, "
-        << r.pending << " pending\n";
+        << r.pending << " pending" << (r.damaged ? ", " + std::to_string(r.damaged) + " damaged" : "") << "\n";
     out << "Metric: " << r.metric.name << " (" << toString(r.metric.goal) << ")\n";
     if (r.bestId)
         out << "Best: trial " << *r.bestId << " (" << r.bestName << "): " << r.metric.name << " "
@@ -176,7 +177,8 @@ nlohmann::json reportJson(const SweepReport& r) {
               {"failed", r.failed},
               {"cancelled", r.cancelled},
               {"running", r.running},
-              {"pending", r.pending}}},
+              {"pending", r.pending},
+              {"damaged", r.damaged}}},
             {"shared_timings", r.sharedTimings},
             {"best", best},
             {"effects", effects}};

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "errors.h"
+#include "safe_open.h"
 
 namespace wb::sweep {
 
@@ -47,8 +48,7 @@ int exitStatusOf(int status) {
 }  // namespace
 
 TrialProcess::TrialProcess(const std::vector<std::string>& argv, const std::string& logPath) {
-    const int log = ::open(logPath.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (log < 0) throw IoError("cannot open the trial log " + logPath + ": " + std::strerror(errno));
+    const int log = openOwnFile(logPath, O_WRONLY | O_CREAT | O_APPEND, "the trial log");
     auto args = argvPointers(argv);
     pid_ = ::fork();
     if (pid_ == 0) execChild(args.data(), log, log, true, false);
@@ -78,6 +78,10 @@ std::optional<int> TrialProcess::poll() {
 
 void TrialProcess::terminate() {
     if (pid_ > 0 && !status_) ::kill(-pid_, SIGTERM);
+}
+
+void TrialProcess::kill() {
+    if (pid_ > 0 && !status_) ::kill(-pid_, SIGKILL);
 }
 
 int TrialProcess::wait() {

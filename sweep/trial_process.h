@@ -14,7 +14,8 @@ namespace wb::sweep {
 class TrialProcess {
 public:
     // Starts argv (argv[0] a path) with stdin from /dev/null and stdout + stderr appended to
-    // `logPath`. Throws IoError when the log cannot be opened or the process cannot be started.
+    // `logPath`. Throws IoError when the log cannot be opened (a symlink or anything but a plain file
+    // of its own is refused: safe_open.h) or the process cannot be started.
     TrialProcess(const std::vector<std::string>& argv, const std::string& logPath);
     ~TrialProcess();  // a still running trial is terminated and reaped
     TrialProcess(TrialProcess&& other) noexcept;
@@ -24,6 +25,7 @@ public:
     // The exit status once it has ended (the code, or 128 + the signal); nullopt while it runs.
     std::optional<int> poll();
     void terminate();  // SIGTERM to its group: the trainer stops between steps, the trial ends cancelled
+    void kill();       // SIGKILL to its group: for one that did not stop when asked
     int wait();        // blocks until it ends
 
 private:

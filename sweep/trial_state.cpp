@@ -5,10 +5,14 @@
 #include <array>
 #include <ctime>
 
+#include "errors.h"
+#include "json_fields.h"
+
 namespace wb::sweep {
 
 namespace {
-constexpr std::array<const char*, 5> kNames = {"pending", "running", "completed", "failed", "cancelled"};
+constexpr std::array<const char*, 6> kNames = {"pending", "running", "completed", "failed", "cancelled", "damaged"};
+constexpr std::size_t kWrittenStates = 5;  // "damaged" is shown, never read from a file
 }
 
 std::string toString(TrialState s) {
@@ -16,9 +20,9 @@ std::string toString(TrialState s) {
 }
 
 TrialState trialStateFromString(const std::string& s) {
-    for (std::size_t i = 0; i < kNames.size(); ++i)
+    for (std::size_t i = 0; i < kWrittenStates; ++i)
         if (s == kNames[i]) return static_cast<TrialState>(i);
-    return TrialState::Pending;
+    throw DataError("", "state: '" + s + "' is no trial state (pending, running, completed, failed, cancelled)");
 }
 
 nlohmann::json TrialStatus::toJson() const {
@@ -35,18 +39,22 @@ nlohmann::json TrialStatus::toJson() const {
 }
 
 TrialStatus TrialStatus::fromJson(const nlohmann::json& j) {
+    if (!j.is_object()) throw DataError("", std::string("expected an object, found ") + kindOf(j));
     TrialStatus s;
-    if (!j.is_object()) return s;
-    s.state = trialStateFromString(j.value("state", "pending"));
-    s.attempt = j.value("attempt", 0);
-    s.host = j.value("host", "");
-    s.pid = j.value("pid", 0L);
-    s.engine = j.value("engine", "");
-    s.slurmJob = j.value("slurm_job", "");
-    s.startedAt = j.value("started_at", "");
-    s.finishedAt = j.value("finished_at", "");
-    s.error = j.value("error", "");
-    s.timing = j.value("timing", "");
+    try {
+        s.state = trialStateFromString(fieldOr<std::string>(j, "state", "pending"));
+        s.attempt = fieldOr(j, "attempt", 0);
+        s.host = fieldOr<std::string>(j, "host", "");
+        s.pid = fieldOr(j, "pid", 0L);
+        s.engine = fieldOr<std::string>(j, "engine", "");
+        s.slurmJob = fieldOr<std::string>(j, "slurm_job", "");
+        s.startedAt = fieldOr<std::string>(j, "started_at", "");
+        s.finishedAt = fieldOr<std::string>(j, "finished_at", "");
+        s.error = fieldOr<std::string>(j, "error", "");
+        s.timing = fieldOr<std::string>(j, "timing", "");
+    } catch (const JsonFieldError& e) {
+        throw DataError("", e.what());
+    }
     return s;
 }
 

@@ -8,10 +8,13 @@
 
 namespace wb::sweep {
 
-enum class TrialState { Pending, Running, Completed, Failed, Cancelled };
+// Damaged is never written: it is how a state.json that cannot be read is shown (the error says why).
+// Such a trial blocks no other; it is not run again until its file is repaired or removed, so
+// nothing it may already hold (a completed run.json) is overwritten.
+enum class TrialState { Pending, Running, Completed, Failed, Cancelled, Damaged };
 
 std::string toString(TrialState s);
-TrialState trialStateFromString(const std::string& s);  // unknown text reads as Pending
+TrialState trialStateFromString(const std::string& s);  // throws DataError for unknown text
 inline bool isFinished(TrialState s) {
     return s == TrialState::Completed || s == TrialState::Failed || s == TrialState::Cancelled;
 }
@@ -31,6 +34,8 @@ struct TrialStatus {
     std::string timing;
 
     nlohmann::json toJson() const;
+    // Every field is checked for its type (a missing one takes its default): DataError naming the
+    // key ("state: expected a string, found a number"), never a parser's exception.
     static TrialStatus fromJson(const nlohmann::json& j);
 };
 

@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -63,6 +64,21 @@ private slots:
         writeFileAtomically(path("link.json"), "new", "test file");
         QVERIFY(QFileInfo(dir_.filePath("link.json")).isSymLink());
         QCOMPARE(QString::fromStdString(readText(path("target.json"))), QString("new"));
+    }
+
+    // Inside a folder from elsewhere a symlink is refused, and the file it points to keeps its bytes;
+    // a second hard link is no danger to a rename (the other name keeps the old file).
+    void refusesASymlinkWhereTold() {
+        std::ofstream(path("victim")) << "precious";
+        QVERIFY(QFile::link(dir_.filePath("victim"), dir_.filePath("state.json")));
+        QVERIFY_THROWS_EXCEPTION(IoError, writeFileAtomically(path("state.json"), "new", "trial state", Symlink::Refuse));
+        QCOMPARE(QString::fromStdString(readText(path("victim"))), QString("precious"));
+        QVERIFY(QFileInfo(dir_.filePath("state.json")).isSymLink());
+        QCOMPARE(hiddenTemps(), QStringList());
+        std::filesystem::create_hard_link(path("victim"), path("hard.json"));
+        writeFileAtomically(path("hard.json"), "new", "trial state", Symlink::Refuse);
+        QCOMPARE(QString::fromStdString(readText(path("hard.json"))), QString("new"));
+        QCOMPARE(QString::fromStdString(readText(path("victim"))), QString("precious"));
     }
 
     void refusesDevicesAndFolders_data() {

@@ -2,12 +2,15 @@
 // says: every key, shortest round-trip numbers, null for what is not finite or not measured.
 #include <QtTest>
 
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 
 #include <nlohmann/json.hpp>
 
 #include "epoch_journal.h"
+#include "errors.h"
 
 using namespace wb;
 
@@ -17,6 +20,29 @@ class TestEpochJournal : public QObject {
     Q_OBJECT
 
 private slots:
+    // The journal's name is ours: a link or a second hard link planted there is refused before
+    // anything is truncated, and the file it leads to keeps its bytes.
+    void aPlantedJournalIsRefused_data() {
+        QTest::addColumn<bool>("hard");
+        QTest::newRow("symbolic link") << false;
+        QTest::newRow("hard link") << true;
+    }
+    void aPlantedJournalIsRefused() {
+        QFETCH(bool, hard);
+        QTemporaryDir dir;
+        const std::string record = dir.filePath("run.json").toStdString();
+        const std::string victim = dir.filePath("victim").toStdString();
+        std::ofstream(victim) << "precious";
+        if (hard)
+            std::filesystem::create_hard_link(victim, EpochJournal::pathFor(record));
+        else
+            std::filesystem::create_symlink(victim, EpochJournal::pathFor(record));
+        QVERIFY_THROWS_EXCEPTION(IoError, EpochJournal{record});
+        std::ifstream in(victim);
+        const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+        QCOMPARE(text, std::string("precious"));
+    }
+
     void linesMatchTheRecordsJson_data() {
         QTest::addColumn<EpochMetrics>("metrics");
         EpochMetrics all;

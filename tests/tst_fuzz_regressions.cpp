@@ -12,11 +12,12 @@
 #include <string_view>
 
 #include "fuzz/fuzz_feed.h"
+#include "fuzz/fuzz_sweep_feed.h"
 
 namespace {
 
 const QString kFuzzDir = QStringLiteral(WB_TEST_DATA_DIR "/../fuzz");
-const QStringList kReaders{"csv", "npy", "safetensors", "records"};
+const QStringList kReaders{"csv", "npy", "safetensors", "records", "sweep"};
 
 QFileInfoList filesIn(const QString& set, const QString& reader) {
     return QDir(kFuzzDir + "/" + set + "/" + reader).entryInfoList(QDir::Files, QDir::Name);
@@ -109,6 +110,8 @@ private slots:
                 loadsOrRefuses([&] { wb::fuzz::checkArray(wb::readNpy(p)); });
                 loadsOrRefuses([&] { wb::fuzz::checkDataset(wb::loadNpyDataset(p, "")); });
                 wb::fuzz::feedNpy(view);
+            } else if (reader == "sweep") {
+                wb::fuzz::feedSweepFiles(view);
             } else if (reader == "records") {
                 loadsOrRefuses([&] { (void)wb::RunRecord::load(p); });
                 wb::fuzz::feedJsonRecords(view);

@@ -1,5 +1,7 @@
-// The sweep folder: created once, states written and read back, a trial whose process died read as
-// failed, one lock holder at a time, and the report's figures against hand-computed medians.
+// The sweep folder: created once (by one of racing drivers), states written and read back, a trial
+// whose lock is free read as interrupted, a damaged state file shown as such, links and hard links
+// refused and never followed, one lock holder at a time, and the report's figures against
+// hand-computed medians.
 #include <QtTest>
 
 #include <sys/wait.h>
@@ -13,6 +15,8 @@
 #include "run_record.h"
 #include "sweep_folder.h"
 #include "sweep_report.h"
+#include "test_support.h"
+#include "trial_process.h"
 
 using namespace wb::sweep;
 
@@ -103,25 +107,199 @@ private slots:
         QCOMPARE(f.unfinishedIds(), (std::vector<int>{0, 1}));
     }
 
-    void aRunningTrialWhoseProcessIsGoneReadsFailed() {
-        const auto f = SweepFolder::create(path("e"), planOf(2));
-        const pid_t child = fork();
-        if (child == 0) _exit(0);
-        waitpid(child, nullptr, 0);  // a pid that no longer runs
+    // Judged by the trial's lock, never by its pid: a pid that now belongs to a live, unrelated
+    // process (after a kill -9 or a reboot) does not keep the trial running for ever.
+    void aRunningTrialWhoseLockIsFreeReadsInterrupted() {
+        const auto f = SweepFolder::create(path("e"), planOf(3));
         TrialStatus s;
         s.state = TrialState::Running;
         s.host = shortHostName();
-        s.pid = child;
+        s.pid = getppid();  // alive, and no trial
         f.writeStatus(0, s);
-        s.pid = getpid();  // this process: alive
-        f.writeStatus(1, s);
         QCOMPARE(toString(f.effectiveStatus(0).state), toString(TrialState::Failed));
         QVERIFY(f.effectiveStatus(0).error.find("interrupted") != std::string::npos);
-        QCOMPARE(toString(f.effectiveStatus(1).state), toString(TrialState::Running));
-        s.host = "another-node";  // elsewhere: not ours to judge
-        s.pid = child;
+        // Its lock held by a process (a child here, as run-trial would): running.
         f.writeStatus(1, s);
+        int ready[2];
+        QVERIFY(pipe(ready) == 0);
+        const pid_t child = fork();
+        if (child == 0) {
+            const auto held = FolderLock::tryAcquire(f.trialLockPath(1));
+            (void)!write(ready[1], held ? "1" : "0", 1);
+            pause();
+            _exit(0);
+        }
+        char answer = 0;
+        QCOMPARE(read(ready[0], &answer, 1), ssize_t(1));
+        QCOMPARE(answer, '1');
         QCOMPARE(toString(f.effectiveStatus(1).state), toString(TrialState::Running));
+        QVERIFY(FolderLock::tryAcquire(f.trialLockPath(1)).has_value() == false);  // asking took nothing
+        kill(child, SIGKILL);
+        waitpid(child, nullptr, 0);
+        QCOMPARE(toString(f.effectiveStatus(1).state), toString(TrialState::Failed));  // the kernel dropped it
+        // Another host's trial is not ours to judge: a filesystem may not carry its lock here.
+        s.host = "another-node";
+        f.writeStatus(2, s);
+        QCOMPARE(toString(f.effectiveStatus(2).state), toString(TrialState::Running));
+        close(ready[0]);
+        close(ready[1]);
+    }
+
+    // A state file that cannot be read marks its trial damaged, with the reason; the others read as
+    // they are, nothing throws, and resume leaves it alone.
+    void aDamagedStateFileBlocksNoOtherTrial_data() {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("state is a number") << QByteArray("{\"state\": 5}") << "state: expected a string";
+        QTest::newRow("not an object") << QByteArray("\"x\"") << "expected an object";
+        QTest::newRow("a list") << QByteArray("[1,2]") << "expected an object";
+        QTest::newRow("truncated") << QByteArray("{\"state\": \"compl") << "invalid trial state";
+        QTest::newRow("empty") << QByteArray("") << "invalid trial state";
+        QTest::newRow("unknown state") << QByteArray("{\"state\": \"done\"}") << "'done' is no trial state";
+        QTest::newRow("pid is text") << QByteArray("{\"state\": \"running\", \"pid\": \"1\"}") << "pid: expected";
+        QTest::newRow("attempt too large") << QByteArray("{\"state\": \"failed\", \"attempt\": 1e300}")
+                                           << "attempt: expected an integer";
+        QTest::newRow("deep") << QByteArray(100, '[') << "nested";
+        QTest::newRow("not UTF-8") << QByteArray("{\"state\": \"\xff\xfe\"}") << "invalid trial state";
+    }
+    void aDamagedStateFileBlocksNoOtherTrial() {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, reason);
+        const std::string dir = path("damaged-") + QTest::currentDataTag();
+        const auto f = SweepFolder::create(dir, planOf(3));
+        writeRecord(f, 0, 0.5);
+        std::ofstream(f.statePath(1), std::ios::binary) << content.toStdString();
+        const TrialStatus read = f.readStatus(1);
+        QCOMPARE(toString(read.state), std::string("damaged"));
+        QVERIFY2(QString::fromStdString(read.error).contains(reason), read.error.c_str());
+        QVERIFY2(read.error.find(f.statePath(1)) != std::string::npos, read.error.c_str());  // names the file
+        QCOMPARE(toString(f.effectiveStatus(1).state), std::string("damaged"));
+        QCOMPARE(f.unfinishedIds(), std::vector<int>{2});
+        QCOMPARE(f.damagedIds(), std::vector<int>{1});
+        const auto views = f.views();
+        QCOMPARE(toString(views[0].status.state), std::string("completed"));
+        const auto report = makeReport(f.plan(), views);
+        QCOMPARE(report.damaged, 1);
+        QCOMPARE(report.completed, 1);
+        QVERIFY(reportText(report).find("1 damaged") != std::string::npos);
+    }
+
+    // Nothing of a sweep folder is written through a link, whichever file or folder it stands for:
+    // the file it points to, outside the folder, keeps every byte.
+    void linksInTheFolderAreRefusedNeverFollowed_data() {
+        QTest::addColumn<QString>("link");  // relative to the sweep folder
+        QTest::addColumn<QString>("write");
+        QTest::newRow("state.json") << "trials/0000/state.json"
+                                    << "state";
+        QTest::newRow("trial folder") << "trials/0000"
+                                      << "state";
+        QTest::newRow("trials folder") << "trials"
+                                       << "state";
+        QTest::newRow("trial.lock") << "trials/0000/trial.lock"
+                                    << "trial lock";
+        QTest::newRow("driver.lock") << "driver.lock"
+                                     << "driver lock";
+        QTest::newRow("log.txt") << "trials/0000/log.txt"
+                                 << "log";
+        QTest::newRow("log through the trial folder") << "trials/0000"
+                                                      << "log";
+    }
+    void linksInTheFolderAreRefusedNeverFollowed() {
+        QFETCH(QString, link);
+        QFETCH(QString, write);
+        namespace fs = std::filesystem;
+        const std::string dir = path("links-") + QTest::currentDataTag();
+        const auto f = SweepFolder::create(dir, planOf(1));
+        // The victim: a file (or a folder holding one) outside the sweep folder.
+        const std::string outside = dir + "-victim";
+        fs::create_directories(outside + "/0000");
+        const std::string victimText = "precious\n";
+        for (const char* name : {"/victim", "/0000/state.json", "/0000/log.txt", "/0000/trial.lock"})
+            std::ofstream(outside + name) << victimText;
+        const std::string at = dir + "/" + link.toStdString();
+        fs::remove_all(at);
+        const bool isFolder = link == "trials/0000" || link == "trials";
+        fs::create_symlink(isFolder ? (link == "trials" ? outside : outside + "/0000") : outside + "/victim", at);
+        const auto attempt = [&] {
+            if (write == "state") f.writeStatus(0, TrialStatus{});
+            if (write == "trial lock") FolderLock::tryAcquire(f.trialLockPath(0));
+            if (write == "driver lock") FolderLock::tryAcquire(f.driverLockPath());
+            if (write == "log") {
+                f.ownTrialDir(0);
+                TrialProcess p({"/bin/true"}, f.logPath(0));
+            }
+        };
+        QVERIFY_THROWS_EXCEPTION(wb::IoError, attempt());
+        for (const char* name : {"/victim", "/0000/state.json", "/0000/log.txt", "/0000/trial.lock"})
+            QCOMPARE(readAll(QString::fromStdString(outside + name)).toStdString(), victimText);
+        std::size_t entries = 0;
+        for ([[maybe_unused]] const auto& e : fs::directory_iterator(outside + "/0000")) ++entries;
+        QCOMPARE(entries, std::size_t(3));  // nothing new beside the victims (no state, no temporary file)
+        // Read back, the link is shown as a damaged state where it stands for one, never followed.
+        if (write == "state" && link != "trials") QCOMPARE(toString(f.readStatus(0).state), std::string("damaged"));
+    }
+
+    // A second hard link would let a write in place (a lock's note, a log) reach a file elsewhere.
+    void aHardLinkedLockIsRefused() {
+        const auto f = SweepFolder::create(path("hard"), planOf(1));
+        const std::string victim = path("hard-victim");
+        std::ofstream(victim) << "precious\n";
+        f.ownTrialDir(0);
+        std::filesystem::create_hard_link(victim, f.trialLockPath(0));
+        QVERIFY_THROWS_EXCEPTION(wb::IoError, FolderLock::tryAcquire(f.trialLockPath(0)));
+        QCOMPARE(readAll(QString::fromStdString(victim)), QString("precious\n"));
+    }
+
+    // Of drivers racing to create one new folder, exactly one goes on; sweep.json is its plan.
+    void racingCreatorsOneWins() {
+        for (int round = 0; round < 25; ++round) {
+            const std::string dir = path("race") + std::to_string(round);
+            constexpr int kRacers = 4;
+            pid_t racers[kRacers];
+            for (int i = 0; i < kRacers; ++i) {
+                racers[i] = fork();
+                if (racers[i] == 0) {
+                    try {
+                        const auto created = SweepFolder::create(dir, planOf(i + 1));
+                        usleep(20000);  // holds the lock a while, as a driver does
+                        _exit(0);
+                    } catch (const FolderBusy&) {
+                        _exit(10);
+                    } catch (const wb::ConfigError&) {
+                        _exit(4);
+                    } catch (...) {
+                        _exit(1);
+                    }
+                }
+            }
+            int winners = 0, winner = -1;
+            for (int i = 0; i < kRacers; ++i) {
+                int status = 0;
+                waitpid(racers[i], &status, 0);
+                QVERIFY(WIFEXITED(status));
+                const int code = WEXITSTATUS(status);
+                QVERIFY2(code == 0 || code == 10 || code == 4, qPrintable(QString::number(code)));
+                if (code == 0) {
+                    ++winners;
+                    winner = i;
+                }
+            }
+            QCOMPARE(winners, 1);
+            QCOMPARE(SweepFolder(dir).plan().trials.size(), std::size_t(winner + 1));
+        }
+    }
+
+    void createRefusesWhatIsNoFolder() {
+        std::ofstream(path("a-file")) << "x";
+        for (const std::string& notAFolder : {path("a-file"), std::string("/dev/null")}) {
+            try {
+                SweepFolder::create(notAFolder, planOf(1));
+                QFAIL("accepted");
+            } catch (const wb::ConfigError& e) {
+                QVERIFY2(std::string(e.what()).find("is not a folder") != std::string::npos, e.what());
+            }
+        }
+        QCOMPARE(readAll(QString::fromStdString(path("a-file"))), QString("x"));
     }
 
     void oneLockHolderAtATime() {

@@ -113,7 +113,8 @@ QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
         case Qt::ForegroundRole:
             if (index.column() != kStateColumn) return {};
             switch (v.status.state) {
-                case sweep::TrialState::Failed: return QBrush(QColor(190, 30, 30));
+                case sweep::TrialState::Failed:
+                case sweep::TrialState::Damaged: return QBrush(QColor(190, 30, 30));
                 case sweep::TrialState::Cancelled: return QBrush(QColor(120, 120, 120));
                 case sweep::TrialState::Running: return QBrush(QColor(20, 90, 200));
                 default: return {};

@@ -64,7 +64,7 @@ nlohmann::json SweepWatcher::figuresOf(int id) {
         cached.modified = info.lastModified();
         try {
             cached.figures = sweep::summaryFigures(RunRecord::load(info.filePath().toStdString()));
-        } catch (const Error&) {
+        } catch (const std::exception&) {  // damaged, or caught mid-replace where rename is not atomic
             cached.size = -1;  // caught mid-replace on a filesystem without atomic rename: next time
             cached.figures = nullptr;
         }
@@ -94,9 +94,7 @@ void SweepWatcher::refresh() {
     views.reserve(plan.trials.size());
     QString digest;
     for (const auto& trial : plan.trials) {
-        sweep::TrialView v{&trial, folder_->effectiveStatus(trial.id), figuresOf(trial.id), std::nullopt};
-        if (v.status.state == sweep::TrialState::Completed && v.figures.is_object())
-            v.metric = sweep::metricValue(v.figures, plan.metric.name);
+        sweep::TrialView v = folder_->view(trial, figuresOf(trial.id));
         digest += QString::fromStdString(v.status.toJson().dump() + v.figures.dump());
         views.push_back(std::move(v));
     }

@@ -161,6 +161,7 @@ void SweepsView::rebuild() {
                        .arg(r.pending)
                        .arg(r.failed)
                        .arg(r.cancelled);
+    if (r.damaged) text += QString(", %1 damaged (see the table)").arg(r.damaged);
     if (r.bestId)
         text +=
             QString(" · best: trial %1, %2 %3")
