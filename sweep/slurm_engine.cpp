@@ -94,10 +94,13 @@ std::string sbatchScript(const std::string& folderDir, const std::string& sweepN
                          const SlurmOptions& options) {
     const std::string dir = absolute(folderDir);
     checkSbatchArgs(options.sbatchArgs, "--slurm-arg");
-    // The path is in an #SBATCH line, which sbatch splits at blanks and does not unquote.
-    if (dir.find_first_of(std::string(" \t\n\r'\"\0", 7)) != std::string::npos)
-        throw ConfigError("the SLURM engine needs a sweep folder path without spaces, quotes or line breaks: " +
-                          visible(dir));
+    // The path is in the #SBATCH --output line, where sbatch splits at blanks, reads quotes and
+    // backslashes, ends the line at # (the log went beside the folder) and %a, %j, ... are patterns.
+    if (dir.find_first_of(std::string(" \t\n\r'\"\\#%\0", 10)) != std::string::npos)
+        throw ConfigError(
+            "the SLURM engine needs a sweep folder path without blanks, quotes, \\, #, % or line breaks "
+            "(sbatch reads it in an #SBATCH line): " +
+            visible(dir));
     std::string name = sweepName.empty() ? fs::path(dir).filename().string() : sweepName;
     for (char& c : name)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';

@@ -32,7 +32,8 @@ void checkSbatchArgs(const std::vector<std::string>& args, const std::string& wh
 // The batch script for the trials `ids`: #SBATCH lines (job name, --array=RANGE%K, each task's
 // output appended to its trial's log, --requeue, the user's options), then one exec of run-trial,
 // its words quoted by wb::shellQuote. Throws ConfigError for an option checkSbatchArgs refuses, or a
-// folder path with a blank, a quote or a line break (sbatch reads it in an #SBATCH line).
+// folder path with a blank, a quote, a backslash, # or % or a line break (sbatch reads it in an
+// #SBATCH line, where # starts a comment and %a a pattern).
 // `dir` is the sweep folder, `sweepName` its name (the job's: mlpwb-NAME).
 std::string sbatchScript(const std::string& dir, const std::string& sweepName, const std::vector<int>& ids,
                          const SlurmOptions& options);

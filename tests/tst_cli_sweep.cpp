@@ -199,7 +199,7 @@ private slots:
     // option full of shell syntax: bash reads one command, and (a stub in mlpwb's place) its
     // arguments arrive intact; nothing else runs.
     void theSlurmScriptRunsOneIntactCommand() {
-        const QString hostile = "d$(touch${IFS}MARKER)`touch${IFS}MARKER`;&|*?[x]~!#%";
+        const QString hostile = "d$(touch${IFS}MARKER)`touch${IFS}MARKER`;&|*?[x]~!";
         const QString option = "--comment=$(touch MARKER) `touch MARKER`; touch MARKER | x && y '\"";
         writeText(path("hostile.yaml"),
                   "name: \"n'; touch MARKER; '\"\nmethod: grid\nparameters:\n"

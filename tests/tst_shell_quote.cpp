@@ -205,7 +205,7 @@ private slots:
     // a sweep folder and an mlpwb path full of shell syntax, a hostile sweep name. Run by bash as an
     // array task is, it runs exactly one command, the stub in mlpwb's place, with intact arguments.
     void theBatchScriptRunsOneCommandWithIntactArguments() {
-        const std::string sweepDir = "sw$(touch${IFS}MARKER)`touch${IFS}MARKER`;&|<>*?[x]~!#\\%{a,b}";
+        const std::string sweepDir = "sw$(touch${IFS}MARKER)`touch${IFS}MARKER`;&|<>*?[x]~!{a,b}";
         const QString stub = QString::fromUtf8("bin it's \"$(touch MARKER)\" `x`;\n!/mlpwb");
         QVERIFY(writeStub(dir_.path() + "/" + stub));
         wb::sweep::SlurmOptions options;
@@ -256,11 +256,32 @@ private slots:
         }
     }
 
-    void aFolderWithALineBreakIsRefused() {
+    // The folder is in the #SBATCH --output line, which sbatch splits at blanks, unquotes, ends at #
+    // (the logs went to a file beside the folder) and reads %a, %j, ... in as patterns.
+    void aFolderSbatchWouldMisreadIsRefused_data() {
+        QTest::addColumn<QByteArray>("folder");
+        QTest::newRow("newline") << QByteArray("/srv/a\nb");
+        QTest::newRow("carriage return") << QByteArray("/srv/a\rb");
+        QTest::newRow("space") << QByteArray("/srv/a b");
+        QTest::newRow("tab") << QByteArray("/srv/a\tb");
+        QTest::newRow("single quote") << QByteArray("/srv/it's");
+        QTest::newRow("double quote") << QByteArray("/srv/a\"b");
+        QTest::newRow("backslash") << QByteArray("/srv/a\\b");
+        QTest::newRow("hash") << QByteArray("/srv/a#b");
+        QTest::newRow("percent") << QByteArray("/srv/s%j");
+    }
+    void aFolderSbatchWouldMisreadIsRefused() {
+        QFETCH(QByteArray, folder);
         wb::sweep::SlurmOptions options;
         options.mlpwbPath = "/usr/bin/mlpwb";
-        QVERIFY_THROWS_EXCEPTION(wb::ConfigError, wb::sweep::sbatchScript("/srv/a\nb", "s", {0}, options));
-        QVERIFY_THROWS_EXCEPTION(wb::ConfigError, wb::sweep::sbatchScript("/srv/a\rb", "s", {0}, options));
+        try {
+            wb::sweep::sbatchScript(str(folder), "s", {0}, options);
+            QFAIL("the folder was written into the script");
+        } catch (const wb::ConfigError& e) {
+            QVERIFY2(QString::fromUtf8(e.what()).startsWith("the SLURM engine needs a sweep folder path without"),
+                     e.what());
+            QVERIFY2(!QByteArray(e.what()).contains('\n') && !QByteArray(e.what()).contains('\r'), e.what());
+        }
     }
 
     // What `mlpwb sweep --dry-run` prints for a trial: pasted into bash or sh, `mlpwb train` gets the

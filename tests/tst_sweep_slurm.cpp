@@ -104,6 +104,31 @@ private slots:
             QCOMPARE(here.at("trials").at(id).at("val_loss"), slurm.at("trials").at(id).at("val_loss"));
         }
     }
+
+    // A folder, a sweep name and an sbatch option full of shell syntax, through sbatch itself: every
+    // trial completes, nothing they hold runs (no MARKER where the tasks start), and nothing is
+    // written beside the folder (sbatch ends an #SBATCH line at #: a folder with one sent the logs
+    // to a file next to it, so such a folder is refused).
+    void hostileNamesGoThroughSbatchIntact() {
+        QTemporaryDir work;  // of its own: everything written in it is seen
+        QVERIFY(work.isValid());
+        writeText(work.path() + "/h.yaml",
+                  "name: \"n'; touch MARKER; '\"\nmethod: grid\nparameters:\n  lr: {values: [0.001, 0.003]}\n");
+        const QString hostile = "s$(touch${IFS}MARKER)`touch${IFS}MARKER`;&|*?[x]~!";
+        const MlpwbResult r = runMlpwb({"sweep", "h.yaml", "--out", hostile, "--engine", "slurm",
+                                        "--slurm-arg=--comment=$(touch${IFS}MARKER)`touch${IFS}MARKER`;|&", "--builtin",
+                                        "--rows", "2000", "--epochs", "3"},
+                                       work.path(), kTimeoutMs);
+        QVERIFY2(r.exitCode == 0, r.describe());
+        QCOMPARE(statesOf(statusOf(work.path() + "/" + hostile)), QStringList(2, "completed"));
+        QCOMPARE(QDir(work.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+                 QStringList({"h.yaml", hostile}));
+        RUN_MLPWB(refused, QStringList({"sweep", work.path() + "/h.yaml", "--out", "s#x", "--engine", "slurm",
+                                        "--builtin", "--rows", "2000", "--epochs", "3"}));
+        QCOMPARE(refused.exitCode, 4);
+        QVERIFY2(refused.err.contains("the SLURM engine needs a sweep folder path without"), refused.describe());
+        QVERIFY(QDir(path("s#x")).entryList({"submit-*.sh"}).isEmpty());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSweepSlurm)
