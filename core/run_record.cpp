@@ -1,6 +1,7 @@
 #include "run_record.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -82,6 +83,28 @@ std::vector<IgnoredSwitch> notApplicableFromJson(const nlohmann::json& j) {
     return list;
 }
 
+// A time read from a record is a measurement: a negative one, or (for an epoch's duration) zero, is
+// a damaged or forged file, and it would make "inf x faster" of every comparison. (JSON has no NaN or
+// infinity, but a number too large for a double reads as one.)
+void checkTime(const char* key, double ms, bool zeroAllowed) {
+    if (std::isfinite(ms) && (ms > 0 || (zeroAllowed && ms == 0))) return;
+    std::ostringstream found;
+    found << ms;
+    throw JsonFieldError(key, std::string("expected a ") + (zeroAllowed ? "non-negative" : "positive") +
+                                  " time in milliseconds, found " + found.str());
+}
+
+void checkTimes(const EpochMetrics& m) {
+    checkTime("wall_ms", m.wallMs, false);
+    if (m.deviceMs) checkTime("device_ms", *m.deviceMs, false);
+    checkTime("elapsed_ms", m.elapsedMs, true);  // 0 where a peer does not write it
+    if (m.phases)                                // a phase the path did not enter takes no time
+        for (const auto& [key, ms] : {std::pair{"data", m.phases->data}, std::pair{"forward", m.phases->forward},
+                                      std::pair{"backward", m.phases->backward},
+                                      std::pair{"optimizer", m.phases->optimizer}, std::pair{"other", m.phases->other}})
+            withinField("phases_ms", [&] { checkTime(key, ms, true); });
+}
+
 // Epoch by epoch, so that an error names the one at fault: "epochs[12].wall_ms: expected a number".
 std::vector<EpochMetrics> epochsFromJson(const nlohmann::json& j) {
     const auto list = valueOrDefault<nlohmann::json>(j, "epochs", nlohmann::json::array());
@@ -89,7 +112,11 @@ std::vector<EpochMetrics> epochsFromJson(const nlohmann::json& j) {
     std::vector<EpochMetrics> epochs;
     epochs.reserve(list.size());
     for (std::size_t i = 0; i < list.size(); ++i)
-        epochs.push_back(withinField("epochs[" + std::to_string(i) + "]", [&] { return list[i].get<EpochMetrics>(); }));
+        epochs.push_back(withinField("epochs[" + std::to_string(i) + "]", [&] {
+            auto m = list[i].get<EpochMetrics>();
+            checkTimes(m);
+            return m;
+        }));
     return epochs;
 }
 

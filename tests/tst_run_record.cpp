@@ -321,6 +321,72 @@ private slots:
         QVERIFY2(!QString::fromUtf8(error->what()).contains('\n'), error->what());
     }
 
+    // A record cut anywhere (a full disk, a copy interrupted, a crash of whoever wrote it) is never
+    // read as a run, let alone a completed one: every prefix of a saved record is a DataError.
+    void everyTruncationIsDataError() {
+        const std::string text = makeRecord(wb::RunStatus::Completed).toJsonText();
+        const std::size_t end = text.rfind('}');
+        QVERIFY(end != std::string::npos);
+        const QString path = dir_.filePath("truncated.json");
+        for (std::size_t size = 0; size < end; ++size) {
+            writeFile(path, QByteArray::fromStdString(text.substr(0, size)));
+            const auto error = dataErrorOf([&] { wb::RunRecord::load(path.toStdString()); });
+            QVERIFY2(error.has_value(), qPrintable(QString("read as a run when cut at byte %1").arg(size)));
+        }
+    }
+
+    // A time read from a record is a measurement: a negative, zero or infinite one is refused,
+    // naming the file and the key.
+    void impossibleTimesAreDataErrors_data() {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<double>("value");
+        const double inf = std::numeric_limits<double>::infinity();
+        QTest::newRow("negative wall time") << "wall_ms" << -12.5;
+        QTest::newRow("zero wall time") << "wall_ms" << 0.0;
+        QTest::newRow("infinite wall time") << "wall_ms" << inf;
+        QTest::newRow("zero device time") << "device_ms" << 0.0;
+        QTest::newRow("negative device time") << "device_ms" << -1.0;
+        QTest::newRow("negative elapsed time") << "elapsed_ms" << -3.0;
+        QTest::newRow("negative phase") << "phases_ms.forward" << -0.5;
+    }
+    void impossibleTimesAreDataErrors() {
+        QFETCH(QString, key);
+        QFETCH(double, value);
+        wb::RunRecord r = makeRecord(wb::RunStatus::Completed);
+        nlohmann::json j = r.toJson();
+        auto& epoch = j["epochs"][1];
+        if (key.startsWith("phases_ms.")) {
+            epoch["phases_ms"] = {
+                {"data", 0.0}, {"forward", 1.0}, {"backward", 1.0}, {"optimizer", 0.0}, {"other", 0.0}};
+            epoch["phases_ms"][key.mid(10).toStdString()] = value;
+        } else {
+            epoch[key.toStdString()] = value;  // an infinity is what a number too large for a double reads as
+        }
+        const auto error = dataErrorOf([&] { wb::RunRecord::fromJson(j); });
+        QVERIFY2(error.has_value(), "read as a run");
+        QVERIFY2(QString::fromUtf8(error->what()).contains("epochs[1]." + key), error->what());
+
+        const QString path = dir_.filePath("impossible.json");
+        if (std::isfinite(value)) {  // JSON text has no infinity: the in-memory case above stands for it
+            writeFile(path, QByteArray::fromStdString(j.dump()));
+            const auto loaded = dataErrorOf([&] { wb::RunRecord::load(path.toStdString()); });
+            QVERIFY2(loaded.has_value(), "loaded as a run");
+            QCOMPARE(QString::fromStdString(loaded->file()), path);
+            QVERIFY2(QString::fromUtf8(loaded->what()).contains("epochs[1]." + key), loaded->what());
+        }
+    }
+
+    // Zero is a time a phase can take (a path that skips it), and a peer that does not count the
+    // elapsed time writes none: both load.
+    void zeroPhasesAndNoElapsedTimeLoad() {
+        wb::RunRecord r = makeRecord(wb::RunStatus::Completed);
+        r.epochs[1].phases = wb::PhaseTimes{0.0, 2.0, 3.0, 0.0, 0.0};
+        r.epochs[1].elapsedMs = 0.0;
+        const wb::RunRecord back = wb::RunRecord::fromJson(r.toJson());
+        QVERIFY(back.epochs[1].phases.has_value());
+        QCOMPARE(back.epochs[1].phases->data, 0.0);
+    }
+
     void wrongSchemaFromJsonIsDataError() {
         const auto error = dataErrorOf([] { wb::RunRecord::fromJson({{"schema", "mlpwb.ablation/1"}}); });
         QVERIFY(error.has_value());
