@@ -84,8 +84,8 @@ std::vector<IgnoredSwitch> notApplicableFromJson(const nlohmann::json& j) {
 }
 
 // A time read from a record is a measurement: a negative one, or (for an epoch's duration) zero, is
-// a damaged or forged file, and it would make "inf x faster" of every comparison. (JSON has no NaN or
-// infinity, but a number too large for a double reads as one.)
+// a damaged or forged file, and it would make "inf x faster" of every comparison. (JSON text has no NaN
+// or infinity, but the JSON the GUI holds in memory can.)
 void checkTime(const char* key, double ms, bool zeroAllowed) {
     if (std::isfinite(ms) && (ms > 0 || (zeroAllowed && ms == 0))) return;
     std::ostringstream found;

@@ -2,7 +2,9 @@
 
 #include <QDateTime>
 #include <QFileInfo>
+#include <QLocale>
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -11,6 +13,7 @@
 #include "errors.h"
 #include "framework_backend.h"
 #include "metric_chart.h"
+#include "python_interpreter.h"
 #include "quality_metric.h"
 #include "run_config.h"
 #include "run_store.h"
@@ -22,6 +25,15 @@ namespace wb::gui {
 
 namespace {
 const QSize kChartLayout(900, 470);  // pixels: the fonts and lines of a chart on a third of a page
+// Runs drawn one by one in a chart, at most: fifty lines or bars are already more than a reader tells
+// apart, and a chart's cost grows faster than its runs (QCustomPlot's legend and plottables: 5,000 runs
+// took minutes to tear down). Beyond it a chart shows a sample across the speeds (chartSample), and
+// the tables and the conclusion count every run.
+constexpr std::size_t kMaxChartedRuns = 50;
+// Rows of the runs table (and of its per-run lines) at most: the first runs as given, then how many
+// more, with the range of all of them. The data set and environment tables are bounded the same way.
+constexpr std::size_t kMaxTableRuns = 200;
+constexpr std::size_t kMaxTableRows = 50;
 
 QString esc(const std::string& text) {
     return QString::fromStdString(text).toHtmlEscaped();
@@ -35,8 +47,10 @@ QString figure(const std::optional<double>& v, int decimals = 4) {
     return v ? QString::number(*v, 'f', decimals) : QString("\u2013");
 }
 
-// A table: one header row, then the rows; cells are HTML already (escape text first).
-QString table(const QStringList& header, const std::vector<QStringList>& rows, const std::set<int>& numeric = {}) {
+// A table: one header row, then the rows; cells are HTML already (escape text first). `more`, when
+// not empty, is a last row saying what was left out (moreRow).
+QString table(const QStringList& header, const std::vector<QStringList>& rows, const std::set<int>& numeric = {},
+              const QString& more = {}) {
     QString html = "<table width='100%' border='0.5' cellspacing='0'><tr>";
     for (const auto& h : header) html += "<th>" + h + "</th>";
     html += "</tr>";
@@ -45,7 +59,23 @@ QString table(const QStringList& header, const std::vector<QStringList>& rows, c
         for (int i = 0; i < row.size(); ++i) html += (numeric.count(i) ? "<td class='n'>" : "<td>") + row[i] + "</td>";
         html += "</tr>";
     }
-    return html + "</table>";
+    return html + more + "</table>";
+}
+
+// "10,000": counts as a reader reads them.
+QString count(std::size_t n) {
+    return QLocale(QLocale::English).toString(static_cast<qulonglong>(n));
+}
+
+// The row that stands for `left` rows not shown ("… and 9,800 more runs"), spanning the table.
+QString moreRow(std::size_t left, int columns, const QString& what) {
+    return QString("<tr><td colspan='%1'><i>\u2026 and %2 more %3</i></td></tr>").arg(columns).arg(count(left), what);
+}
+
+// The record's "backend" as written, `otherwise` where it names none (a peer's config may be anything).
+std::string backendOf(const RunRecord& r, const std::string& otherwise) {
+    const auto backend = r.config.is_object() ? r.config.find("backend") : r.config.end();
+    return backend != r.config.end() && backend->is_string() ? backend->get<std::string>() : otherwise;
 }
 
 std::optional<RunConfig> configOf(const RunRecord& r) {
@@ -59,7 +89,7 @@ std::optional<RunConfig> configOf(const RunRecord& r) {
 // "data_path=device_resident, loss=bce_with_logits, ..." of a run (peers: what their record says).
 QString settingsOf(const RunRecord& r) {
     const auto config = configOf(r);
-    if (!config) return esc(r.config.value("backend", std::string("peer")));
+    if (!config) return esc(backendOf(r, "peer"));
     QStringList parts;
     for (const auto& s : describeSwitches(config->execution)) parts << esc(s.name + "=" + s.value);
     return parts.join(", ");
@@ -107,23 +137,39 @@ QString datasetHtml(const std::vector<RunRecord>& runs) {
     std::set<std::string> seen;
     for (const auto& r : runs) {
         const DatasetDescription& d = r.dataset;
-        if (!seen.insert(d.hash + d.source).second) continue;
+        if (!seen.insert(d.hash + d.source).second || rows.size() == kMaxTableRows) continue;
         rows.push_back({esc(d.source.empty() ? "(not recorded)" : d.source), QString::number(d.rows),
                         QString::number(d.features), esc(d.label), esc(toString(d.task)),
                         QString("%1 / %2").arg(d.trainRows).arg(d.valRows), esc(d.hash.substr(0, 23))});
     }
+    const QString more = seen.size() > rows.size() ? moreRow(seen.size() - rows.size(), 7, "data sets") : QString();
     return "<h2>Data set</h2>" +
-           table({"source", "rows", "features", "label", "task", "train / validation", "hash"}, rows, {1, 2});
+           table({"source", "rows", "features", "label", "task", "train / validation", "hash"}, rows, {1, 2}, more);
 }
 
-QString runsHtml(const std::vector<RunRecord>& runs) {
+// "All 10,000 runs: median epoch times from 1.20 ms to 95.3 ms." for a table that lists only some.
+QString allRunsLine(const std::vector<RunRecord>& runs) {
+    std::optional<double> low, high;
+    for (const auto& r : runs)
+        if (const auto m = r.summary().medianEpochMs) {
+            low = std::min(low.value_or(*m), *m);
+            high = std::max(high.value_or(*m), *m);
+        }
+    QString line = "The table lists the first " + count(kMaxTableRuns) + " of " + count(runs.size()) + " runs";
+    if (low) line += "; the median epoch times of all of them range from " + formatMs(*low) + " to " + formatMs(*high);
+    return "<p class='small'>" + line + ".</p>";
+}
+
+QString runsHtml(const std::vector<RunRecord>& all) {
+    const std::vector<RunRecord> runs(all.begin(),
+                                      all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), kMaxTableRuns)));
     std::vector<QStringList> rows;
     for (const auto& r : runs) {
         const RunSummary sum = r.summary();
         const auto spread = spreadOf(r);
         const QualityMetric q = qualityFor(r.dataset.task);
         const auto final = sum.final;
-        rows.push_back({esc(r.name), esc(r.config.value("backend", std::string("?"))), ms(sum.medianEpochMs),
+        rows.push_back({esc(r.name), esc(backendOf(r, "?")), ms(sum.medianEpochMs),
                         spread ? formatMs(spread->low) + " \u2013 " + formatMs(spread->high) : QString("\u2013"),
                         final ? figure(final->trainLoss) : QString("\u2013"),
                         final ? figure(final->valLoss) : QString("\u2013"),
@@ -133,8 +179,10 @@ QString runsHtml(const std::vector<RunRecord>& runs) {
     QString html =
         "<h2>Runs</h2><p class='small'>Median epoch time without the warm-up epoch, and the range of "
         "the timed epochs; the final training and validation loss, and the task's metric.</p>";
+    const bool cut = all.size() > runs.size();
     html += table({"run", "backend", "median", "spread", "train loss", "val loss", "metric", "status"}, rows,
-                  {2, 3, 4, 5, 6});
+                  {2, 3, 4, 5, 6}, cut ? moreRow(all.size() - runs.size(), 8, "runs") : QString());
+    if (cut) html += allRunsLine(all);
     // Each run's model and switches, under the table (long lines would squeeze its columns).
     html += "<p class='small'>";
     for (const auto& r : runs) {
@@ -146,11 +194,15 @@ QString runsHtml(const std::vector<RunRecord>& runs) {
 
 QString environmentHtml(const std::vector<RunRecord>& runs) {
     std::map<std::string, std::map<std::string, std::string>> byBackend;  // one environment per backend
+    std::set<std::string> backends;
     for (const auto& r : runs) {
-        const std::string backend = r.config.value("backend", std::string("?"));
-        if (!byBackend.count(backend)) byBackend[backend] = r.environment;
+        const std::string name = backendOf(r, "?");
+        if (backends.insert(name).second && byBackend.size() < kMaxTableRows) byBackend[name] = r.environment;
     }
     QString html = "<h2>Environment</h2>";
+    if (backends.size() > byBackend.size())
+        html += "<p class='small'>The first " + count(byBackend.size()) + " of " + count(backends.size()) +
+                " backends named in the runs.</p>";
     for (const auto& [backend, env] : byBackend) {
         std::vector<QStringList> rows;
         for (const auto& [key, value] : env) rows.push_back({esc(key), esc(value)});
@@ -179,9 +231,9 @@ QString sweepHtml(const ReportSweep& s) {
            esc(sweep::reportText(s.report)) + "</pre>";
 }
 
-// The fixed loop's settings: the answer's (on the report's framework) or an ablation's last
-// measured step, else the fastest run's.
-std::optional<RunConfig> fixedLoopConfig(const ReportSources& s, const std::string& framework) {
+// The fixed loop's record: the answer's (on the report's framework) or an ablation's last measured
+// step, else the fastest run's; null when no record holds a workbench configuration.
+const RunRecord* fixedLoopRecord(const ReportSources& s, const std::string& framework) {
     std::vector<const AblationResult*> ablations;
     if (s.answer)
         for (const auto& e : s.answer->engines)
@@ -192,34 +244,91 @@ std::optional<RunConfig> fixedLoopConfig(const ReportSources& s, const std::stri
     for (const auto& a : s.ablations) ablations.push_back(&a);
     for (const AblationResult* a : ablations) {
         if (const AblationStep* fixed = a->fixedLoop())
-            if (auto c = configOf(fixed->runs.front())) return c;
+            if (configOf(fixed->runs.front())) return &fixed->runs.front();
     }
     const RunRecord* fastest = nullptr;
     for (const auto& r : s.runs) {
         const auto m = r.summary().medianEpochMs;
         if (m && configOf(r) && (!fastest || *m < *fastest->summary().medianEpochMs)) fastest = &r;
     }
-    return fastest ? configOf(*fastest) : std::nullopt;
+    return fastest;
+}
+
+// What the files say of `framework` as it ran: the fixed loop's own record, else any run of it.
+// Read, never asked: a record's interpreter is someone else's path, and a report runs no program.
+FrameworkFacts recordedFacts(const ReportSources& s, const std::string& framework, const RunRecord& fixed) {
+    if (auto f = recordedFrameworkFacts(framework, fixed.environment); f.available) return f;
+    std::vector<const RunRecord*> records;
+    for (const auto& r : s.runs) records.push_back(&r);
+    for (const auto& a : s.ablations)
+        for (const auto& step : a.steps)
+            for (const auto& r : step.runs) records.push_back(&r);
+    if (s.answer)
+        for (const auto& e : s.answer->engines)
+            if (e.ablation)
+                for (const auto& step : e.ablation->steps)
+                    for (const auto& r : step.runs) records.push_back(&r);
+    for (const RunRecord* r : records)
+        if (auto f = recordedFrameworkFacts(framework, r->environment); f.available) return f;
+    return recordedFrameworkFacts(framework, {});
+}
+
+QString frameworkLabel(const std::string& framework) {
+    return framework == "torch" ? "PyTorch" : framework == "keras" ? "Keras" : "JAX";
+}
+
+// Which version the loop is written for, as the records say (their interpreter only as text).
+QString recordedAs(const FrameworkFacts& f) {
+    if (!f.available)
+        return "No " + frameworkLabel(f.framework) +
+               " version is recorded in these files: the loop is written for the newest API, on the CPU.";
+    return "Written for " + frameworkLabel(f.framework) + " " + esc(f.version) +
+           (f.cuda ? " on a CUDA device" : " on the CPU") + ", as recorded by the run" +
+           (f.python.empty() ? QString() : " (interpreter " + esc(f.python) + ")") + ".";
 }
 
 QString codeHtml(const ReportSources& s) {
     const std::string framework = reportFramework(s);
-    auto config = fixedLoopConfig(s, framework);
-    if (!config) return {};
+    const RunRecord* fixed = fixedLoopRecord(s, framework);
+    if (!fixed) return {};
+    auto config = configOf(*fixed);
     config->backend = framework;
+    const FrameworkFacts facts = recordedFacts(s, framework, *fixed);
     std::string code;
     try {
-        code = frameworkScript(*config);
+        code = frameworkScript(*config, facts);
     } catch (const Error& e) {
         return "<h2>The fixed loop</h2><p>Its " + esc(framework) + " code cannot be written: " + esc(e.what()) + "</p>";
     }
-    return "<h2>The fixed loop in " +
-           esc(framework == "torch"   ? "PyTorch"
-               : framework == "keras" ? "Keras"
-                                      : "JAX") +
+    return "<h2>The fixed loop in " + frameworkLabel(framework) +
            "</h2><p class='small'>The loop the workbench runs for the fixed settings, as a script of your own "
-           "(also: mlpwb export). Run it with: python3 loop.py --data x.npy --labels y.npy</p><pre>" +
-           esc(code) + "</pre>";
+           "(also: mlpwb export). Run it with: python3 loop.py --data x.npy --labels y.npy. " +
+           recordedAs(facts) + "</p><pre>" + esc(code) + "</pre>";
+}
+
+// The runs a chart draws: all of them up to kMaxChartedRuns, else that many evenly spaced by median
+// epoch time, from the fastest to the slowest (runs without a time last), in the order given.
+std::vector<RunRecord> chartSample(const std::vector<RunRecord>& runs) {
+    if (runs.size() <= kMaxChartedRuns) return runs;
+    std::vector<std::pair<double, std::size_t>> bySpeed;  // (median, index); no time sorts last
+    bySpeed.reserve(runs.size());
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        bySpeed.emplace_back(runs[i].summary().medianEpochMs.value_or(std::numeric_limits<double>::infinity()), i);
+    std::sort(bySpeed.begin(), bySpeed.end());
+    std::set<std::size_t> chosen;
+    for (std::size_t k = 0; k < kMaxChartedRuns; ++k)
+        chosen.insert(bySpeed[k * (bySpeed.size() - 1) / (kMaxChartedRuns - 1)].second);
+    std::vector<RunRecord> sample;
+    for (const std::size_t i : chosen) sample.push_back(runs[i]);
+    return sample;
+}
+
+// What a sampled chart's caption adds: how many runs it shows, and where the others are.
+QString sampleNote(std::size_t shown, std::size_t all) {
+    if (shown == all) return {};
+    return " \u2014 " + count(shown) + " of " + count(all) +
+           " runs, the fastest to the slowest evenly by median epoch time; " + count(all - shown) +
+           " runs are left out of the charts (the tables and the conclusion count them)";
 }
 
 // A chart of the runs, off screen, in its own store; the slowest run is the speedup's baseline.
@@ -304,7 +413,7 @@ QStringList reportConclusion(const ReportSources& s) {
 
 std::string reportFramework(const ReportSources& s) {
     for (const auto& r : s.chartedRuns()) {
-        const std::string backend = r.config.value("backend", std::string());
+        const std::string backend = backendOf(r, "");
         if (backend == "torch" || backend == "keras" || backend == "jax") return backend;
     }
     return "torch";
@@ -312,18 +421,21 @@ std::string reportFramework(const ReportSources& s) {
 
 ReportDocument buildReport(const ReportSources& s) {
     if (s.empty()) throw ConfigError("a report needs run files, ablations, an answer or sweep folders");
+    const NoProbes noProbes;  // what the charts ask of a framework is answered without running Python
     ReportDocument doc;
     doc.addHtml(header(s) + conclusionHtml(s));
     const auto runs = s.chartedRuns();
+    const auto sample = chartSample(runs);
+    const QString note = sampleNote(sample.size(), runs.size());
     if (!runs.empty()) {
-        auto& times =
-            addRunsChart<MetricChart>(doc, runs, "Time per epoch of each run (the hollow circle: the warm-up epoch)",
-                                      MetricChart::Kind::EpochTime);
-        times.setLogScale(spansDecades(runs));
+        auto& times = addRunsChart<MetricChart>(
+            doc, sample, "Time per epoch of each run (the hollow circle: the warm-up epoch)" + note,
+            MetricChart::Kind::EpochTime);
+        times.setLogScale(spansDecades(sample));
         times.refreshNow();
-        if (runs.size() > 1)
-            addRunsChart<SpeedupChart>(doc, runs,
-                                       "Speed of each run against the slowest, with the spread of its epochs")
+        if (sample.size() > 1)
+            addRunsChart<SpeedupChart>(doc, sample,
+                                       "Speed of each run against the slowest, with the spread of its epochs" + note)
                 .refreshNow();
     }
     if (s.answer)
@@ -331,7 +443,7 @@ ReportDocument buildReport(const ReportSources& s) {
             if (e.ablation) addWaterfall(doc, *e.ablation, e.engine);
     for (const auto& a : s.ablations) addWaterfall(doc, a, a.backend);
     if (!runs.empty()) {
-        addRunsChart<MetricChart>(doc, runs, "Training loss (solid) and validation loss (dashed) per epoch",
+        addRunsChart<MetricChart>(doc, sample, "Training loss (solid) and validation loss (dashed) per epoch" + note,
                                   MetricChart::Kind::Loss)
             .refreshNow();
         doc.addHtml(runsHtml(runs));
@@ -351,6 +463,7 @@ void writeReport(const ReportSources& sources, const QString& path) {
     const QString suffix = QFileInfo(path).suffix().toLower();
     if (suffix != "pdf" && suffix != "html" && suffix != "htm")
         throw ConfigError("a report is written as .pdf or .html, not '" + path.toStdString() + "'");
+    const NoProbes noProbes;  // drawing the charts asks nothing either
     const ReportDocument doc = buildReport(sources);
     const QString title = "Why is this training slow? \u2014 MLP Workbench report";
     if (suffix == "pdf")

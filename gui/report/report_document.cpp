@@ -129,6 +129,11 @@ void ReportDocument::addHtml(const QString& html) {
     blocks_.push_back(std::move(b));
 }
 
+ReportDocument::~ReportDocument() {
+    for (Block& b : blocks_)
+        if (b.plot) b.plot->legend->clear();  // the items at once (QCPLayout::clear), not one by one
+}
+
 void ReportDocument::addChart(std::unique_ptr<QWidget> owner, QCustomPlot& plot, QSize layout, const QString& caption) {
     Block b;
     b.owner = std::move(owner);

@@ -18,6 +18,13 @@ public:
     // The style every block shares (headings, tables, code), for the PDF and the HTML alike.
     static const char* styleSheet();
 
+    ReportDocument() = default;
+    // Empties each chart's legend in one go before its widget goes: QCustomPlot removes a plottable's
+    // legend item by searching and re-laying the legend, which is quadratic in the plottables.
+    ~ReportDocument();
+    ReportDocument(ReportDocument&&) = default;
+    ReportDocument& operator=(ReportDocument&&) = default;
+
     void addHtml(const QString& html);
     // A chart laid out at `layout` pixels (its fonts and lines at that size), scaled to the page's
     // width; `owner` keeps the widget that holds `plot` alive until the document is written.

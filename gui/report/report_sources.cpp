@@ -2,6 +2,8 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <cmath>
+#include <sstream>
 
 #include "errors.h"
 #include "json_file.h"
@@ -22,6 +24,33 @@ void addSweep(ReportSources& s, const QString& folder) {
     }
 }
 
+// A step's times are measurements: a negative or zero one (a damaged or forged file) would make
+// "inf x faster" of the comparisons. Its runs were checked as run records already.
+void checkTime(const std::string& key, double ms) {
+    if (std::isfinite(ms) && ms > 0) return;
+    std::ostringstream found;
+    found << ms;
+    throw DataError("", key + ": expected a positive time in milliseconds, found " + found.str());
+}
+
+void checkStepTimes(const AblationResult& a, const std::string& where) {
+    for (std::size_t i = 0; i < a.steps.size(); ++i) {
+        const AblationStep& step = a.steps[i];
+        if (!step.measured()) continue;
+        const std::string key = where + "steps[" + std::to_string(i) + "].";
+        checkTime(key + "median_epoch_ms", step.medianEpochMs);
+        checkTime(key + "min_epoch_ms", step.minEpochMs);
+        checkTime(key + "max_epoch_ms", step.maxEpochMs);
+        if (!std::isfinite(step.savedMs)) checkTime(key + "saved_ms", step.savedMs);
+    }
+}
+
+void checkAnswerTimes(const Answer& answer) {
+    for (std::size_t i = 0; i < answer.engines.size(); ++i)
+        if (answer.engines[i].ablation)
+            checkStepTimes(*answer.engines[i].ablation, "engines[" + std::to_string(i) + "].ablation.");
+}
+
 void addFile(ReportSources& s, const QString& path) {
     const std::string file = path.toStdString();
     const nlohmann::json j = loadJsonFile(file, "report input");
@@ -36,8 +65,11 @@ void addFile(ReportSources& s, const QString& path) {
             s.runs.push_back(RunRecord::fromJson(j));
         } else if (kind == AblationResult::kSchema) {
             s.ablations.push_back(AblationResult::fromJson(j));
+            checkStepTimes(s.ablations.back(), "");
         } else if (kind == Answer::kSchema) {
-            if (!s.answer) s.answer = Answer::fromJson(j);
+            Answer answer = Answer::fromJson(j);
+            checkAnswerTimes(answer);
+            if (!s.answer) s.answer = std::move(answer);
         } else {
             throw DataError(file, "not a run, an ablation or an answer (its schema is '" + kind + "')");
         }

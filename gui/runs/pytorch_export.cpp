@@ -33,7 +33,10 @@ RunConfig torchConfigOf(const RunEntry& run) {
 }
 
 void exportPytorchScript(const RunEntry& run, const QString& path) {
-    const std::string script = frameworkScript(torchConfigOf(run));  // may throw ConfigError: nothing written
+    // For the PyTorch the run's record names, else the newest on the CPU: the record's interpreter is
+    // text from a file, never a program to ask. May throw ConfigError: nothing written.
+    const std::string script =
+        frameworkScript(torchConfigOf(run), recordedFrameworkFacts("torch", run.record.environment));
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         throw IoError("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());

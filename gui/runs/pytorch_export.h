@@ -14,7 +14,9 @@ struct RunEntry;
 // The run's RunConfig on the torch backend. Throws ConfigError when the run holds no workbench
 // configuration (a peer's file) or one that does not parse.
 RunConfig torchConfigOf(const RunEntry& run);
-// Writes the loop for `run` to `path` (replacing it whole, or leaving it as it was), executable.
+// Writes the loop for `run` to `path` (replacing it whole, or leaving it as it was), executable. The
+// loop is written for the PyTorch version and device the run's record names (a torch run), else for
+// the newest PyTorch on the CPU; no interpreter is asked.
 // Throws ConfigError (see torchConfigOf), IoError when the file cannot be written.
 void exportPytorchScript(const RunEntry& run, const QString& path);
 // A file name for the run's script: "seed_pytorch_loop.py".

@@ -7,10 +7,13 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <tuple>
 
 #include "cli_runner.h"
 #include "errors.h"
 #include "experiment_report.h"
+#include "framework_backend.h"
+#include "python_interpreter.h"
 #include "sweep_support.h"
 #include "test_support.h"
 
@@ -46,6 +49,62 @@ RunRecord runOf(const std::string& name, const std::string& preset, double ms) {
     return r;
 }
 
+// A run of the torch backend whose record names `python` as its interpreter, as a record handed on
+// from someone else can; its environment says which PyTorch it ran with.
+RunRecord torchRunNaming(const std::string& python, const std::string& name, double ms,
+                         const std::string& preset = "Seed answer's fixes") {
+    RunRecord r = runOf(name, preset, ms);
+    RunConfig c = r.config.get<RunConfig>();
+    c.backend = "torch";
+    c.framework.python = python;
+    r.config = c;
+    r.environment = {
+        {"framework", "torch"}, {"torch_version", "2.1.0"}, {"framework_device", "cpu"}, {"python", python}};
+    return r;
+}
+
+// An ablation on `backend` from the seed loop to one fix, its runs made by `run`.
+template <typename MakeRun>
+AblationResult ablationOf(const std::string& backend, MakeRun run) {
+    AblationResult a;
+    a.backend = backend;
+    a.device = "Test CPU 9000";
+    a.status = AblationStatus::Completed;
+    a.plan.repeats = 1;
+    for (const auto& [name, ms] : {std::pair{"baseline", 123.4}, std::pair{"data_path=device_resident", 4.2}}) {
+        AblationStep s;
+        s.name = name;
+        s.description = "test step";
+        s.runs = {run(name, ms)};
+        s.medianEpochMs = s.minEpochMs = s.maxEpochMs = *s.runs.front().summary().medianEpochMs;
+        a.steps.push_back(s);
+    }
+    a.updateSavings();
+    return a;
+}
+
+// Sets an environment variable for one scope and puts back what was there (PATH must not vanish).
+class EnvOverride {
+public:
+    EnvOverride(const char* name, const QByteArray& value) : name_(name), had_(qEnvironmentVariableIsSet(name)) {
+        old_ = qgetenv(name);
+        qputenv(name, value);
+    }
+    ~EnvOverride() {
+        if (had_)
+            qputenv(name_, old_);
+        else
+            qunsetenv(name_);
+    }
+    EnvOverride(const EnvOverride&) = delete;
+    EnvOverride& operator=(const EnvOverride&) = delete;
+
+private:
+    const char* name_;
+    bool had_;
+    QByteArray old_;
+};
+
 // How much of a rendered page is ink (not white).
 double inkOf(const QString& png) {
     const QImage image(png);
@@ -76,24 +135,13 @@ class TestReport : public QObject {
 
 private slots:
     void initTestCase() {
+        // As the desktop program has them: the charts ask the registry what a framework ignores.
+        registerFrameworkBackends();
         sources_.runs = {runOf("Seed PyTorch loop run", "Seed PyTorch loop", 123.4),
                          runOf("Fastest run", "Fastest", 4.2)};
         // An ablation of two steps, so that the report has a waterfall and its table.
-        AblationResult a;
-        a.backend = "cpu";
-        a.device = "Test CPU 9000";
-        a.status = AblationStatus::Completed;
-        a.plan.repeats = 1;
-        for (const auto& [name, ms] : {std::pair{"baseline", 123.4}, std::pair{"data_path=device_resident", 4.2}}) {
-            AblationStep s;
-            s.name = name;
-            s.description = "test step";
-            s.runs = {runOf(name, "Seed PyTorch loop", ms)};
-            s.medianEpochMs = s.minEpochMs = s.maxEpochMs = *s.runs.front().summary().medianEpochMs;
-            a.steps.push_back(s);
-        }
-        a.updateSavings();
-        sources_.ablations = {a};
+        sources_.ablations = {
+            ablationOf("cpu", [](const std::string& name, double ms) { return runOf(name, "Seed PyTorch loop", ms); })};
     }
 
     void thePdfReadsBack() {
@@ -161,6 +209,129 @@ private slots:
         QVERIFY_THROWS_EXCEPTION(ConfigError, writeReport(ReportSources{}, path("empty.pdf")));
         QVERIFY_THROWS_EXCEPTION(IoError, writeReport(sources_, path("no/such/folder/report.pdf")));
         QVERIFY(!QFile::exists(path("empty.pdf")));
+    }
+
+    // A record or an answer from someone else names the program it ran as its Python: reading it
+    // into a report (in the library, and through `mlpwb report`, PDF and HTML) runs nothing, neither
+    // that program nor the reader's own interpreter ($MLPWB_PYTHON, PATH); the interpreter is text.
+    void readingFilesRunsNoProgram_data() {
+        QTest::addColumn<QString>("python");  // as the files name it; the test's folder is the working one
+        QTest::newRow("an absolute path") << path("hostile-python");
+        QTest::newRow("a relative path") << QString("./hostile-python");
+        QTest::newRow("a name found on PATH") << QString("hostile-python");
+    }
+    void readingFilesRunsNoProgram() {
+        QFETCH(QString, python);
+        const QString marker = path("MARKER");
+        const QString program = path("hostile-python");
+        writeText(program, "#!/bin/sh\ntouch '" + marker.toUtf8() + "'\n");
+        QFile::setPermissions(program, QFile::permissions(program) | QFileDevice::ExeOwner);
+        QVERIFY2(QProcess::execute(program, {}) == 0 && QFile::remove(marker), "the program would leave its marker");
+
+        const std::string named = python.toStdString();
+        const RunRecord run = torchRunNaming(named, "Someone's torch run", 7.5);
+        run.save(path("hostile-run.json").toStdString());
+        Answer answer;
+        answer.status = AnswerStatus::Completed;
+        AnswerEngine torch;
+        torch.engine = "torch";
+        torch.available = true;
+        // Seed and fixed loops of different switches: the speedup chart asks what torch ignores.
+        torch.ablation = ablationOf("torch", [&](const std::string& name, double ms) {
+            return torchRunNaming(named, name, ms, name == "baseline" ? "Seed PyTorch loop" : "Seed answer's fixes");
+        });
+        answer.engines = {torch};
+        answer.save(path("hostile-answer.json").toStdString());
+
+        forgetFrameworkProbes();  // nothing asked before counts
+        const EnvOverride ownPython("MLPWB_PYTHON", program.toUtf8());
+        const EnvOverride searchPath("PATH", dir_.path().toUtf8() + ":" + qgetenv("PATH"));
+        const QString home = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(dir_.path()));
+        for (const QString& input : {QString("hostile-run.json"), QString("hostile-answer.json")}) {
+            const ReportSources s = loadReportSources({path(input)});
+            writeReport(s, path("hostile.pdf"));
+            writeReport(s, path("hostile.html"));
+            const QString html = readAll(path("hostile.html"));
+            QVERIFY2(html.contains("Written for PyTorch 2.1.0 on the CPU"), qPrintable(input));
+            QVERIFY2(html.contains(python.toHtmlEscaped()), "the interpreter, shown as text");
+            for (const QString& out : {QString("cli.pdf"), QString("cli.html")}) {
+                RUN_MLPWB(r, QStringList({"report", input, "--out", out}));
+                QVERIFY2(r.exitCode == 0, r.describe());
+            }
+        }
+        QVERIFY(QDir::setCurrent(home));
+        QVERIFY2(!QFile::exists(marker), "reading a file ran a program");
+    }
+
+    // A time read from a file is a measurement: negative, zero or infinite ones are refused with
+    // the file and the key, by the library and by `mlp-workbench --report` (one line, exit 3).
+    void impossibleTimesAreRefused_data() {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("key");
+        const nlohmann::json good = runOf("Timed run", "Seed PyTorch loop", 10.0).toJson();
+        for (const auto& [tag, key, value] :
+             {std::tuple{"a negative epoch time", "wall_ms", nlohmann::json(-5.0)},
+              std::tuple{"a zero epoch time", "wall_ms", nlohmann::json(0)},
+              std::tuple{"a zero device time", "device_ms", nlohmann::json(0.0)},
+              std::tuple{"a negative phase", "phases_ms", nlohmann::json{{"data", -1.0}}}}) {
+            nlohmann::json bad = good;
+            bad["epochs"][1][key] = value;
+            QTest::newRow(tag) << QByteArray::fromStdString(bad.dump()) << QString("epochs[1].%1").arg(key);
+        }
+        QTest::newRow("an infinite epoch time")
+            << QByteArray::fromStdString(good.dump()).replace("\"wall_ms\":", "\"wall_ms\":1e999,\"x\":")
+            << QString("1e999");
+        nlohmann::json ablation = sources_.ablations.front().toJson();
+        ablation["steps"][1]["median_epoch_ms"] = 0;
+        QTest::newRow("a zero step median")
+            << QByteArray::fromStdString(ablation.dump()) << QString("steps[1].median_epoch_ms");
+        ablation = sources_.ablations.front().toJson();
+        ablation["steps"][0]["min_epoch_ms"] = -2.5;
+        QTest::newRow("a negative step minimum")
+            << QByteArray::fromStdString(ablation.dump()) << QString("steps[0].min_epoch_ms");
+    }
+    void impossibleTimesAreRefused() {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, key);
+        writeText(path("impossible.json"), content);
+        const auto error = dataErrorOf([&] { loadReportSources({path("impossible.json")}); });
+        QVERIFY2(error.has_value(), "loaded");
+        QCOMPARE(QString::fromStdString(error->file()), path("impossible.json"));
+        QVERIFY2(QString::fromUtf8(error->what()).contains(key), error->what());
+
+        QProcess p;
+        p.setWorkingDirectory(dir_.path());
+        p.start(QStringLiteral(WB_GUI_PATH), {"--report", "impossible.json", "--out", "impossible.html"});
+        QVERIFY(p.waitForFinished(60000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QCOMPARE(p.exitCode(), 3);
+        // One line of its own (Qt may add its warnings about the environment).
+        const QStringList lines = err.split('\n').filter(QRegularExpression("^mlp-workbench: "));
+        QVERIFY2(lines.size() == 1 && lines.front().contains("impossible.json") && lines.front().contains(key),
+                 qPrintable(err));
+        QVERIFY(!QFile::exists(path("impossible.html")));
+    }
+
+    // Ten thousand runs: the report is written, its charts draw a sample and say so, its table lists
+    // the first rows and counts the rest. ctest's TIMEOUT for this suite (tests/CMakeLists.txt) is the
+    // bound: before the cap, 10,000 runs never finished tearing their charts down.
+    void tenThousandRunsMakeABoundedReport() {
+        ReportSources many;
+        many.runs.reserve(10000);
+        for (int i = 0; i < 10000; ++i)
+            many.runs.push_back(runOf("run " + std::to_string(i), i % 2 ? "Fastest" : "Seed PyTorch loop",
+                                      1.0 + (i * 7919) % 10000 / 100.0));
+        writeReport(many, path("many.html"));
+        const QString html = readAll(path("many.html"));
+        QCOMPARE(html.count("src=\"data:image/svg+xml;base64,"), 3);  // epoch time, speedup, loss
+        QVERIFY2(html.contains("50 of 10,000 runs"), "the charts say what they show");
+        QVERIFY2(html.contains("9,950 runs are left out of the charts"), "and how many they leave out");
+        QVERIFY2(html.contains("\u2026 and 9,800 more runs"), "the table counts the rest");
+        QVERIFY(html.contains("run 199<"));
+        QVERIFY(!html.contains("run 200<"));
+        writeReport(many, path("many.pdf"));
+        QVERIFY(readAll(path("many.pdf")).startsWith("%PDF-"));
     }
 
     // mlpwb links no Qt: `mlpwb report` hands over to the desktop program beside it.
