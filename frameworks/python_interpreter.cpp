@@ -120,8 +120,15 @@ std::string noAnswer(ChildProcess& child, ChildProcess::Read read, const std::st
     return reason;
 }
 
-void readFacts(FrameworkFacts& f, const std::string& line) {
-    const auto j = nlohmann::json::parse(line);
+// The start of what a program answered, printable, for a message.
+std::string excerpt(const std::string& line) {
+    std::string text = line.substr(0, 80);
+    for (char& c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+    return "'" + text + (line.size() > text.size() ? "...'" : "'");
+}
+
+void readFactsOf(FrameworkFacts& f, const nlohmann::json& j) {
     f.pythonVersion = j.value("python_version", "");
     f.executable = j.value("executable", "");
     if (j.contains("error")) {
@@ -133,6 +140,18 @@ void readFacts(FrameworkFacts& f, const std::string& line) {
     f.cudaDevice = j.value("cuda_device", "");
     f.threads = j.value("threads", 0);
     f.available = !tooOld(f, f.reason);
+}
+
+void readFacts(FrameworkFacts& f, const std::string& line) {
+    try {
+        readFactsOf(f, nlohmann::json::parse(line));
+    } catch (const nlohmann::json::exception&) {
+        FrameworkFacts unknown;  // nothing of a half-read answer counts
+        unknown.framework = f.framework;
+        unknown.python = f.python;
+        f = std::move(unknown);
+        f.reason = "the interpreter " + f.python + " answered something other than the probe's facts: " + excerpt(line);
+    }
 }
 
 FrameworkFacts ask(const std::string& framework, const std::string& python, const CancelFlag* cancel) {
@@ -162,8 +181,6 @@ FrameworkFacts ask(const std::string& framework, const std::string& python, cons
         child.wait(leftUntil(deadline));
     } catch (const FrameworkError& e) {
         f.reason = "the interpreter " + python + " failed: " + e.what();
-    } catch (const nlohmann::json::exception& e) {
-        f.reason = "the interpreter " + python + " answered something unexpected (" + e.what() + ")";
     }
     return f;
 }

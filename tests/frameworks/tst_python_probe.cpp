@@ -106,6 +106,33 @@ private slots:
         checkNothingLeft(name);
     }
 
+    // A program that answers, but not as the probe's Python would: the reason says so in words
+    // (never a parser's message), and nothing of the program is left.
+    void aWrongAnswerIsNamed_data() {
+        QTest::addColumn<QByteArray>("body");
+        QTest::addColumn<QString>("says");
+        QTest::newRow("not JSON") << QByteArray("echo '{not json'")
+                                  << "answered something other than the probe's facts: '{not json'";
+        QTest::newRow("a JSON array") << QByteArray("echo '[1, 2]'")
+                                      << "answered something other than the probe's facts: '[1, 2]'";
+        QTest::newRow("facts of the wrong kinds") << QByteArray("echo '{\"version\": 5, \"python_version\": [3]}'")
+                                                  << "answered something other than the probe's facts";
+        QTest::newRow("an endless line") << QByteArray("yes | tr -d '\\n'") << "a line longer than 16 MiB";
+        QTest::newRow("an exit") << QByteArray("echo 'no python here' >&2\nexit 3")
+                                 << "exited with status 3: no python here";
+    }
+    void aWrongAnswerIsNamed() {
+        QFETCH(QByteArray, body);
+        QFETCH(QString, says);
+        const QString name = QString("wrong-%1").arg(QTest::currentDataTag()).replace(' ', '-');
+        const ScopedEnv env("MLPWB_PROBE_TIMEOUT", "60");
+        const FrameworkFacts f = probeFramework("torch", script(name, body).toStdString());
+        QVERIFY(!f.available);
+        QVERIFY2(QString::fromStdString(f.reason).contains(says), f.reason.c_str());
+        QVERIFY2(!QString::fromStdString(f.reason).contains("json.exception"), f.reason.c_str());
+        checkNothingLeft(name);
+    }
+
     // Stop (the run's cancel flag) ends the probe at once; the answer is not kept, so the next probe
     // asks again.
     void stopEndsTheProbe() {
