@@ -201,12 +201,14 @@ QString environmentHtml(const std::vector<RunRecord>& runs) {
     }
     QString html = "<h2>Environment</h2>";
     if (backends.size() > byBackend.size())
-        html += "<p class='small'>The first " + count(byBackend.size()) + " of " + count(backends.size()) +
-                " backends named in the runs.</p>";
+        html += "<p class='small'>The environments of " + count(byBackend.size()) + " of the " +
+                count(backends.size()) + " backends the runs name.</p>";
     for (const auto& [backend, env] : byBackend) {
         std::vector<QStringList> rows;
-        for (const auto& [key, value] : env) rows.push_back({esc(key), esc(value)});
-        html += "<p><b>" + esc(backend) + "</b></p>" + table({"", ""}, rows);
+        for (const auto& [key, value] : env)
+            if (rows.size() < kMaxTableRows) rows.push_back({esc(key), esc(value)});
+        const QString more = env.size() > rows.size() ? moreRow(env.size() - rows.size(), 2, "keys") : QString();
+        html += "<p><b>" + esc(backend) + "</b></p>" + table({"", ""}, rows, {}, more);
     }
     return html;
 }

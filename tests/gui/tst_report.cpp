@@ -322,6 +322,7 @@ private slots:
         for (int i = 0; i < 10000; ++i)
             many.runs.push_back(runOf("run " + std::to_string(i), i % 2 ? "Fastest" : "Seed PyTorch loop",
                                       1.0 + (i * 7919) % 10000 / 100.0));
+        for (int k = 0; k < 1000; ++k) many.runs.front().environment["key " + std::to_string(k)] = "value";
         writeReport(many, path("many.html"));
         const QString html = readAll(path("many.html"));
         QCOMPARE(html.count("src=\"data:image/svg+xml;base64,"), 3);  // epoch time, speedup, loss
@@ -330,6 +331,7 @@ private slots:
         QVERIFY2(html.contains("\u2026 and 9,800 more runs"), "the table counts the rest");
         QVERIFY(html.contains("run 199<"));
         QVERIFY(!html.contains("run 200<"));
+        QVERIFY2(html.contains("\u2026 and 952 more keys"), "an environment's table is bounded too");
         writeReport(many, path("many.pdf"));
         QVERIFY(readAll(path("many.pdf")).startsWith("%PDF-"));
     }
