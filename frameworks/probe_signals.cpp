@@ -17,12 +17,14 @@ extern "C" void onProbeSignal(int signal) {
     gArrived.store(signal);
 }
 
-void install() {
+// Catches `signal`, unless the process ignores it (started in the background, under nohup): then a
+// probe must not be stopped by it either.
+void install(int signal, struct sigaction& previous) {
     struct sigaction action = {};
     action.sa_handler = onProbeSignal;
     sigemptyset(&action.sa_mask);
-    ::sigaction(SIGINT, &action, &gPreviousInt);
-    ::sigaction(SIGTERM, &action, &gPreviousTerm);
+    ::sigaction(signal, &action, &previous);
+    if (previous.sa_handler == SIG_IGN) ::sigaction(signal, &previous, nullptr);
 }
 }  // namespace
 
@@ -30,7 +32,8 @@ ProbeSignals::ProbeSignals() {
     std::lock_guard lock(gMutex);
     if (gDepth++ == 0) {
         gArrived.store(0);
-        install();
+        install(SIGINT, gPreviousInt);
+        install(SIGTERM, gPreviousTerm);
     }
 }
 
