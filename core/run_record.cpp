@@ -99,10 +99,10 @@ void checkTimes(const EpochMetrics& m) {
     if (m.deviceMs) checkTime("device_ms", *m.deviceMs, false);
     checkTime("elapsed_ms", m.elapsedMs, true);  // 0 where a peer does not write it
     if (m.phases)                                // a phase the path did not enter takes no time
-        for (const auto& [key, ms] : {std::pair{"data", m.phases->data}, std::pair{"forward", m.phases->forward},
-                                      std::pair{"backward", m.phases->backward},
-                                      std::pair{"optimizer", m.phases->optimizer}, std::pair{"other", m.phases->other}})
-            withinField("phases_ms", [&] { checkTime(key, ms, true); });
+        for (const auto& phase : {std::pair{"data", m.phases->data}, std::pair{"forward", m.phases->forward},
+                                  std::pair{"backward", m.phases->backward},
+                                  std::pair{"optimizer", m.phases->optimizer}, std::pair{"other", m.phases->other}})
+            withinField("phases_ms", [&] { checkTime(phase.first, phase.second, true); });
 }
 
 // Epoch by epoch, so that an error names the one at fault: "epochs[12].wall_ms: expected a number".
