@@ -63,6 +63,7 @@ int startSweep(SweepOptions& o, const CLI::App& cmd) {
     plan.trials = resolveTrials(spec, baseArgs, {threadsPerTrial});
     plan.engine = toJson(o.engine);
     if (o.dryRun) return printDryRun(plan, o.out, o.engine);
+    if (o.engine.kind == "slurm") sweep::checkSlurmFolder(o.out);  // before the folder is made
     std::optional<sweep::SweepFolder> created;
     try {
         created = sweep::SweepFolder::create(o.out, plan);  // holds the driver lock from before it is filled

@@ -12,6 +12,7 @@
 #include "sweep_commands.h"
 #include "sweep_metric.h"
 #include "sweep_report.h"
+#include "trial_command.h"
 
 namespace wb::cli {
 
@@ -158,11 +159,7 @@ int printDryRun(const sweep::SweepPlan& plan, const std::string& dir, const Engi
                                           widestThreads(plan, ids, 1)};
         std::cout << sweep::sbatchScript(target, plan.name, ids, options) << std::flush;
     } else {
-        for (const auto& t : plan.trials) {
-            std::cout << t.id << ": mlpwb train";
-            for (const auto& a : t.args) std::cout << " '" << a << "'";
-            std::cout << "\n";
-        }
+        for (const auto& t : plan.trials) std::cout << t.id << ": " << sweep::trialCommand(t) << "\n";
         std::cout << std::flush;
     }
     std::fprintf(stderr, "sweep: %zu trials (dry run: nothing was written)\n", plan.trials.size());

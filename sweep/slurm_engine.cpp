@@ -12,6 +12,7 @@
 
 #include "atomic_file.h"
 #include "errors.h"
+#include "safe_open.h"
 #include "shell_quote.h"
 #include "trial_process.h"
 
@@ -90,10 +91,8 @@ void checkSbatchArgs(const std::vector<std::string>& args, const std::string& wh
             throw lineBreakIn(where, a, a[bad]);
 }
 
-std::string sbatchScript(const std::string& folderDir, const std::string& sweepName, const std::vector<int>& ids,
-                         const SlurmOptions& options) {
+void checkSlurmFolder(const std::string& folderDir) {
     const std::string dir = absolute(folderDir);
-    checkSbatchArgs(options.sbatchArgs, "--slurm-arg");
     // The path is in the #SBATCH --output line, where sbatch splits at blanks, reads quotes and
     // backslashes, ends the line at # (the log went beside the folder) and %a, %j, ... are patterns.
     if (dir.find_first_of(std::string(" \t\n\r'\"\\#%\0", 10)) != std::string::npos)
@@ -101,6 +100,13 @@ std::string sbatchScript(const std::string& folderDir, const std::string& sweepN
             "the SLURM engine needs a sweep folder path without blanks, quotes, \\, #, % or line breaks "
             "(sbatch reads it in an #SBATCH line): " +
             visible(dir));
+}
+
+std::string sbatchScript(const std::string& folderDir, const std::string& sweepName, const std::vector<int>& ids,
+                         const SlurmOptions& options) {
+    const std::string dir = absolute(folderDir);
+    checkSbatchArgs(options.sbatchArgs, "--slurm-arg");
+    checkSlurmFolder(dir);
     std::string name = sweepName.empty() ? fs::path(dir).filename().string() : sweepName;
     for (char& c : name)
         if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
@@ -127,9 +133,15 @@ std::string submitArray(const SweepFolder& folder, const std::vector<int>& ids, 
     const std::string script = sbatchScript(folder.dir(), folder.plan().name, ids, options);
     int n = 0;
     std::error_code ec;
-    while (fs::exists(folder.dir() + "/submit-" + std::to_string(n) + ".sh", ec)) ++n;
+    while (fs::exists(fs::symlink_status(folder.dir() + "/submit-" + std::to_string(n) + ".sh", ec))) ++n;
     const std::string path = folder.dir() + "/submit-" + std::to_string(n) + ".sh";
-    writeFileAtomically(path, script, "batch script");
+    writeFileAtomically(path, script, "batch script", Symlink::Refuse);
+    // slurmd appends each task's output to its trial's log itself, following links: a link (or a
+    // FIFO, a second hard link) planted there is refused before anything is submitted.
+    for (int id : ids) {
+        folder.ownTrialDir(id);
+        refuseForeignFile(folder.logPath(id), "the trial log");
+    }
     // Held until every trial is marked pending: a task that starts at once must find its state
     // written, or our `pending` would overwrite its `running`.
     const CommandResult r = checked({"sbatch", "--parsable", "--hold", path});

@@ -29,6 +29,10 @@ std::string arrayRange(const std::vector<int>& ids);
 // says where it came from ("--slurm-arg", "sweep.json: engine.slurm_args").
 void checkSbatchArgs(const std::vector<std::string>& args, const std::string& where);
 
+// Throws ConfigError for a folder path sbatch cannot take in an #SBATCH line: a blank, a quote, a
+// backslash, # or % or a line break. Checked before a folder for the SLURM engine is made.
+void checkSlurmFolder(const std::string& dir);
+
 // The batch script for the trials `ids`: #SBATCH lines (job name, --array=RANGE%K, each task's
 // output appended to its trial's log, --requeue, the user's options), then one exec of run-trial,
 // its words quoted by wb::shellQuote. Throws ConfigError for an option checkSbatchArgs refuses, or a

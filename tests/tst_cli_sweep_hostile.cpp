@@ -210,6 +210,35 @@ private slots:
         }
     }
 
+    // The dry run's lines are for pasting: run under bash with a stand-in mlpwb, each argument
+    // arrives whole, and what a value says (quotes, ;, $( ), a newline) runs nothing.
+    void dryRunLinesArePastedSafely() {
+        const QString marker = path("pasted-marker");
+        // A data file's name from elsewhere: a quote, a command, a line break.
+        const QString name = "x'; touch pasted-marker; '$(touch pasted-marker)`touch pasted-marker`\nls.csv";
+        QByteArray rows = "a,b,y\n";
+        for (int i = 0; i < 40; ++i) rows += QByteArray::number(i) + "," + QByteArray::number(i % 7) + "," + (i % 2 ? "1\n" : "0\n");
+        writeText(path(name), rows);
+        RUN_MLPWB(r, QStringList({"sweep", "grid.yaml", "--out", "never", "--dry-run", "--data", name, "--epochs", "2"}));
+        QVERIFY2(r.exitCode == 0, r.describe());
+        QDir().mkpath(path("stub"));
+        writeText(path("stub/mlpwb"), "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done\n");
+        QFile::setPermissions(path("stub/mlpwb"), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        // Trial 0's command: a quoted newline stays inside its quotes, so it ends where trial 1's begins.
+        QVERIFY2(r.out.startsWith("0: ") && r.out.contains("\n1: "), r.describe());
+        const QByteArray first = r.out.mid(3, r.out.indexOf("\n1: ") - 3);
+        QProcess bash;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PATH", path("stub") + ":" + env.value("PATH"));
+        bash.setProcessEnvironment(env);
+        bash.setWorkingDirectory(dir_.path());
+        bash.start("/bin/bash", {"-c", QString::fromUtf8(first)});
+        QVERIFY(bash.waitForFinished(30000));
+        const QList<QByteArray> args = bash.readAllStandardOutput().split('\0');
+        QVERIFY2(args.contains(("--data=" + name).toUtf8()), qPrintable(QString::fromUtf8(first)));
+        QVERIFY(!QFileInfo::exists(marker));
+    }
+
 private:
     nlohmann::json readJsonStatus(const QString& name) {
         const MlpwbResult r = runMlpwb({"sweep", "status", name, "--json"}, dir_.path(), kTimeoutMs);
