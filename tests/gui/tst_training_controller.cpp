@@ -178,6 +178,10 @@ void TestTrainingController::clearQueueDropsPendingRuns() {
     QCOMPARE(statusOf(recordOf(finished, 0)), QString("cancelled"));
 }
 
+// The GUI thread keeps answering while epochs stream: a call queued to it after each of the first
+// batches runs while the run still trains (before its end, which only the stop can bring), the stop
+// queued after the third is obeyed, and every epoch arrives in order through the batches. Events and
+// counts only: on a slow or busy machine the run just streams longer before it is stopped.
 void TestTrainingController::eventLoopStaysResponsive() {
     // The real path: every epoch goes into the store and the runs table, as in the window.
     TrainingController controller;
@@ -186,43 +190,45 @@ void TestTrainingController::eventLoopStaysResponsive() {
     connect(&controller, &TrainingController::epochsFinished, &store, &RunStore::appendEpochs);
     QSignalSpy batches(&controller, &TrainingController::epochsFinished);
     connect(&controller, &TrainingController::runFinished, &store, &RunStore::finish);
-    RunRequest run = request(0, 10000, seedData(2000));  // many short epochs: a flood of signals
+    QSignalSpy finished(&controller, &TrainingController::runFinished);
+    // Many short epochs, a flood of signals, more than the run can train before the test's timeout:
+    // only the stop ends it.
+    constexpr int kEpochs = 10'000'000;
+    RunRequest run = request(0, kEpochs, seedData(2000));
     run.id = store.addPending(run.config);
 
-    QElapsedTimer sinceTick;
-    qint64 worstGapMs = 0;
-    int ticks = 0;
-    QTimer probe;
-    probe.setInterval(10);
-    connect(&probe, &QTimer::timeout, this, [&] {
-        worstGapMs = std::max(worstGapMs, sinceTick.restart());
-        ++ticks;
+    constexpr int kAnswersBeforeStop = 3;
+    std::vector<bool> answeredWhileTraining;  // one per queued call, in the order they ran
+    int callsQueued = 0;
+    connect(&controller, &TrainingController::epochsFinished, this, [&] {
+        if (callsQueued == kAnswersBeforeStop) return;
+        ++callsQueued;
+        QMetaObject::invokeMethod(
+            this,
+            [&] {
+                answeredWhileTraining.push_back(controller.busy() && finished.isEmpty());
+                if (answeredWhileTraining.size() == kAnswersBeforeStop) controller.stopCurrent();
+            },
+            Qt::QueuedConnection);
     });
-    QEventLoop loop;
-    connect(&controller, &TrainingController::runFinished, &loop, &QEventLoop::quit);
-    // Probe for 1.5 s of training, then stop; the probe goes on until the run has ended.
-    QTimer::singleShot(1500, &controller, &TrainingController::stopCurrent);
-    QTimer::singleShot(kRunTimeoutMs, &loop, &QEventLoop::quit);
     controller.enqueue(run);
-    sinceTick.start();
-    probe.start();
-    loop.exec();
-    probe.stop();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kRunTimeoutMs);
 
     QVERIFY(!controller.busy());
-    qInfo("%d probe ticks, the longest gap %lld ms, %zu epochs", ticks, static_cast<long long>(worstGapMs),
-          store.find(run.id)->record.epochs.size());
-    QVERIFY(ticks > 50);
-    // Every epoch arrived, in order, through the batches (the worker emits at most ~60 a second).
+    QCOMPARE(answeredWhileTraining, std::vector<bool>(kAnswersBeforeStop, true));
+    const RunRecord& record = store.find(run.id)->record;
+    QCOMPARE(statusOf(record), QString("cancelled"));
+    const auto& epochs = record.epochs;
+    qInfo("%zu epochs in %lld batches before the stop took effect", epochs.size(),
+          static_cast<long long>(batches.count()));
+    QVERIFY(epochs.size() < static_cast<std::size_t>(kEpochs));
+    QVERIFY(batches.count() >= kAnswersBeforeStop);
+    // Every epoch arrived, in order, through the batches.
     std::size_t inBatches = 0;
     for (const auto& args : batches)
         inBatches += static_cast<std::size_t>(args.at(1).value<QList<EpochMetrics>>().size());
-    qInfo("%lld batches", static_cast<long long>(batches.count()));
-    const auto& epochs = store.find(run.id)->record.epochs;
     QCOMPARE(inBatches, epochs.size());
     for (std::size_t i = 0; i < epochs.size(); ++i) QCOMPARE(epochs[i].epoch, static_cast<int>(i) + 1);
-    QVERIFY2(worstGapMs < 100, qPrintable(QString("the GUI thread stalled for %1 ms").arg(worstGapMs)));
-    QVERIFY(!store.find(run.id)->record.epochs.empty());
 }
 
 void TestTrainingController::badConfigFailsAndQueueGoesOn_data() {
