@@ -23,6 +23,7 @@ struct AblateOptions {
     std::string baseline = "Seed PyTorch loop";
     std::string fixes;  // comma-separated; empty = the default order
     int repeats = 3;
+    double targetPercent = 5, budgetSeconds = 0;
     bool alone = false;
     std::string out, csv;
     bool quiet = false;
@@ -36,7 +37,14 @@ struct AblateOptions {
                       "precision,fused,persistent (the default), or switch=value; with "
                       "--backend torch also "
                       "torch_workers,torch_prefetch,torch_pin_memory,torch_script or torch.OPTION=value");
-        a->add_option("--repeats", repeats, "runs per step (the spread)")->check(CLI::Range(1, 100));
+        a->add_option("--repeats", repeats, "rounds at least (every step once per round)")->check(CLI::Range(1, 100));
+        a->add_option("--target", targetPercent,
+                      "with --budget: more rounds until every median is known to +-this % (95 % interval)")
+            ->capture_default_str()
+            ->check(CLI::Range(0.1, 99.0));
+        a->add_option("--budget", budgetSeconds, "seconds to spend on more rounds than --repeats (0: none)")
+            ->capture_default_str()
+            ->check(CLI::Range(0.0, 86400.0));
         a->add_flag("--alone", alone, "also run each fix alone on top of the baseline");
         auto* o = app.add_option_group("Output");
         o->add_option("--out", out, "the ablation JSON (mlpwb.ablation/1), rewritten after every step");
@@ -49,6 +57,8 @@ struct AblateOptions {
         p.baseline = baseline;
         if (!fixes.empty()) p.fixes = splitList(fixes);
         p.repeats = repeats;
+        p.target = targetPercent / 100;
+        p.budgetSeconds = budgetSeconds;
         p.alone = alone;
         p.validate();
         return p;
@@ -105,20 +115,22 @@ int nameWidth(const AblationResult& r) {
 
 void printTable(const AblationResult& r) {
     const int width = nameWidth(r);
-    std::printf("\nAblation from '%s' on %s (%s), %d run(s) per step; median epoch ms without the warm-up epoch\n",
-                r.plan.baseline.c_str(), r.backend.c_str(), r.device.c_str(), r.plan.repeats);
+    std::printf("\nAblation from '%s' on %s (%s), %d round(s); median epoch ms without the warm-up epoch\n",
+                r.plan.baseline.c_str(), r.backend.c_str(), r.device.c_str(), std::max(r.rounds, 1));
     std::printf("  %-*s %10s  %-17s %9s %7s %11s %8s  %s\n", width, "step", "median ms", "spread (min-max)", "saved ms",
                 "share", "final loss", columnName(r.quality()), "");
     const char* ms = msFormat(r);
     for (std::size_t i = 0; i < r.steps.size(); ++i) printRow(r.steps[i], i > 0, width, r.quality(), ms);
-    if (!r.steps.empty()) {
-        const double first = r.steps.front().medianEpochMs, last = r.steps.back().medianEpochMs;
+    if (const AblationStep* fixed = r.fixedLoop()) {
+        const double first = r.steps.front().medianEpochMs, last = fixed->medianEpochMs;
         const auto gap = r.gapComparison();
-        std::printf("  total gap %s ms: %s -> %s ms per epoch: %s\n", orDash(r.totalGapMs(), ms).c_str(),
-                    orDash(first, ms).c_str(), orDash(last, ms).c_str(), gap ? gap->label().c_str() : "not measured");
+        std::printf("  total gap %s ms: %s -> %s ms per epoch (the fixed loop: the fastest step, %s): %s\n",
+                    orDash(r.totalGapMs(), ms).c_str(), orDash(first, ms).c_str(), orDash(last, ms).c_str(),
+                    fixed->name.c_str(), gap ? gap->label().c_str() : "not measured");
         if (gap && !gap->measurable)
             std::printf("  (the gap lies inside the spread of the repeats, so its steps get no shares)\n");
     }
+    if (!r.precision.empty()) std::printf("  precision: %s\n", r.precision.c_str());
     if (!r.alone.empty()) {
         std::printf("Each fix alone on top of the baseline (saved ms vs the baseline):\n");
         for (const auto& s : r.alone) printRow(s, true, width, r.quality(), ms);

@@ -25,6 +25,7 @@ struct AnswerOptions {
     TrainOptions problem;  // data, model, optimizer, batch (the engines and switches are the answer's)
     std::string engines;   // comma-separated; empty = every engine
     AnswerPlan plan;
+    double targetPercent = 5;
     std::string out;
     bool estimateOnly = false, noEstimate = false, quiet = false;
 
@@ -32,7 +33,16 @@ struct AnswerOptions {
         problem.bindProblem(app);
         auto* a = app.add_option_group("Answer");
         a->add_option("--engines", engines, "engines to ask, in order: cpu,cuda,torch,keras,jax (the default: all)");
-        a->add_option("--repeats", plan.repeats, "runs per step (the spread)")->check(CLI::Range(1, 100));
+        a->add_option("--repeats", plan.repeats, "rounds at least (every step once per round)")
+            ->check(CLI::Range(1, 100));
+        a->add_option("--target", targetPercent,
+                      "more rounds until every median is known to +-this % (95 % interval)")
+            ->capture_default_str()
+            ->check(CLI::Range(0.1, 99.0));
+        a->add_option("--budget", plan.budgetSeconds,
+                      "seconds an engine may spend on more rounds than --repeats (0: none)")
+            ->capture_default_str()
+            ->check(CLI::Range(0.0, 86400.0));
         a->add_flag("--estimate", estimateOnly, "print how long it would take, at most, and stop");
         a->add_flag("--no-estimate", noEstimate, "start at once, without the two-epoch estimate");
         auto* o = app.add_option_group("Output");
@@ -105,6 +115,7 @@ int runAnswerCommand(AnswerOptions& opt, const CLI::App& app) {
     // The epoch times are the question, not the final loss: 10 epochs (the first the warm-up) unless
     // --epochs says otherwise.
     if (app.count("--epochs") > 0) opt.plan.epochs = config.train.epochs;
+    opt.plan.target = opt.targetPercent / 100;
     opt.plan.validate();
     checkOutputs({{"--out", opt.out}}, {{"--data", opt.problem.source.data}, {"--labels", opt.problem.source.labels}});
     const Dataset dataset = loadDataset(config.data);

@@ -98,6 +98,9 @@ void AblationPlan::validate() const {
     if (repeats < 1 || repeats > kMaxRepeats)
         throw ConfigError("repeats must be from 1 to " + std::to_string(kMaxRepeats) + ", not " +
                           std::to_string(repeats));
+    if (!(target > 0 && target < 1)) throw ConfigError("the target half-width must lie between 0 and 100 %");
+    if (!(budgetSeconds >= 0 && budgetSeconds <= 86400))
+        throw ConfigError("the time budget must be from 0 to 86,400 s (0: no rounds beyond --repeats)");
 }
 
 int plannedRuns(const AblationPlan& plan) {

@@ -30,12 +30,18 @@ AblationFix ablationFixByName(const std::string& name);
 struct AblationPlan {
     std::string baseline = "Seed PyTorch loop";          // a preset name
     std::vector<std::string> fixes = defaultFixOrder();  // applied cumulatively, in this order
-    int repeats = 3;        // runs per step, in rounds (every step once, then again): the spread of the waterfall
+    int repeats = 3;        // runs per step, in rounds (every step once, then again): the least made
     bool alone = false;     // also each fix alone on top of the baseline
+    // After `repeats` rounds, more rounds while some step's median is known less well than
+    // ±`target` (relative half-width of its 95 % interval, bootstrap_interval.h) and the time spent
+    // since the ablation began stays within `budgetSeconds` (0: no more rounds than `repeats`).
+    double target = 0.05;
+    double budgetSeconds = 0;
+    static constexpr int kMaxRounds = 30;
     void validate() const;  // throws ConfigError
 };
 
-// The total number of runs `plan` may make (each step x repeats).
+// The total number of runs `plan` makes at least (each step x repeats).
 int plannedRuns(const AblationPlan& plan);
 
 }  // namespace wb

@@ -143,7 +143,8 @@ std::string toString(AblationStatus s) {
 }
 
 double AblationResult::totalGapMs() const {
-    return steps.empty() ? 0.0 : steps.front().medianEpochMs - steps.back().medianEpochMs;
+    const AblationStep* fixed = fixedLoop();
+    return fixed ? steps.front().medianEpochMs - fixed->medianEpochMs : 0.0;
 }
 
 const AblationStep* AblationResult::seedLoop() const {
@@ -151,10 +152,19 @@ const AblationStep* AblationResult::seedLoop() const {
 }
 
 const AblationStep* AblationResult::fixedLoop() const {
-    const AblationStep* last = nullptr;
+    const AblationStep* fastest = nullptr;
     for (std::size_t i = 1; i < steps.size(); ++i)
-        if (steps[i].measured()) last = &steps[i];
-    return seedLoop() ? last : nullptr;
+        if (steps[i].measured() && (!fastest || steps[i].medianEpochMs < fastest->medianEpochMs)) fastest = &steps[i];
+    return seedLoop() ? fastest : nullptr;
+}
+
+std::vector<const AblationStep*> AblationResult::leftOut() const {
+    std::vector<const AblationStep*> after;
+    const AblationStep* fixed = fixedLoop();
+    if (!fixed) return after;
+    for (const AblationStep* s = fixed + 1; s < steps.data() + steps.size(); ++s)
+        if (s->measured()) after.push_back(s);
+    return after;
 }
 
 std::optional<SpeedComparison> AblationResult::gapComparison() const {
@@ -177,9 +187,12 @@ void AblationResult::updateSavings() {
     auto shareOf = [gap, measurable](double saved) {
         return gap != 0.0 && measurable ? std::optional<double>(saved / gap + 0.0) : std::nullopt;
     };
+    // Shares are of the fixed loop's gap: the steps after it (left out of it) have none.
+    const AblationStep* fixed = fixedLoop();
     for (std::size_t i = 0; i < steps.size(); ++i) {
         steps[i].savedMs = i == 0 ? 0.0 : steps[i - 1].medianEpochMs - steps[i].medianEpochMs;
-        steps[i].share = i == 0 ? std::nullopt : shareOf(steps[i].savedMs);
+        const bool inFixedLoop = fixed && &steps[i] <= fixed;
+        steps[i].share = i == 0 || !inFixedLoop ? std::nullopt : shareOf(steps[i].savedMs);
     }
     const double base = steps.empty() ? 0.0 : steps.front().medianEpochMs;
     for (auto& s : alone) {
@@ -195,7 +208,15 @@ nlohmann::json AblationResult::toJson() const {
     return {{"schema", kSchema},
             {"baseline", plan.baseline},
             {"plan",
-             {{"baseline", plan.baseline}, {"fixes", plan.fixes}, {"repeats", plan.repeats}, {"alone", plan.alone}}},
+             {{"baseline", plan.baseline},
+              {"fixes", plan.fixes},
+              {"repeats", plan.repeats},
+              {"alone", plan.alone},
+              {"target", plan.target},
+              {"budget_s", plan.budgetSeconds}}},
+            {"rounds", rounds},
+            {"machine", machine ? machine->toJson() : nlohmann::json()},
+            {"precision", precision},
             {"status", toString(status)},
             {"message", message},
             {"backend", backend},
@@ -219,6 +240,12 @@ AblationResult AblationResult::fromJson(const nlohmann::json& j) {
         r.plan.fixes = plan.value("fixes", std::vector<std::string>{});
         r.plan.repeats = fieldOr(plan, "repeats", 1);
         r.plan.alone = plan.value("alone", false);
+        r.plan.target = fieldOr(plan, "target", r.plan.target);
+        r.plan.budgetSeconds = fieldOr(plan, "budget_s", r.plan.budgetSeconds);
+        r.rounds = fieldOr(j, "rounds", r.plan.repeats);
+        r.precision = fieldOr<std::string>(j, "precision", "");
+        if (j.contains("machine") && j.at("machine").is_object())
+            r.machine = withinField("machine", [&] { return MachineLoad::fromJson(j.at("machine")); });
         r.status = enumFromName(kAblationStatusNames, j.value("status", "completed"), "ablation status");
         r.message = j.value("message", "");
         r.backend = j.value("backend", "");

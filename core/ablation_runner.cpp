@@ -2,9 +2,13 @@
 #include "ablation.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
 #include <new>
 #include <set>
 
+#include "bootstrap_interval.h"
 #include "errors.h"
 #include "task_metrics.h"
 #include "trainer.h"
@@ -65,6 +69,7 @@ public:
         : plan_(plan), base_(base), dataset_(dataset), data_(data), cancel_(cancel), callbacks_(callbacks) {}
 
     AblationResult run() {
+        started_ = std::chrono::steady_clock::now();
         result_.plan = plan_;
         RunConfig common = base_;
         common.execution = presetByName(plan_.baseline).settings;
@@ -255,17 +260,80 @@ private:
     }
 
     // Rounds 2..repeats run every measured step once more, in the same order, so that a slow stretch of a
-    // busy machine spreads over all steps instead of landing on one. False when the ablation must stop.
+    // busy machine spreads over all steps instead of landing on one; then more rounds while a median is
+    // known less well than the plan's target and the budget has room for one more round. False when
+    // the ablation must stop.
     bool repeatRounds() {
+        result_.rounds = 1;
         for (int round = 2; round <= plan_.repeats; ++round)
-            for (auto* steps : {&result_.steps, &result_.alone})
-                for (std::size_t i = 0; i < steps->size(); ++i) {
-                    AblationStep& step = (*steps)[i];
-                    if (step.status != StepStatus::Ran) continue;
-                    const std::size_t offset = steps == &result_.steps ? 0 : result_.steps.size();
-                    if (!rerun(step, static_cast<int>(offset + i), round)) return false;
-                }
+            if (!runRound(round)) return false;
+        for (;;) {
+            const Widest widest = widestMedian();
+            const std::string stop = whyStop(widest);
+            if (!stop.empty()) {
+                result_.precision = stop;
+                return true;
+            }
+            if (!runRound(result_.rounds + 1)) return false;
+        }
+    }
+
+    bool runRound(int round) {
+        for (auto* steps : {&result_.steps, &result_.alone})
+            for (std::size_t i = 0; i < steps->size(); ++i) {
+                AblationStep& step = (*steps)[i];
+                if (step.status != StepStatus::Ran) continue;
+                const std::size_t offset = steps == &result_.steps ? 0 : result_.steps.size();
+                if (!rerun(step, static_cast<int>(offset + i), round)) return false;
+            }
+        result_.rounds = round;
         return true;
+    }
+
+    // The step whose median is known least well: its 95 % interval's half-width, relative to it.
+    struct Widest {
+        const AblationStep* step = nullptr;
+        double halfWidth = 0;  // infinity with one run: no interval at all
+    };
+    Widest widestMedian() const {
+        Widest widest;
+        for (const auto* steps : {&result_.steps, &result_.alone})
+            for (const auto& s : *steps) {
+                if (!s.measured() || s.medianEpochMs <= 0) continue;
+                std::vector<double> medians;
+                for (const auto& run : s.runs)
+                    if (const auto m = run.summary().medianEpochMs) medians.push_back(*m);
+                const Interval i = bootstrapInterval(static_cast<int>(medians.size()), [&](const std::vector<int>& p) {
+                    std::vector<double> picked;
+                    for (int k : p) picked.push_back(medians[static_cast<std::size_t>(k)]);
+                    return median(picked).value_or(0.0);
+                });
+                const double half =
+                    medians.size() < 2 ? std::numeric_limits<double>::infinity() : (i.high - i.low) / 2 / s.medianEpochMs;
+                if (!widest.step || half > widest.halfWidth) widest = {&s, half};
+            }
+        return widest;
+    }
+
+    // Why no more rounds are made, in words; empty while another round is wanted and affordable.
+    std::string whyStop(const Widest& widest) const {
+        const std::string rounds = std::to_string(result_.rounds) + " round" + (result_.rounds == 1 ? "" : "s");
+        const auto percent = [](double f) { return std::to_string(static_cast<int>(std::lround(f * 100))) + " %"; };
+        if (!widest.step) return rounds;
+        const std::string worst = std::isinf(widest.halfWidth)
+                                      ? "one run per step gives no interval"
+                                      : "the widest interval is \u00b1" + percent(widest.halfWidth) + " (" +
+                                            widest.step->name + ")";
+        if (widest.halfWidth <= plan_.target)
+            return "every median known to \u00b1" + percent(plan_.target) + " or better (95 % bootstrap interval) after " +
+                   rounds;
+        if (plan_.budgetSeconds <= 0) return rounds + ": " + worst + "; a time budget would add rounds";
+        if (result_.rounds >= AblationPlan::kMaxRounds) return rounds + ", the most made: " + worst;
+        const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+        if (spent + spent / result_.rounds > plan_.budgetSeconds)
+            return "the time budget (" + std::to_string(static_cast<int>(plan_.budgetSeconds)) + " s) allowed " +
+                   rounds + ": " + worst;
+        return "";
     }
 
     // One more run of a measured step; false when the ablation must stop (cancelled, or the baseline failed).
@@ -324,6 +392,7 @@ private:
     }
 
     AblationResult finish() {
+        result_.machine = load_.finish();
         relevel();
         result_.updateSavings();
         return std::move(result_);
@@ -336,6 +405,8 @@ private:
     const CancelFlag& cancel_;
     const AblationCallbacks& callbacks_;
     AblationResult result_;
+    std::chrono::steady_clock::time_point started_;
+    LoadMeter load_;  // from the runner's start: the machine's state over the whole ablation
 };
 }  // namespace
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "ablation_attribution.h"
 #include "enum_names.h"
 #include "errors.h"
 #include "json_fields.h"
@@ -34,6 +35,7 @@ std::string toString(AnswerStatus s) {
 void AnswerPlan::validate() const {
     if (repeats < 1 || repeats > 100)
         throw ConfigError("answer: repeats must be 1-100, not " + std::to_string(repeats));
+    ablation().validate();  // the target and the budget
     if (epochs < 2 || epochs > 100000)
         throw ConfigError("answer: epochs must be at least 2 (a warm-up and a timed epoch), not " +
                           std::to_string(epochs));
@@ -49,17 +51,16 @@ void AnswerPlan::validate() const {
 AblationPlan AnswerPlan::ablation() const {
     AblationPlan p;  // from the seed loop, the default fixes in their order
     p.repeats = repeats;
+    p.target = target;
+    p.budgetSeconds = budgetSeconds;
     return p;
 }
 
 const AblationStep* AnswerEngine::largestCause() const {
     if (!ablation) return nullptr;
-    const AblationStep* best = nullptr;
-    for (std::size_t i = 1; i < ablation->steps.size(); ++i) {
-        const AblationStep& s = ablation->steps[i];
-        if (s.share && *s.share > 0 && (!best || *s.share > *best->share)) best = &s;
-    }
-    return best;
+    const Attribution a = attribute(*ablation);
+    if (!a.largest || !ablation->steps[a.causes[*a.largest].step].share) return nullptr;
+    return &ablation->steps[a.causes[*a.largest].step];
 }
 
 std::string installHint(const std::string& name, const std::string& reason) {
@@ -121,7 +122,10 @@ std::vector<AnswerEstimate> estimateAnswer(const AnswerPlan& plan, const std::ve
             if (record.status == RunStatus::Completed && record.epochs.size() == 2) {
                 const double epochMs = record.epochs[1].wallMs;
                 const double firstMs = std::max(0.0, totalMs - epochMs);  // start-up and the warm-up epoch
-                estimate.seconds = plannedRuns(ablation) * (firstMs + (plan.epochs - 1) * epochMs) / 1000.0;
+                // The rounds asked for, or the budget for more: the rounds stop once it is spent.
+                const double rounds = plannedRuns(ablation) * (firstMs + (plan.epochs - 1) * epochMs) / 1000.0;
+                estimate.seconds = std::max(rounds, std::min(plan.budgetSeconds, rounds * AblationPlan::kMaxRounds /
+                                                                                     std::max(1, plan.repeats)));
             }
         } catch (const Error&) {  // the answer's own run will fail the same way, and record why
         }
@@ -190,7 +194,12 @@ nlohmann::json Answer::toJson() const {
         list.push_back(std::move(j));
     }
     return {{"schema", kSchema},
-            {"plan", {{"engines", plan.engines}, {"repeats", plan.repeats}, {"epochs", plan.epochs}}},
+            {"plan",
+             {{"engines", plan.engines},
+              {"repeats", plan.repeats},
+              {"epochs", plan.epochs},
+              {"target", plan.target},
+              {"budget_s", plan.budgetSeconds}}},
             {"status", toString(status)},
             {"message", message},
             {"config", config},
@@ -207,6 +216,8 @@ Answer Answer::fromJson(const nlohmann::json& j) {
         const nlohmann::json plan = j.value("plan", nlohmann::json::object());
         a.plan.engines = plan.value("engines", std::vector<std::string>{});
         a.plan.repeats = fieldOr(plan, "repeats", a.plan.repeats);
+        a.plan.target = fieldOr(plan, "target", a.plan.target);
+        a.plan.budgetSeconds = fieldOr(plan, "budget_s", a.plan.budgetSeconds);
         a.plan.epochs = fieldOr(plan, "epochs", a.plan.epochs);
         a.status = enumFromName(kAnswerStatusNames, j.value("status", "completed"), "answer status");
         a.message = j.value("message", "");

@@ -21,8 +21,11 @@ namespace wb {
 // few epochs after the warm-up give the medians).
 struct AnswerPlan {
     std::vector<std::string> engines;  // the backends to ask, in this order; empty = every one registered
-    int repeats = 3;
+    int repeats = 3;             // rounds at least (AblationPlan::repeats)
     int epochs = 10;
+    double target = 0.05;        // more rounds until every median is known to ±5 % ...
+    double budgetSeconds = 60;   // ... while an engine's ablation has spent less than this
+
     void validate() const;          // throws ConfigError
     AblationPlan ablation() const;  // the plan each engine runs
 };
@@ -38,7 +41,9 @@ struct AnswerEngine {
 
     // The seed loop's level against the fixed loop's, with the spread; null before both ran.
     std::optional<SpeedComparison> gap() const { return ablation ? ablation->gapComparison() : std::nullopt; }
-    // The measured step with the largest share of the gap (null when the gap is no difference).
+    // The measured step with the largest share of the gap, when its interval is clear of every
+    // other cause's (ablation_attribution.h); null when the gap is no difference, or the causes
+    // cannot be told apart.
     const AblationStep* largestCause() const;
 };
 

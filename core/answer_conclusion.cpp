@@ -4,6 +4,7 @@
 // not be measured.
 #include <cstdio>
 
+#include "ablation_attribution.h"
 #include "answer.h"
 
 namespace wb {
@@ -31,8 +32,108 @@ std::string percent(double share) {
     return buffer;
 }
 
+std::string range(const Interval& i) {
+    return ms(i.low) + "\u2013" + ms(i.high);
+}
+
+std::string percentRange(const Interval& i) {
+    return percent(i.low) + "\u2013" + percent(i.high);
+}
+
+std::string names(const AblationResult& r, const Attribution& a, const std::vector<std::size_t>& which) {
+    std::string text;
+    for (std::size_t k = 0; k < which.size(); ++k) {
+        const CauseShare& c = a.causes[which[k]];
+        text += (k == 0 ? "" : k + 1 == which.size() ? " and " : ", ") + r.steps[c.step].name + " (saves " +
+                range(c.saved) + " ms)";
+    }
+    return text;
+}
+
+// The largest cause with its share's interval, or why none is named: too few rounds to rank, or
+// causes whose intervals overlap. A share over 100 % names what gives time back.
+std::string causeSentence(const AblationResult& r, const Attribution& a) {
+    if (a.largest) {
+        const CauseShare& c = a.causes[*a.largest];
+        const AblationStep& s = r.steps[c.step];
+        std::string text = " The largest cause: " + s.name + " (" + s.description + "), " + percent(c.share.value_or(0)) +
+                           " (" + percentRange(c.shareInterval) + ") of the gap";
+        if (c.share.value_or(0) > 1) {
+            std::vector<std::size_t> giving;
+            for (std::size_t i : a.costly)
+                if (a.causes[i].inFixedLoop) giving.push_back(i);
+            text += giving.empty() ? ": more than the whole gap, as later steps give some of it back"
+                                   : ": more than the whole gap, as " + names(r, a, giving) + " gives some back";
+        }
+        return text + ".";
+    }
+    if (a.notApart.empty()) return "";
+    if (!a.canRank())
+        return " With " + std::to_string(a.rounds) + " round(s) per step the causes cannot be ranked: at least " +
+               std::to_string(Attribution::kRoundsToRank) + " are needed (--repeats " +
+               std::to_string(Attribution::kRoundsToRank) + ").";
+    return " The largest cause cannot be told apart among " + names(r, a, a.notApart) +
+           ": their intervals overlap; more rounds (--repeats) or a quieter machine would settle it.";
+}
+
+// Fixes that cost time on this engine, and those the fixed loop leaves out (after its step).
+std::string costSentence(const AblationResult& r, const Attribution& a) {
+    std::string text;
+    for (std::size_t i : a.costly) {
+        const CauseShare& c = a.causes[i];
+        text += " " + r.steps[c.step].name + " costs " + ms(-c.savedMs) + " ms per epoch (" + ms(-c.saved.high) +
+                "\u2013" + ms(-c.saved.low) + ") on this engine" +
+                (c.inFixedLoop ? "; the fixed loop keeps it, as the fixes after it were measured on top of it."
+                               : "; the fixed loop leaves it out.");
+    }
+    const auto after = r.leftOut();
+    if (!after.empty()) {
+        text += " The fixed loop stops at " + r.fixedLoop()->name + ", the fastest step measured; left out:";
+        for (std::size_t k = 0; k < after.size(); ++k) text += (k ? ", " : " ") + after[k]->name;
+        text += ".";
+    }
+    return text;
+}
+
+// The runs far off their step's others: kept, shown, and held at their step's median for the intervals.
+std::string outlierSentence(const AblationResult& r, const Attribution& a) {
+    if (a.outliers.empty()) return "";
+    std::string text = " Far off the other runs of their step (kept in the records, held at their step's median "
+                       "for the intervals):";
+    for (std::size_t k = 0; k < a.outliers.size(); ++k) {
+        const OutlierRun& o = a.outliers[k];
+        text += (k ? ", " : " ") + r.steps[o.step].name + " round " + std::to_string(o.round) + " at " + ms(o.ms) +
+                " ms (its median " + ms(o.stepMedianMs) + ")";
+    }
+    return text + ".";
+}
+
+// A busy machine, named with what it did: other programs' cores, the load, a hypervisor's steal.
+std::string machineSentence(const AblationResult& r) {
+    if (!r.machine || !(r.machine->busy() || r.machine->stealPercent.value_or(0) >= 5)) return "";
+    const MachineLoad& m = *r.machine;
+    char text[256];
+    std::string said = " The machine was busy while this engine was measured:";
+    if (m.busy()) {
+        std::snprintf(text, sizeof text, " other programs kept %.1f of its %d cores busy on average", *m.otherCores,
+                      m.cores);
+        said += text;
+        if (m.loadBefore && m.loadAfter) {
+            std::snprintf(text, sizeof text, " (load %.1f \u2192 %.1f)", *m.loadBefore, *m.loadAfter);
+            said += text;
+        }
+    }
+    if (m.stealPercent.value_or(0) >= 5) {
+        std::snprintf(text, sizeof text, "%s its host took %.0f %% of the CPU time", m.busy() ? ";" : "",
+                      *m.stealPercent);
+        said += text;
+    }
+    return said + "; its intervals are wider for it, and a quieter machine would narrow them.";
+}
+
 // "On PyTorch (cpu), the fixed loop is 41× faster than the seed loop (38–44×): 460 → 11.2 ms per
-// epoch. The largest cause: data_path=device_resident (data on the device once ...), 93% of the gap."
+// epoch. The largest cause: data_path=device_resident (data on the device once ...), 93% (90–95%)
+// of the gap."
 std::string engineSentence(const AnswerEngine& e) {
     const AblationResult& r = *e.ablation;
     const SpeedComparison gap = *e.gap();
@@ -44,10 +145,9 @@ std::string engineSentence(const AnswerEngine& e) {
     std::string s =
         "On " + engineName(e) + ", the fixed loop is " + gap.label() + " than the seed loop: " + levels + ".";
     if (gap.ratio < 1) return s;
-    if (const AblationStep* cause = e.largestCause())
-        s += " The largest cause: " + cause->name + " (" + cause->description + "), " + percent(*cause->share) +
-             (*cause->share > 1 ? " of the gap (later steps cost some of it back)." : " of the gap.");
-    return s;
+    const Attribution a = attribute(r);
+    return s + causeSentence(r, a) + costSentence(r, a) + outlierSentence(r, a) + machineSentence(r) +
+           (r.precision.empty() ? "" : " Precision: " + r.precision + ".");
 }
 }  // namespace
 

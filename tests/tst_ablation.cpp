@@ -92,9 +92,10 @@ AblationResult runMulticlass(const AblationPlan& p) {
     return runOn(fixtureAs(Task::Multiclass), p);
 }
 
+// The savings of the steps up to the fixed loop (the fastest measured step): they make its gap.
 double sumOfSavings(const AblationResult& r) {
     double sum = 0;
-    for (std::size_t i = 1; i < r.steps.size(); ++i) sum += r.steps[i].savedMs;
+    for (std::size_t i = 1; i < r.steps.size() && &r.steps[i - 1] != r.fixedLoop(); ++i) sum += r.steps[i].savedMs;
     return sum;
 }
 
@@ -121,6 +122,7 @@ private slots:
     void torchOptionFixes();
     void torchOptionsDoNothingOnTheCpuBackend();
     void repeatsRunInRounds();
+    void moreRoundsOnlyWhileTheTargetAndBudgetAskForThem();
     void cancellingALaterRoundKeepsTheRunsMade();
     void regressionKeepsItsTaskAndR2();
     void multiclassLossStepSaysWhatItMeans();
@@ -174,14 +176,16 @@ void TestAblation::stepsThatDidNotRunKeepTheLevel() {
 
 void TestAblation::savingsAddUpToTheGap() {
     const AblationResult r = run(plan(defaultFixOrder()));
-    const double gap = r.steps.front().medianEpochMs - r.steps.back().medianEpochMs;
+    const double gap = r.steps.front().medianEpochMs - r.fixedLoop()->medianEpochMs;
     QCOMPARE(r.totalGapMs(), gap);
     QVERIFY2(std::abs(sumOfSavings(r) - gap) <= 1e-9 * std::max(1.0, std::abs(gap)),
              qPrintable(QString("sum %1 vs gap %2").arg(sumOfSavings(r)).arg(gap)));
     QVERIFY(gap != 0.0);  // two different measured levels are never bit-identical
     double shares = 0;
     for (std::size_t i = 1; i < r.steps.size(); ++i) {
-        QVERIFY(r.steps[i].share);
+        const bool inFixedLoop = &r.steps[i] <= r.fixedLoop();
+        QCOMPARE(r.steps[i].share.has_value(), inFixedLoop);  // after the fixed loop: no share of its gap
+        if (!inFixedLoop) continue;
         QCOMPARE(*r.steps[i].share, r.steps[i].savedMs / gap);
         shares += *r.steps[i].share;
     }
@@ -410,6 +414,34 @@ void TestAblation::cancellingALaterRoundKeepsTheRunsMade() {
     QCOMPARE(r.steps[1].runs.size(), std::size_t(1));
     QCOMPARE(r.steps[2].runs.size(), std::size_t(1));
     QVERIFY(std::abs(sumOfSavings(r) - r.totalGapMs()) <= 1e-9 * std::max(1.0, std::abs(r.totalGapMs())));
+}
+
+// --repeats is the least: more rounds are made only with a budget, until every median is known to
+// the target; what stopped them is said. (Counts and words only: nothing here times anything.)
+void TestAblation::moreRoundsOnlyWhileTheTargetAndBudgetAskForThem() {
+    AblationPlan p = plan({"loss"}, 3);
+    const AblationResult none = run(p);  // no budget: exactly the rounds asked for
+    QCOMPARE(none.rounds, 3);
+    QCOMPARE(int(none.steps[1].runs.size()), 3);
+    QVERIFY2(QString::fromStdString(none.precision).contains("a time budget would add rounds") ||
+                 QString::fromStdString(none.precision).contains("every median known"),
+             none.precision.c_str());
+    p.budgetSeconds = 3600;
+    p.target = 0.99;  // met at once
+    const AblationResult loose = run(p);
+    QCOMPARE(loose.rounds, 3);
+    QVERIFY2(QString::fromStdString(loose.precision).startsWith("every median known to \u00b199 %"),
+             loose.precision.c_str());
+    p.target = 1e-9;  // never met: the rounds stop at the most made
+    const AblationResult tight = run(p);
+    QCOMPARE(tight.rounds, AblationPlan::kMaxRounds);
+    QCOMPARE(int(tight.steps[0].runs.size()), AblationPlan::kMaxRounds);
+    QCOMPARE(int(tight.steps[1].runs.size()), AblationPlan::kMaxRounds);
+    QVERIFY2(QString::fromStdString(tight.precision).contains("the most made"), tight.precision.c_str());
+    const AblationResult back = AblationResult::fromJson(tight.toJson());
+    QCOMPARE(back.rounds, AblationPlan::kMaxRounds);
+    QCOMPARE(back.precision, tight.precision);
+    QCOMPARE(back.plan.budgetSeconds, 3600.0);
 }
 
 QTEST_GUILESS_MAIN(TestAblation)

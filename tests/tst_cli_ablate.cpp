@@ -61,18 +61,24 @@ private slots:
         const QStringList names = {"baseline", "data_path=device_resident", "launch=graph_step",
                                    "loss=bce_with_logits"};
         const QStringList statuses = {"ran", "ran", "not_applicable", "ran"};
+        // The fixed loop is the fastest step measured; its gap is the sum of the savings up to it.
+        std::size_t fixed = 1;
+        for (std::size_t i = 1; i < steps.size(); ++i)
+            if (statuses[int(i)] == "ran" &&
+                steps[i]["median_epoch_ms"].get<double>() < steps[fixed]["median_epoch_ms"].get<double>())
+                fixed = i;
         double saved = 0;
         for (std::size_t i = 0; i < steps.size(); ++i) {
             QCOMPARE(str(steps[i]["name"]), names[int(i)]);
             QCOMPARE(str(steps[i]["status"]), statuses[int(i)]);
             QCOMPARE(steps[i]["runs"].size(), std::size_t{statuses[int(i)] == "ran" ? 1u : 0u});
-            if (i > 0) saved += steps[i]["saved_ms"].get<double>();
+            if (i > 0 && i <= fixed) saved += steps[i]["saved_ms"].get<double>();
         }
         // The run's RunRecord is in the file, with the options given (2 epochs, a validation split).
         QCOMPARE(steps[1]["runs"][0]["epochs"].size(), std::size_t{2});
         QVERIFY(steps[1]["runs"][0]["epochs"][1]["val_loss"].is_number());
         QCOMPARE(str(steps[3]["runs"][0]["config"]["execution"]["loss"]), QString("bce_with_logits"));
-        const double gap = steps[0]["median_epoch_ms"].get<double>() - steps[3]["median_epoch_ms"].get<double>();
+        const double gap = steps[0]["median_epoch_ms"].get<double>() - steps[fixed]["median_epoch_ms"].get<double>();
         QVERIFY(std::abs(saved - gap) <= 1e-9 * std::max(1.0, std::abs(gap)));
         QCOMPARE(j["total_gap_ms"].get<double>(), gap);
 

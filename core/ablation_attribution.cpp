@@ -1,0 +1,120 @@
+#include "ablation_attribution.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace wb {
+
+namespace {
+// The measured cumulative steps' per-round medians (steps x rounds), each step cut to the rounds
+// every one of them completed (a run that failed late leaves a step a round short).
+struct RoundTable {
+    std::vector<std::size_t> steps;          // indices into AblationResult::steps
+    std::vector<std::vector<double>> times;  // per step, per round: the run's median epoch ms
+    int rounds = 0;
+};
+
+RoundTable roundTable(const AblationResult& r) {
+    RoundTable t;
+    for (std::size_t i = 0; i < r.steps.size(); ++i) {
+        if (!r.steps[i].measured()) continue;
+        std::vector<double> times;
+        for (const auto& run : r.steps[i].runs)
+            if (const auto m = run.summary().medianEpochMs) times.push_back(*m);
+        if (times.empty()) continue;
+        t.steps.push_back(i);
+        t.times.push_back(std::move(times));
+    }
+    t.rounds = t.times.empty() ? 0 : static_cast<int>(t.times.front().size());
+    for (const auto& times : t.times) t.rounds = std::min(t.rounds, static_cast<int>(times.size()));
+    return t;
+}
+
+// Finds the outlying runs of each step and holds them at the step's median in the table the
+// bootstrap resamples (the record keeps them; Attribution::outliers lists them).
+std::vector<OutlierRun> holdOutliers(RoundTable& t) {
+    std::vector<OutlierRun> found;
+    for (std::size_t row = 0; row < t.times.size(); ++row) {
+        auto& times = t.times[row];
+        times.resize(static_cast<std::size_t>(t.rounds));
+        const double mid = median(times).value_or(0.0);
+        std::vector<double> deviations;
+        for (double v : times) deviations.push_back(std::abs(v - mid));
+        const double spread = std::max(1.4826 * median(deviations).value_or(0.0), 0.01 * mid);
+        for (std::size_t r = 0; r < times.size(); ++r)
+            if (times.size() >= 3 && std::abs(times[r] - mid) > kOutlierScore * spread) {
+                found.push_back({t.steps[row], static_cast<int>(r) + 1, times[r], mid});
+                times[r] = mid;
+            }
+    }
+    return found;
+}
+
+double medianOf(const std::vector<double>& times, const std::vector<int>& picks) {
+    std::vector<double> picked;
+    picked.reserve(picks.size());
+    for (int p : picks) picked.push_back(times[static_cast<std::size_t>(p)]);
+    return median(picked).value_or(0.0);
+}
+
+// The index in t.steps of the fixed loop (the fastest measured step after the seed).
+std::size_t fixedRow(const RoundTable& t, const AblationResult& r) {
+    const AblationStep* fixed = r.fixedLoop();
+    for (std::size_t row = 0; row < t.steps.size(); ++row)
+        if (&r.steps[t.steps[row]] == fixed) return row;
+    return t.steps.size() - 1;
+}
+
+// The largest saving in the fixed loop, when its interval is clear of every other cause's; else
+// the causes whose intervals reach it.
+void rank(Attribution& a) {
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < a.causes.size(); ++i)
+        if (a.causes[i].inFixedLoop && a.causes[i].savedMs > 0 && (!best || a.causes[i].savedMs > a.causes[*best].savedMs))
+            best = i;
+    if (!best) return;
+    for (std::size_t i = 0; i < a.causes.size(); ++i)
+        if (i != *best && a.causes[i].inFixedLoop && a.causes[i].saved.high >= a.causes[*best].saved.low)
+            a.notApart.push_back(i);
+    if (a.canRank() && a.notApart.empty()) {
+        a.largest = best;
+        return;
+    }
+    a.notApart.insert(a.notApart.begin(), *best);
+}
+}  // namespace
+
+Attribution attribute(const AblationResult& r) {
+    Attribution a;
+    RoundTable t = roundTable(r);
+    if (t.steps.size() < 2 || t.steps.front() != 0 || t.rounds == 0) return a;
+    a.rounds = t.rounds;
+    a.outliers = holdOutliers(t);
+    const std::size_t fixed = fixedRow(t, r);
+    const auto level = [&](std::size_t row, const std::vector<int>& picks) { return medianOf(t.times[row], picks); };
+    a.gap = bootstrapInterval(t.rounds, [&](const std::vector<int>& p) { return level(0, p) - level(fixed, p); });
+    const double gapMs = r.steps.front().medianEpochMs - r.steps[t.steps[fixed]].medianEpochMs;
+    const auto comparison = r.gapComparison();
+    const bool measurable = comparison && comparison->measurable && gapMs > 0;
+    for (std::size_t row = 1; row < t.steps.size(); ++row) {
+        CauseShare c;
+        c.step = t.steps[row];
+        c.savedMs = r.steps[t.steps[row - 1]].medianEpochMs - r.steps[c.step].medianEpochMs;
+        const auto saving = [&](const std::vector<int>& p) { return level(row - 1, p) - level(row, p); };
+        c.saved = bootstrapInterval(t.rounds, saving);
+        c.inFixedLoop = row <= fixed;
+        if (c.inFixedLoop && measurable) {
+            c.share = c.savedMs / gapMs;
+            c.shareInterval = bootstrapInterval(t.rounds, [&](const std::vector<int>& p) {
+                const double gap = level(0, p) - level(fixed, p);
+                return gap > 0 ? saving(p) / gap : NAN;
+            });
+        }
+        if (a.rounds >= Attribution::kRoundsToRank && c.saved.high < 0) a.costly.push_back(a.causes.size());
+        a.causes.push_back(c);
+    }
+    rank(a);
+    return a;
+}
+
+}  // namespace wb

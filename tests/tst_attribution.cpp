@@ -1,0 +1,230 @@
+// The attribution of an ablation's gap on hand-made timing tables (nothing here trains or times):
+// one outlier in one round does not change the named cause; two causes whose intervals overlap are
+// "cannot tell apart"; fewer than three rounds rank nothing; the shares of the fixed loop's steps
+// sum to its gap; a fix that costs time is named, and the fixed loop is the fastest step measured,
+// not the last; the bootstrap is deterministic and its interval holds the median.
+#include <QtTest>
+
+#include "ablation_attribution.h"
+#include "answer.h"
+#include "bootstrap_interval.h"
+
+using namespace wb;
+
+namespace {
+// A run of three timed epochs at `ms` (after a warm-up).
+RunRecord runAt(double ms) {
+    RunRecord r;
+    r.status = RunStatus::Completed;
+    for (int i = 0; i < 4; ++i) {
+        EpochMetrics e;
+        e.epoch = i + 1;
+        e.warmup = i == 0;
+        e.wallMs = i == 0 ? ms * 5 : ms;
+        e.trainLoss = 0.5;
+        r.epochs.push_back(e);
+    }
+    return r;
+}
+
+// A step measured once per round, round r at rounds[r] ms.
+AblationStep stepOf(const std::string& name, const std::vector<double>& rounds) {
+    AblationStep s;
+    s.name = name;
+    s.fix = name == "baseline" ? "" : name;
+    s.description = "what " + name + " does";
+    std::vector<double> sorted = rounds;
+    for (double ms : rounds) s.runs.push_back(runAt(ms));
+    std::sort(sorted.begin(), sorted.end());
+    s.medianEpochMs = *median(rounds);
+    s.minEpochMs = sorted.front();
+    s.maxEpochMs = sorted.back();
+    s.final = StepFinal{0.5, 0.8, std::nullopt, std::nullopt};
+    return s;
+}
+
+AblationResult ablationOf(std::vector<AblationStep> steps) {
+    AblationResult r;
+    r.backend = "torch";
+    r.status = AblationStatus::Completed;
+    r.steps = std::move(steps);
+    r.updateSavings();
+    return r;
+}
+
+// Five rounds around `ms`, each a little off (a quiet machine's spread, 1 %).
+std::vector<double> around(double ms) {
+    return {ms * 0.99, ms * 1.005, ms, ms * 1.01, ms * 0.995};
+}
+
+std::string largestName(const AblationResult& r) {
+    const Attribution a = attribute(r);
+    return a.largest ? r.steps[a.causes[*a.largest].step].name : std::string("(none)");
+}
+}  // namespace
+
+class TestAttribution : public QObject {
+    Q_OBJECT
+
+private slots:
+    void theBootstrapIsDeterministicAndHoldsTheMedian() {
+        const std::vector<double> v = {10, 11, 12, 13, 30};
+        const auto med = [&](const std::vector<int>& picks) {
+            std::vector<double> x;
+            for (int p : picks) x.push_back(v[static_cast<std::size_t>(p)]);
+            return *median(x);
+        };
+        const Interval a = bootstrapInterval(5, med);
+        const Interval b = bootstrapInterval(5, med);
+        QCOMPARE(a.low, b.low);
+        QCOMPARE(a.high, b.high);
+        QVERIFY(a.low <= 12 && 12 <= a.high);
+        QVERIFY(a.low >= 10 && a.high <= 30);
+        const Interval one = bootstrapInterval(1, [](const std::vector<int>&) { return 7.0; });
+        QCOMPARE(one.low, 7.0);
+        QCOMPARE(one.high, 7.0);
+    }
+
+    // The founding shape: the data path removes most of the gap; the others little.
+    void theClearLargestCauseIsNamed() {
+        const auto r = ablationOf({stepOf("baseline", around(900)), stepOf("data_path=device_resident", around(60)),
+                                   stepOf("loss=bce_with_logits", around(50)), stepOf("zero_grad=none", around(45))});
+        QCOMPARE(largestName(r), std::string("data_path=device_resident"));
+        const Attribution a = attribute(r);
+        QCOMPARE(a.rounds, 5);
+        const CauseShare& c = a.causes[*a.largest];
+        QVERIFY(c.share && *c.share > 0.9 && *c.share < 1.0);
+        QVERIFY(c.shareInterval.low <= *c.share && *c.share <= c.shareInterval.high);
+        QVERIFY(c.shareInterval.high <= 1.0);
+    }
+
+    // One round of one step far off (a busy machine's stall) moves its median little: the named cause
+    // stays the same as without the outlier.
+    void oneOutlierDoesNotChangeTheCause() {
+        auto stalled = around(45);
+        stalled[1] = 1192;  // zero_grad=none's second round stalled (+1,147 ms)
+        const auto r = ablationOf({stepOf("baseline", around(900)), stepOf("data_path=device_resident", around(60)),
+                                   stepOf("zero_grad=none", stalled), stepOf("optimizer_kernel=multi_tensor", around(40))});
+        QCOMPARE(largestName(r), std::string("data_path=device_resident"));
+        for (const auto& c : attribute(r).causes) QVERIFY(!c.share || *c.share <= 1.0);
+        const Attribution a = attribute(r);
+        QCOMPARE(a.outliers.size(), std::size_t(1));  // shown, not dropped
+        QCOMPARE(a.outliers.front().round, 2);
+        QCOMPARE(a.outliers.front().ms, 1192.0);
+        QCOMPARE(r.steps[2].runs.size(), std::size_t(5));  // the record keeps it
+    }
+
+    // Two fixes that save about the same, their rounds spread widely: neither is called the largest;
+    // both are named as the candidates.
+    void overlappingCausesCannotBeToldApart() {
+        const auto r = ablationOf({stepOf("baseline", {1000, 1000, 1000, 1000, 1000}),
+                                   stepOf("data_path=device_resident", {560, 400, 620, 450, 500}),
+                                   stepOf("launch=graph_step", {60, 20, 100, 30, 50})});
+        const Attribution a = attribute(r);
+        QVERIFY(!a.largest);
+        QCOMPARE(a.notApart.size(), std::size_t(2));
+        const Answer answer = [&] {
+            Answer x;
+            x.status = AnswerStatus::Completed;
+            AnswerEngine e;
+            e.engine = "torch";
+            e.available = true;
+            e.ablation = r;
+            x.engines.push_back(e);
+            return x;
+        }();
+        const QString first = QString::fromStdString(answer.conclusion().front());
+        QVERIFY2(first.contains("The largest cause cannot be told apart among data_path=device_resident"), qPrintable(first));
+        QVERIFY2(first.contains("launch=graph_step"), qPrintable(first));
+        QVERIFY2(!first.contains("The largest cause:"), qPrintable(first));
+    }
+
+    // A busy machine is named with what it did; a quiet one is not mentioned.
+    void aBusyMachineIsNamed() {
+        AblationResult r = ablationOf({stepOf("baseline", around(900)), stepOf("data_path=device_resident", around(60))});
+        MachineLoad busy;
+        busy.seconds = 60;
+        busy.cores = 2;
+        busy.otherCores = 0.9;
+        busy.loadBefore = 1.2;
+        busy.loadAfter = 2.0;
+        r.machine = busy;
+        Answer answer;
+        answer.status = AnswerStatus::Completed;
+        AnswerEngine e;
+        e.engine = "torch";
+        e.available = true;
+        e.ablation = r;
+        answer.engines.push_back(e);
+        const QString first = QString::fromStdString(answer.conclusion().front());
+        QVERIFY2(first.contains("other programs kept 0.9 of its 2 cores busy on average (load 1.2 \u2192 2.0)"),
+                 qPrintable(first));
+        const MachineLoad back = MachineLoad::fromJson(busy.toJson());
+        QCOMPARE(*back.otherCores, 0.9);
+        QCOMPARE(back.cores, 2);
+        QVERIFY(!back.stealPercent);
+        answer.engines.front().ablation->machine->otherCores = 0.05;
+        QVERIFY(!QString::fromStdString(answer.conclusion().front()).contains("busy"));
+        // What a meter reads on this machine: plausible figures, whatever else runs.
+        const MachineLoad here = LoadMeter().finish();
+        QVERIFY(here.cores >= 1);
+        QVERIFY(here.seconds >= 0);
+        QVERIFY(!here.otherCores || *here.otherCores >= 0);
+    }
+
+    // One run per step says nothing about the spread: nothing is ranked, and the conclusion says why.
+    void oneRoundRanksNothing() {
+        const auto r = ablationOf({stepOf("baseline", {900}), stepOf("data_path=device_resident", {60}),
+                                   stepOf("loss=bce_with_logits", {50})});
+        const Attribution a = attribute(r);
+        QCOMPARE(a.rounds, 1);
+        QVERIFY(!a.canRank());
+        QVERIFY(!a.largest);
+        QVERIFY(a.costly.empty());
+    }
+
+    // The shares of the steps in the fixed loop sum to its gap, whatever the order's interactions.
+    void sharesOfTheFixedLoopSumToItsGap() {
+        const auto r = ablationOf({stepOf("baseline", around(1000)), stepOf("a", around(700)), stepOf("b", around(750)),
+                                   stepOf("c", around(300)), stepOf("d", around(200))});
+        double sum = 0;
+        for (const auto& c : attribute(r).causes)
+            if (c.share) sum += *c.share;
+        QVERIFY(std::abs(sum - 1.0) < 1e-12);
+        QCOMPARE(r.totalGapMs(), 800.0);
+        // b costs time: named so, and its share is negative with the interaction said in words.
+        const Attribution a = attribute(r);
+        QCOMPARE(a.costly.size(), std::size_t(1));
+        QCOMPARE(r.steps[a.causes[a.costly.front()].step].name, std::string("b"));
+    }
+
+    // A fix that costs time after the best step: the fixed loop is the fastest step measured (the
+    // founding PyTorch case on a CPU: graph capture after the data path fix made it slower), and
+    // what comes after it is named as left out.
+    void theFixedLoopIsTheFastestStepMeasured() {
+        const auto r = ablationOf({stepOf("baseline", around(900)), stepOf("data_path=device_resident", around(50)),
+                                   stepOf("launch=graph_step", around(106)), stepOf("loss=bce_with_logits", around(82))});
+        QCOMPARE(r.fixedLoop()->name, std::string("data_path=device_resident"));
+        QCOMPARE(r.totalGapMs(), 850.0);
+        QVERIFY(!r.steps[2].share);  // after the fixed loop: no share of its gap
+        QCOMPARE(r.leftOut().size(), std::size_t(2));
+        const Attribution a = attribute(r);
+        QCOMPARE(a.costly.size(), std::size_t(1));
+        QCOMPARE(r.steps[a.causes[a.costly.front()].step].name, std::string("launch=graph_step"));
+        Answer answer;
+        answer.status = AnswerStatus::Completed;
+        AnswerEngine e;
+        e.engine = "torch";
+        e.available = true;
+        e.ablation = r;
+        answer.engines.push_back(e);
+        const QString first = QString::fromStdString(answer.conclusion().front());
+        QVERIFY2(first.contains("900 \u2192 50.0 ms per epoch"), qPrintable(first));
+        QVERIFY2(first.contains("launch=graph_step costs 56.0 ms per epoch"), qPrintable(first));
+        QVERIFY2(first.contains("the fixed loop leaves it out"), qPrintable(first));
+        QVERIFY2(first.contains("The fixed loop stops at data_path=device_resident"), qPrintable(first));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestAttribution)
+#include "tst_attribution.moc"
