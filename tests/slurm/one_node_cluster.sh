@@ -5,7 +5,10 @@
 #   one_node_cluster.sh start DIR   writes DIR/slurm.conf, starts the daemons, waits for the node
 #                                   to be idle; prints `export SLURM_CONF=DIR/slurm.conf`
 #   one_node_cluster.sh stop DIR    stops the daemons by their PID files
-# Exit 77 (with the reason on stderr) where a cluster cannot start here: not root, a package missing.
+# Exit 77 (with the reason on stderr) only where a cluster cannot be had here: not root, a tool of
+# slurm-wlm or munge missing. With both there, a daemon that does not start or a node that never
+# becomes idle is a broken set-up: exit 1, with the daemons' logs on stderr (the folder may be
+# temporary and gone by the time anyone looks).
 set -euo pipefail
 
 mode=${1:?usage: one_node_cluster.sh start|stop DIR}
@@ -14,6 +17,22 @@ dir=${2:?usage: one_node_cluster.sh start|stop DIR}
 skip() {
   echo "one_node_cluster: $*" >&2
   exit 77
+}
+
+# fail REASON: stops what started, then prints the reason and the end of each daemon's log.
+fail() {
+  stop
+  echo "one_node_cluster: $*" >&2
+  local log
+  for log in munged.log slurmctld.log slurmd.log; do
+    if [ -s "$dir/$log" ]; then
+      echo "--- $dir/$log (its last 40 lines)" >&2
+      tail -n 40 "$dir/$log" >&2
+    else
+      echo "--- $dir/$log: none (the daemon wrote nothing)" >&2
+    fi
+  done
+  exit 1
 }
 
 stop() {
@@ -39,7 +58,7 @@ free_port() {
 start() {
   [ "$(id -u)" -eq 0 ] || skip "needs root (SlurmUser root)"
   local tool
-  for tool in munged mungekey slurmctld slurmd sbatch squeue scontrol; do
+  for tool in munged mungekey slurmctld slurmd sbatch squeue scancel scontrol sinfo; do
     command -v "$tool" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin command -v "$tool" >/dev/null 2>&1 ||
       skip "$tool is missing (apt-get install slurm-wlm munge)"
   done
@@ -58,7 +77,7 @@ start() {
   chmod 600 "$dir/munge/munge.key"
   munged --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
     --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munge/munge.seed" --force ||
-    skip "munged did not start (see $dir/munged.log)"
+    fail "munged did not start"
 
   cat >"$dir/slurm.conf" <<CONF
 ClusterName=mlpwbtest
@@ -95,18 +114,15 @@ NodeName=$host CPUs=$cpus RealMemory=$memory State=UNKNOWN
 PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
   export SLURM_CONF=$dir/slurm.conf
-  slurmctld -f "$SLURM_CONF" -i || { stop; skip "slurmctld did not start (see $dir/slurmctld.log)"; }
-  slurmd -f "$SLURM_CONF" || { stop; skip "slurmd did not start (see $dir/slurmd.log)"; }
+  slurmctld -f "$SLURM_CONF" -i || fail "slurmctld did not start"
+  slurmd -f "$SLURM_CONF" || fail "slurmd did not start"
   local state=""
-  for _ in $(seq 100); do
+  for _ in $(seq 300); do
     state=$(sinfo -h -n "$host" -o %t 2>/dev/null || true)
     [ "$state" = idle ] && break
     sleep 0.2
   done
-  if [ "$state" != idle ]; then
-    stop
-    skip "the node did not become idle (state '${state:-none}'; see $dir/slurmctld.log and $dir/slurmd.log)"
-  fi
+  [ "$state" = idle ] || fail "the node did not become idle in 60 s (state '${state:-none}')"
   echo "export SLURM_CONF=$SLURM_CONF"
 }
 
