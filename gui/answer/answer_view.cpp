@@ -43,7 +43,21 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     repeats_ = new QSpinBox;
     repeats_->setRange(1, 20);
     repeats_->setValue(3);
-    repeats_->setToolTip("Runs per step: the spread that says whether a difference is real");
+    repeats_->setToolTip("Rounds at least (every step once per round): the spread that says whether a difference is real");
+    target_ = new QDoubleSpinBox;
+    target_->setObjectName("answerTarget");
+    target_->setRange(0.5, 50);
+    target_->setDecimals(1);
+    target_->setSuffix(" %");
+    target_->setPrefix("\u00b1");
+    target_->setValue(5);
+    target_->setToolTip("More rounds until every median is known to this (its 95 % interval), within the budget");
+    budget_ = new QSpinBox;
+    budget_->setObjectName("answerBudget");
+    budget_->setRange(0, 3600);
+    budget_->setSuffix(" s");
+    budget_->setValue(60);
+    budget_->setToolTip("Seconds each engine may spend on rounds beyond Repeats (0: none)");
     epochs_ = new QSpinBox;
     epochs_->setRange(2, 1000);
     epochs_->setValue(10);
@@ -60,6 +74,10 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     controls->addWidget(repeats_);
     controls->addWidget(new QLabel("Epochs"));
     controls->addWidget(epochs_);
+    controls->addWidget(new QLabel("Target"));
+    controls->addWidget(target_);
+    controls->addWidget(new QLabel("Budget"));
+    controls->addWidget(budget_);
     controls->addStretch();
     controls->addWidget(open);
     controls->addWidget(saveButton_);
@@ -133,6 +151,8 @@ AnswerPlan AnswerView::plan() const {
     AnswerPlan p;
     p.repeats = repeats_->value();
     p.epochs = epochs_->value();
+    p.target = target_->value() / 100;
+    p.budgetSeconds = budget_->value();
     return p;
 }
 
@@ -290,6 +310,8 @@ void AnswerView::updateButtons() {
     stopButton_->setEnabled(current_.has_value());
     repeats_->setEnabled(!current_);
     epochs_->setEnabled(!current_);
+    target_->setEnabled(!current_);
+    budget_->setEnabled(!current_);
     saveButton_->setEnabled(answer_.has_value() && !current_);
     reportButton_->setEnabled(answer_.has_value() && !current_);
 }

@@ -20,6 +20,7 @@ class QLabel;
 class QTextBrowser;
 class QProgressBar;
 class QPushButton;
+class QDoubleSpinBox;
 class QSpinBox;
 
 namespace wb::gui {
@@ -75,6 +76,8 @@ private:
     DataSource dataSource_;
     QSpinBox* repeats_ = nullptr;
     QSpinBox* epochs_ = nullptr;
+    QDoubleSpinBox* target_ = nullptr;  // AnswerPlan::target, in percent
+    QSpinBox* budget_ = nullptr;        // AnswerPlan::budgetSeconds
     QPushButton* startButton_ = nullptr;
     QPushButton* stopButton_ = nullptr;
     QPushButton* saveButton_ = nullptr;

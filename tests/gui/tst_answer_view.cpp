@@ -71,6 +71,21 @@ private slots:
         QCOMPARE(again.chart().engineCount(), 1);
     }
 
+    // The target and the budget of more rounds are the user's, as --target and --budget are.
+    void targetAndBudgetReachThePlan() {
+        TrainingController controller;
+        AnswerView view(&controller);
+        auto* target = view.findChild<QDoubleSpinBox*>("answerTarget");
+        auto* budget = view.findChild<QSpinBox*>("answerBudget");
+        QVERIFY(target && budget);
+        QCOMPARE(view.plan().target, 0.05);
+        QCOMPARE(view.plan().budgetSeconds, 60.0);
+        target->setValue(2.5);
+        budget->setValue(0);
+        QCOMPARE(view.plan().target, 0.025);
+        QCOMPARE(view.plan().budgetSeconds, 0.0);
+    }
+
     void stopCancelsIt() {
         TrainingController controller;
         AnswerView view(&controller);
