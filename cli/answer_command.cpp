@@ -35,8 +35,7 @@ struct AnswerOptions {
         a->add_option("--engines", engines, "engines to ask, in order: cpu,cuda,torch,keras,jax (the default: all)");
         a->add_option("--repeats", plan.repeats, "rounds at least (every step once per round)")
             ->check(CLI::Range(1, 100));
-        a->add_option("--target", targetPercent,
-                      "more rounds until every median is known to +-this % (95 % interval)")
+        a->add_option("--target", targetPercent, "more rounds until every median is known to +-this % (95 % interval)")
             ->capture_default_str()
             ->check(CLI::Range(0.1, 99.0));
         a->add_option("--budget", plan.budgetSeconds,

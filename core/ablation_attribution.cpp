@@ -70,7 +70,8 @@ std::size_t fixedRow(const RoundTable& t, const AblationResult& r) {
 void rank(Attribution& a) {
     std::optional<std::size_t> best;
     for (std::size_t i = 0; i < a.causes.size(); ++i)
-        if (a.causes[i].inFixedLoop && a.causes[i].savedMs > 0 && (!best || a.causes[i].savedMs > a.causes[*best].savedMs))
+        if (a.causes[i].inFixedLoop && a.causes[i].savedMs > 0 &&
+            (!best || a.causes[i].savedMs > a.causes[*best].savedMs))
             best = i;
     if (!best) return;
     for (std::size_t i = 0; i < a.causes.size(); ++i)

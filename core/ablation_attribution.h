@@ -28,9 +28,9 @@ constexpr double kOutlierScore = 5.0;
 
 // One measured cumulative step after the seed loop.
 struct CauseShare {
-    std::size_t step = 0;  // its index in AblationResult::steps
-    double savedMs = 0;    // the level before it (the previous measured step's) minus its own
-    Interval saved;        // savedMs's interval
+    std::size_t step = 0;         // its index in AblationResult::steps
+    double savedMs = 0;           // the level before it (the previous measured step's) minus its own
+    Interval saved;               // savedMs's interval
     bool inFixedLoop = false;     // at or before the fixed loop (the fastest measured step)
     std::optional<double> share;  // savedMs / the gap, for a step in the fixed loop, where the gap is measurable
     Interval shareInterval;

@@ -30,8 +30,8 @@ AblationFix ablationFixByName(const std::string& name);
 struct AblationPlan {
     std::string baseline = "Seed PyTorch loop";          // a preset name
     std::vector<std::string> fixes = defaultFixOrder();  // applied cumulatively, in this order
-    int repeats = 3;        // runs per step, in rounds (every step once, then again): the least made
-    bool alone = false;     // also each fix alone on top of the baseline
+    int repeats = 3;     // runs per step, in rounds (every step once, then again): the least made
+    bool alone = false;  // also each fix alone on top of the baseline
     // After `repeats` rounds, more rounds while some step's median is known less well than
     // ±`target` (relative half-width of its 95 % interval, bootstrap_interval.h) and the time spent
     // since the ablation began stays within `budgetSeconds` (0: no more rounds than `repeats`).

@@ -10,8 +10,8 @@
 
 #include "ablation_catalogue.h"
 #include "execution_settings.h"
-#include "machine_load.h"
 #include "framework_options.h"
+#include "machine_load.h"
 #include "precision_note.h"
 #include "quality_metric.h"
 #include "run_record.h"
@@ -61,9 +61,9 @@ struct AblationStep {
     double medianEpochMs = 0;
     double minEpochMs = 0;  // the spread over the repeats: min and max of the runs' medians
     double maxEpochMs = 0;
-    double savedMs = 0;           // previous level - this level (alone steps: baseline - this)
-    std::optional<double> share;  // savedMs / the total gap (seed - fixed loop); null when the gap is no
-                                  // difference, and for a step after the fixed loop
+    double savedMs = 0;              // previous level - this level (alone steps: baseline - this)
+    std::optional<double> share;     // savedMs / the total gap (seed - fixed loop); null when the gap is no
+                                     // difference, and for a step after the fixed loop
     std::optional<StepFinal> final;  // null when the step did not run
 
     // Each note as a line, its switch's name then its reason ("precision cannot help at widths ..."):
@@ -85,11 +85,11 @@ struct AblationResult {
     std::string device;
     AblationStatus status = AblationStatus::Running;
     std::string message;
-    int rounds = 0;         // the rounds made (repeats, and more where the plan's target asked for them)
+    int rounds = 0;                      // the rounds made (repeats, and more where the plan's target asked for them)
     std::optional<MachineLoad> machine;  // the machine's state over the ablation (null in older files)
-    std::string precision;  // how well the medians are known, and why the rounds stopped, in words
-    std::vector<AblationStep> steps;  // the baseline first, then the fixes cumulatively
-    std::vector<AblationStep> alone;  // each fix alone on top of the baseline (plan.alone)
+    std::string precision;               // how well the medians are known, and why the rounds stopped, in words
+    std::vector<AblationStep> steps;     // the baseline first, then the fixes cumulatively
+    std::vector<AblationStep> alone;     // each fix alone on top of the baseline (plan.alone)
 
     // The seed loop and the fixed loop: the baseline once it ran, and the fastest measured cumulative
     // step after it (null until one ran). Not the last step: a fix that costs time on this engine

@@ -308,8 +308,8 @@ private:
                     for (int k : p) picked.push_back(medians[static_cast<std::size_t>(k)]);
                     return median(picked).value_or(0.0);
                 });
-                const double half =
-                    medians.size() < 2 ? std::numeric_limits<double>::infinity() : (i.high - i.low) / 2 / s.medianEpochMs;
+                const double half = medians.size() < 2 ? std::numeric_limits<double>::infinity()
+                                                       : (i.high - i.low) / 2 / s.medianEpochMs;
                 if (!widest.step || half > widest.halfWidth) widest = {&s, half};
             }
         return widest;
@@ -320,13 +320,13 @@ private:
         const std::string rounds = std::to_string(result_.rounds) + " round" + (result_.rounds == 1 ? "" : "s");
         const auto percent = [](double f) { return std::to_string(static_cast<int>(std::lround(f * 100))) + " %"; };
         if (!widest.step) return rounds;
-        const std::string worst = std::isinf(widest.halfWidth)
-                                      ? "one run per step gives no interval"
-                                      : "the widest interval is \u00b1" + percent(widest.halfWidth) + " (" +
-                                            widest.step->name + ")";
+        const std::string worst =
+            std::isinf(widest.halfWidth)
+                ? "one run per step gives no interval"
+                : "the widest interval is \u00b1" + percent(widest.halfWidth) + " (" + widest.step->name + ")";
         if (widest.halfWidth <= plan_.target)
-            return "every median known to \u00b1" + percent(plan_.target) + " or better (95 % bootstrap interval) after " +
-                   rounds;
+            return "every median known to \u00b1" + percent(plan_.target) +
+                   " or better (95 % bootstrap interval) after " + rounds;
         if (plan_.budgetSeconds <= 0) return rounds + ": " + worst + "; a time budget would add rounds";
         if (result_.rounds >= AblationPlan::kMaxRounds) return rounds + ", the most made: " + worst;
         const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();

@@ -21,10 +21,10 @@ namespace wb {
 // few epochs after the warm-up give the medians).
 struct AnswerPlan {
     std::vector<std::string> engines;  // the backends to ask, in this order; empty = every one registered
-    int repeats = 3;             // rounds at least (AblationPlan::repeats)
+    int repeats = 3;                   // rounds at least (AblationPlan::repeats)
     int epochs = 10;
-    double target = 0.05;        // more rounds until every median is known to ±5 % ...
-    double budgetSeconds = 60;   // ... while an engine's ablation has spent less than this
+    double target = 0.05;       // more rounds until every median is known to ±5 % ...
+    double budgetSeconds = 60;  // ... while an engine's ablation has spent less than this
 
     void validate() const;          // throws ConfigError
     AblationPlan ablation() const;  // the plan each engine runs

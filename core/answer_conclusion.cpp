@@ -44,8 +44,10 @@ std::string names(const AblationResult& r, const Attribution& a, const std::vect
     std::string text;
     for (std::size_t k = 0; k < which.size(); ++k) {
         const CauseShare& c = a.causes[which[k]];
-        text += (k == 0 ? "" : k + 1 == which.size() ? " and " : ", ") + r.steps[c.step].name + " (saves " +
-                range(c.saved) + " ms)";
+        text += (k == 0                  ? ""
+                 : k + 1 == which.size() ? " and "
+                                         : ", ") +
+                r.steps[c.step].name + " (saves " + range(c.saved) + " ms)";
     }
     return text;
 }
@@ -56,8 +58,8 @@ std::string causeSentence(const AblationResult& r, const Attribution& a) {
     if (a.largest) {
         const CauseShare& c = a.causes[*a.largest];
         const AblationStep& s = r.steps[c.step];
-        std::string text = " The largest cause: " + s.name + " (" + s.description + "), " + percent(c.share.value_or(0)) +
-                           " (" + percentRange(c.shareInterval) + ") of the gap";
+        std::string text = " The largest cause: " + s.name + " (" + s.description + "), " +
+                           percent(c.share.value_or(0)) + " (" + percentRange(c.shareInterval) + ") of the gap";
         if (c.share.value_or(0) > 1) {
             std::vector<std::size_t> giving;
             for (std::size_t i : a.costly)
@@ -98,8 +100,9 @@ std::string costSentence(const AblationResult& r, const Attribution& a) {
 // The runs far off their step's others: kept, shown, and held at their step's median for the intervals.
 std::string outlierSentence(const AblationResult& r, const Attribution& a) {
     if (a.outliers.empty()) return "";
-    std::string text = " Far off the other runs of their step (kept in the records, held at their step's median "
-                       "for the intervals):";
+    std::string text =
+        " Far off the other runs of their step (kept in the records, held at their step's median "
+        "for the intervals):";
     for (std::size_t k = 0; k < a.outliers.size(); ++k) {
         const OutlierRun& o = a.outliers[k];
         text += (k ? ", " : " ") + r.steps[o.step].name + " round " + std::to_string(o.round) + " at " + ms(o.ms) +

@@ -87,9 +87,12 @@ MachineLoad LoadMeter::finish() const {
 
 nlohmann::json MachineLoad::toJson() const {
     const auto orNull = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
-    return {{"seconds", seconds},           {"cores", cores},
-            {"load_before", orNull(loadBefore)}, {"load_after", orNull(loadAfter)},
-            {"other_cores", orNull(otherCores)}, {"steal_percent", orNull(stealPercent)},
+    return {{"seconds", seconds},
+            {"cores", cores},
+            {"load_before", orNull(loadBefore)},
+            {"load_after", orNull(loadAfter)},
+            {"other_cores", orNull(otherCores)},
+            {"steal_percent", orNull(stealPercent)},
             {"mhz", orNull(mhz)}};
 }
 

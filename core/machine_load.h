@@ -13,8 +13,8 @@
 namespace wb {
 
 struct MachineLoad {
-    double seconds = 0;  // the measurement's wall time
-    int cores = 0;       // online
+    double seconds = 0;                           // the measurement's wall time
+    int cores = 0;                                // online
     std::optional<double> loadBefore, loadAfter;  // the 1-minute load average
     std::optional<double> otherCores;             // cores other programs kept busy, on average
     std::optional<double> stealPercent;           // of the machine's CPU time, taken by a hypervisor

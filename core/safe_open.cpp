@@ -18,7 +18,8 @@ std::string foreignKind(const struct stat& st, bool writesInPlace) {
     if (S_ISLNK(st.st_mode)) return "a symbolic link (links are not followed in this folder)";
     if (S_ISDIR(st.st_mode)) return "a folder";
     if (!S_ISREG(st.st_mode)) return "not a regular file (a FIFO, socket or device)";
-    if (writesInPlace && st.st_nlink > 1) return "a hard link to a file elsewhere (" + std::to_string(st.st_nlink) + " links)";
+    if (writesInPlace && st.st_nlink > 1)
+        return "a hard link to a file elsewhere (" + std::to_string(st.st_nlink) + " links)";
     return "";
 }
 

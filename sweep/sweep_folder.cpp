@@ -147,8 +147,7 @@ void SweepFolder::writeStatus(int id, const TrialStatus& status) const {
 
 TrialStatus SweepFolder::effectiveStatus(int id) const {
     TrialStatus s = readStatus(id);
-    if (s.state != TrialState::Running || s.host != shortHostName() || FolderLock::isHeld(trialLockPath(id)))
-        return s;
+    if (s.state != TrialState::Running || s.host != shortHostName() || FolderLock::isHeld(trialLockPath(id))) return s;
     // The lock is free: read again, since the trial may have finished (its last state written,
     // then its lock dropped) between the two looks.
     s = readStatus(id);

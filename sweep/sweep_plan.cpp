@@ -68,8 +68,8 @@ SweepPlan planFromJson(const nlohmann::json& j) {
         const std::string where = "trials[" + std::to_string(i) + "]";
         p.trials.push_back(withinField(where, [&] { return trialFromJson(trials[i]); }));
         if (p.trials.back().id != static_cast<int>(i))
-            throw JsonFieldError(where + ".id", "trial ids are not 0, 1, 2, ... (found " +
-                                                    std::to_string(p.trials.back().id) + ")");
+            throw JsonFieldError(where + ".id",
+                                 "trial ids are not 0, 1, 2, ... (found " + std::to_string(p.trials.back().id) + ")");
     }
     return p;
 }

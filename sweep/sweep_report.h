@@ -31,7 +31,7 @@ struct SweepReport {
     std::string sweepName;
     Metric metric;
     int total = 0, completed = 0, failed = 0, cancelled = 0, running = 0, pending = 0;
-    int damaged = 0;  // state files that cannot be read (trial_state.h)
+    int damaged = 0;             // state files that cannot be read (trial_state.h)
     bool sharedTimings = false;  // some trial's timing was measured beside others
     std::optional<int> bestId;
     std::string bestName;

@@ -13,7 +13,7 @@ namespace wb::sweep {
 namespace {
 constexpr std::array<const char*, 6> kNames = {"pending", "running", "completed", "failed", "cancelled", "damaged"};
 constexpr std::size_t kWrittenStates = 5;  // "damaged" is shown, never read from a file
-}
+}  // namespace
 
 std::string toString(TrialState s) {
     return kNames[static_cast<std::size_t>(s)];

@@ -71,7 +71,8 @@ private slots:
     void refusesASymlinkWhereTold() {
         std::ofstream(path("victim")) << "precious";
         QVERIFY(QFile::link(dir_.filePath("victim"), dir_.filePath("state.json")));
-        QVERIFY_THROWS_EXCEPTION(IoError, writeFileAtomically(path("state.json"), "new", "trial state", Symlink::Refuse));
+        QVERIFY_THROWS_EXCEPTION(IoError,
+                                 writeFileAtomically(path("state.json"), "new", "trial state", Symlink::Refuse));
         QCOMPARE(QString::fromStdString(readText(path("victim"))), QString("precious"));
         QVERIFY(QFileInfo(dir_.filePath("state.json")).isSymLink());
         QCOMPARE(hiddenTemps(), QStringList());

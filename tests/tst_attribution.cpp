@@ -57,6 +57,18 @@ std::vector<double> around(double ms) {
     return {ms * 0.99, ms * 1.005, ms, ms * 1.01, ms * 0.995};
 }
 
+// An answer of one engine, PyTorch, whose ablation is `r`.
+Answer answerOf(const AblationResult& r) {
+    Answer answer;
+    answer.status = AnswerStatus::Completed;
+    AnswerEngine e;
+    e.engine = "torch";
+    e.available = true;
+    e.ablation = r;
+    answer.engines.push_back(e);
+    return answer;
+}
+
 std::string largestName(const AblationResult& r) {
     const Attribution a = attribute(r);
     return a.largest ? r.steps[a.causes[*a.largest].step].name : std::string("(none)");
@@ -103,8 +115,9 @@ private slots:
     void oneOutlierDoesNotChangeTheCause() {
         auto stalled = around(45);
         stalled[1] = 1192;  // zero_grad=none's second round stalled (+1,147 ms)
-        const auto r = ablationOf({stepOf("baseline", around(900)), stepOf("data_path=device_resident", around(60)),
-                                   stepOf("zero_grad=none", stalled), stepOf("optimizer_kernel=multi_tensor", around(40))});
+        const auto r =
+            ablationOf({stepOf("baseline", around(900)), stepOf("data_path=device_resident", around(60)),
+                        stepOf("zero_grad=none", stalled), stepOf("optimizer_kernel=multi_tensor", around(40))});
         QCOMPARE(largestName(r), std::string("data_path=device_resident"));
         for (const auto& c : attribute(r).causes) QVERIFY(!c.share || *c.share <= 1.0);
         const Attribution a = attribute(r);
@@ -123,25 +136,18 @@ private slots:
         const Attribution a = attribute(r);
         QVERIFY(!a.largest);
         QCOMPARE(a.notApart.size(), std::size_t(2));
-        const Answer answer = [&] {
-            Answer x;
-            x.status = AnswerStatus::Completed;
-            AnswerEngine e;
-            e.engine = "torch";
-            e.available = true;
-            e.ablation = r;
-            x.engines.push_back(e);
-            return x;
-        }();
+        const Answer answer = answerOf(r);
         const QString first = QString::fromStdString(answer.conclusion().front());
-        QVERIFY2(first.contains("The largest cause cannot be told apart among data_path=device_resident"), qPrintable(first));
+        QVERIFY2(first.contains("The largest cause cannot be told apart among data_path=device_resident"),
+                 qPrintable(first));
         QVERIFY2(first.contains("launch=graph_step"), qPrintable(first));
         QVERIFY2(!first.contains("The largest cause:"), qPrintable(first));
     }
 
     // A busy machine is named with what it did; a quiet one is not mentioned.
     void aBusyMachineIsNamed() {
-        AblationResult r = ablationOf({stepOf("baseline", around(900)), stepOf("data_path=device_resident", around(60))});
+        AblationResult r =
+            ablationOf({stepOf("baseline", around(900)), stepOf("data_path=device_resident", around(60))});
         MachineLoad busy;
         busy.seconds = 60;
         busy.cores = 2;
@@ -149,13 +155,7 @@ private slots:
         busy.loadBefore = 1.2;
         busy.loadAfter = 2.0;
         r.machine = busy;
-        Answer answer;
-        answer.status = AnswerStatus::Completed;
-        AnswerEngine e;
-        e.engine = "torch";
-        e.available = true;
-        e.ablation = r;
-        answer.engines.push_back(e);
+        Answer answer = answerOf(r);
         const QString first = QString::fromStdString(answer.conclusion().front());
         QVERIFY2(first.contains("other programs kept 0.9 of its 2 cores busy on average (load 1.2 \u2192 2.0)"),
                  qPrintable(first));
@@ -202,8 +202,9 @@ private slots:
     // founding PyTorch case on a CPU: graph capture after the data path fix made it slower), and
     // what comes after it is named as left out.
     void theFixedLoopIsTheFastestStepMeasured() {
-        const auto r = ablationOf({stepOf("baseline", around(900)), stepOf("data_path=device_resident", around(50)),
-                                   stepOf("launch=graph_step", around(106)), stepOf("loss=bce_with_logits", around(82))});
+        const auto r =
+            ablationOf({stepOf("baseline", around(900)), stepOf("data_path=device_resident", around(50)),
+                        stepOf("launch=graph_step", around(106)), stepOf("loss=bce_with_logits", around(82))});
         QCOMPARE(r.fixedLoop()->name, std::string("data_path=device_resident"));
         QCOMPARE(r.totalGapMs(), 850.0);
         QVERIFY(!r.steps[2].share);  // after the fixed loop: no share of its gap
@@ -211,13 +212,7 @@ private slots:
         const Attribution a = attribute(r);
         QCOMPARE(a.costly.size(), std::size_t(1));
         QCOMPARE(r.steps[a.causes[a.costly.front()].step].name, std::string("launch=graph_step"));
-        Answer answer;
-        answer.status = AnswerStatus::Completed;
-        AnswerEngine e;
-        e.engine = "torch";
-        e.available = true;
-        e.ablation = r;
-        answer.engines.push_back(e);
+        Answer answer = answerOf(r);
         const QString first = QString::fromStdString(answer.conclusion().front());
         QVERIFY2(first.contains("900 \u2192 50.0 ms per epoch"), qPrintable(first));
         QVERIFY2(first.contains("launch=graph_step costs 56.0 ms per epoch"), qPrintable(first));

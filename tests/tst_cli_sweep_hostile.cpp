@@ -54,7 +54,7 @@ private slots:
 
     // Each planted link: resume runs the other trials, and the file the link points to is untouched.
     void plantedLinksAreNeverWrittenThrough_data() {
-        QTest::addColumn<QString>("planted");  // in trial 1's folder, or the folder itself
+        QTest::addColumn<QString>("planted");   // in trial 1's folder, or the folder itself
         QTest::addColumn<QString>("expected");  // in resume's output
         QTest::newRow("state.json") << "state.json"
                                     << "not resumed";
@@ -204,7 +204,8 @@ private slots:
             const bool aWon = codes[0] == 0;
             QCOMPARE(str(plan.at("spec_file")), aWon ? QString("a.yaml") : QString("b.yaml"));
             for (int id : {0, 1}) {
-                const double lr = readJson(trialFile(path(out), id, "run.json")).at("config").at("optimizer").at("lr").get<double>();
+                const double lr =
+                    readJson(trialFile(path(out), id, "run.json")).at("config").at("optimizer").at("lr").get<double>();
                 QVERIFY2(aWon ? lr < 0.01 : lr > 0.01, qPrintable(QString::number(lr)));
             }
         }
@@ -217,9 +218,11 @@ private slots:
         // A data file's name from elsewhere: a quote, a command, a line break.
         const QString name = "x'; touch pasted-marker; '$(touch pasted-marker)`touch pasted-marker`\nls.csv";
         QByteArray rows = "a,b,y\n";
-        for (int i = 0; i < 40; ++i) rows += QByteArray::number(i) + "," + QByteArray::number(i % 7) + "," + (i % 2 ? "1\n" : "0\n");
+        for (int i = 0; i < 40; ++i)
+            rows += QByteArray::number(i) + "," + QByteArray::number(i % 7) + "," + (i % 2 ? "1\n" : "0\n");
         writeText(path(name), rows);
-        RUN_MLPWB(r, QStringList({"sweep", "grid.yaml", "--out", "never", "--dry-run", "--data", name, "--epochs", "2"}));
+        RUN_MLPWB(r,
+                  QStringList({"sweep", "grid.yaml", "--out", "never", "--dry-run", "--data", name, "--epochs", "2"}));
         QVERIFY2(r.exitCode == 0, r.describe());
         QDir().mkpath(path("stub"));
         writeText(path("stub/mlpwb"), "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done\n");

@@ -12,8 +12,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "folder_lock.h"
 #include "local_engine.h"
+#include "lock_holder.h"
 #include "sweep_folder.h"
 #include "test_support.h"
 
@@ -78,27 +78,14 @@ private slots:
         running.host = shortHostName();
         running.pid = 1;
         f.writeStatus(0, running);
-        int ready[2];
-        QVERIFY(pipe(ready) == 0);
-        const pid_t holder = fork();
-        if (holder == 0) {
-            const auto lock = FolderLock::tryAcquire(f.trialLockPath(0));
-            (void)!write(ready[1], lock ? "1" : "0", 1);
-            pause();
-            _exit(0);
-        }
-        char answer = 0;
-        QCOMPARE(read(ready[0], &answer, 1), ssize_t(1));
-        QCOMPARE(answer, '1');
+        LockHolder holder(f.trialLockPath(0));
+        QVERIFY(holder.held());
         std::vector<std::string> problems;
         const std::atomic<bool> cancel{false};
         // Trial 1 completes as run-trial would: by writing its state.
         const std::string complete = "printf '{\"state\": \"completed\"}' > " + f.statePath(1);
         const auto end = runLocal(f, {0, 1}, shellPool(complete, &problems), cancel);  // returns: nothing waited on
-        kill(holder, SIGKILL);
-        waitpid(holder, nullptr, 0);
-        close(ready[0]);
-        close(ready[1]);
+        holder.release();
         QCOMPARE(end.finished, 2);
         QCOMPARE(end.failed, 1);
         QCOMPARE(toString(f.readStatus(1).state), std::string("completed"));

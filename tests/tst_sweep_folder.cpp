@@ -12,6 +12,7 @@
 
 #include "errors.h"
 #include "folder_lock.h"
+#include "lock_holder.h"
 #include "run_record.h"
 #include "sweep_folder.h"
 #include "sweep_report.h"
@@ -120,29 +121,16 @@ private slots:
         QVERIFY(f.effectiveStatus(0).error.find("interrupted") != std::string::npos);
         // Its lock held by a process (a child here, as run-trial would): running.
         f.writeStatus(1, s);
-        int ready[2];
-        QVERIFY(pipe(ready) == 0);
-        const pid_t child = fork();
-        if (child == 0) {
-            const auto held = FolderLock::tryAcquire(f.trialLockPath(1));
-            (void)!write(ready[1], held ? "1" : "0", 1);
-            pause();
-            _exit(0);
-        }
-        char answer = 0;
-        QCOMPARE(read(ready[0], &answer, 1), ssize_t(1));
-        QCOMPARE(answer, '1');
+        LockHolder holder(f.trialLockPath(1));
+        QVERIFY(holder.held());
         QCOMPARE(toString(f.effectiveStatus(1).state), toString(TrialState::Running));
         QVERIFY(FolderLock::tryAcquire(f.trialLockPath(1)).has_value() == false);  // asking took nothing
-        kill(child, SIGKILL);
-        waitpid(child, nullptr, 0);
+        holder.release();
         QCOMPARE(toString(f.effectiveStatus(1).state), toString(TrialState::Failed));  // the kernel dropped it
         // Another host's trial is not ours to judge: a filesystem may not carry its lock here.
         s.host = "another-node";
         f.writeStatus(2, s);
         QCOMPARE(toString(f.effectiveStatus(2).state), toString(TrialState::Running));
-        close(ready[0]);
-        close(ready[1]);
     }
 
     // A state file that cannot be read marks its trial damaged, with the reason; the others read as
@@ -157,8 +145,8 @@ private slots:
         QTest::newRow("empty") << QByteArray("") << "invalid trial state";
         QTest::newRow("unknown state") << QByteArray("{\"state\": \"done\"}") << "'done' is no trial state";
         QTest::newRow("pid is text") << QByteArray("{\"state\": \"running\", \"pid\": \"1\"}") << "pid: expected";
-        QTest::newRow("attempt too large") << QByteArray("{\"state\": \"failed\", \"attempt\": 1e300}")
-                                           << "attempt: expected an integer";
+        QTest::newRow("attempt too large")
+            << QByteArray("{\"state\": \"failed\", \"attempt\": 1e300}") << "attempt: expected an integer";
         QTest::newRow("deep") << QByteArray(100, '[') << "nested";
         QTest::newRow("not UTF-8") << QByteArray("{\"state\": \"\xff\xfe\"}") << "invalid trial state";
     }

@@ -43,7 +43,8 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     repeats_ = new QSpinBox;
     repeats_->setRange(1, 20);
     repeats_->setValue(3);
-    repeats_->setToolTip("Rounds at least (every step once per round): the spread that says whether a difference is real");
+    repeats_->setToolTip(
+        "Rounds at least (every step once per round): the spread that says whether a difference is real");
     target_ = new QDoubleSpinBox;
     target_->setObjectName("answerTarget");
     target_->setRange(0.5, 50);

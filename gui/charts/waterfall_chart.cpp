@@ -57,7 +57,7 @@ QString statusWords(const AblationStep& s, const std::string& backend) {
 QString stepLabel(const AblationStep& s, const std::string& backend, QualityMetric q, bool afterFixedLoop) {
     if (!s.measured()) return statusWords(s, backend) + "\n0 ms (not run)";
     const QString saved = s.savedMs >= 0 ? "saved " + formatMs(s.savedMs) : "slower by " + formatMs(-s.savedMs);
-    const QString share = s.share        ? percent(*s.share) + " of the gap"
+    const QString share = s.share          ? percent(*s.share) + " of the gap"
                           : afterFixedLoop ? QString("after the fixed loop")
                                            : QString("no gap to share");  // a zero gap
     return saved + "\n" + share + "\n" + finalText(s.final, q);

@@ -65,7 +65,7 @@ nlohmann::json SweepWatcher::figuresOf(int id) {
         try {
             cached.figures = sweep::summaryFigures(RunRecord::load(info.filePath().toStdString()));
         } catch (const std::exception&) {  // damaged, or caught mid-replace where rename is not atomic
-            cached.size = -1;  // caught mid-replace on a filesystem without atomic rename: next time
+            cached.size = -1;              // caught mid-replace on a filesystem without atomic rename: next time
             cached.figures = nullptr;
         }
     }

@@ -17,7 +17,8 @@ namespace wb::fuzz {
 inline void feedSweepFiles(std::string_view bytes) {
     const std::string text(bytes);
     sweep::TrialStatus status;
-    if (loadsOrRefuses([&] { status = sweep::TrialStatus::fromJson(parseJsonText(text, "state.json", "trial state")); })) {
+    if (loadsOrRefuses(
+            [&] { status = sweep::TrialStatus::fromJson(parseJsonText(text, "state.json", "trial state")); })) {
         require(status.state != sweep::TrialState::Damaged, "no file says damaged: it is only shown");
         require(sweep::TrialStatus::fromJson(status.toJson()).toJson() == status.toJson(), "a state reads back");
     }
