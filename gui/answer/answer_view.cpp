@@ -50,7 +50,6 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     target_->setRange(0.5, 50);
     target_->setDecimals(1);
     target_->setSuffix(" %");
-    target_->setPrefix("\u00b1");
     target_->setValue(5);
     target_->setToolTip("More rounds until every median is known to this (its 95 % interval), within the budget");
     budget_ = new QSpinBox;
@@ -71,14 +70,12 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
         "environment, conclusion and the fixed loop's code");
     controls->addWidget(startButton_);
     controls->addWidget(stopButton_);
-    controls->addWidget(new QLabel("Repeats"));
-    controls->addWidget(repeats_);
-    controls->addWidget(new QLabel("Epochs"));
-    controls->addWidget(epochs_);
-    controls->addWidget(new QLabel("Target"));
-    controls->addWidget(target_);
-    controls->addWidget(new QLabel("Budget"));
-    controls->addWidget(budget_);
+    // The plan's figures say what they are in their own boxes: one row fits beside the buttons.
+    repeats_->setPrefix("repeats ");
+    epochs_->setPrefix("epochs ");
+    target_->setPrefix("target \u00b1");
+    budget_->setPrefix("budget ");
+    for (QWidget* w : std::initializer_list<QWidget*>{repeats_, epochs_, target_, budget_}) controls->addWidget(w);
     controls->addStretch();
     controls->addWidget(open);
     controls->addWidget(saveButton_);
