@@ -46,7 +46,10 @@ case "$mode" in
     ;;
   test)
     cd "$build_dir"
-    exec ctest --output-on-failure -j "$jobs"
+    # The results with every suite's whole output (ctest keeps 1 KB of a passed one's by default), for
+    # scripts/check-skips.py: which suites and functions skipped, and why.
+    exec ctest --output-on-failure -j "$jobs" --output-junit ctest-junit.xml \
+      --test-output-size-passed 8000000
     ;;
   *) echo "usage: scripts/setup.sh run|test|build" >&2; exit 2 ;;
 esac
