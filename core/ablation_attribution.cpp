@@ -67,16 +67,18 @@ std::size_t fixedRow(const RoundTable& t, const AblationResult& r) {
 
 // The largest saving in the fixed loop, when its interval is clear of every other cause's; else
 // the causes whose intervals reach it.
-void rank(Attribution& a) {
+// (A closing "without ..." step takes back what costly fixes cost: no cause of the seed loop's time.)
+void rank(Attribution& a, const AblationResult& r) {
+    const auto candidate = [&](std::size_t i) {
+        return a.causes[i].inFixedLoop && r.steps[a.causes[i].step].fix != AblationStep::kWithoutCostly;
+    };
     std::optional<std::size_t> best;
     for (std::size_t i = 0; i < a.causes.size(); ++i)
-        if (a.causes[i].inFixedLoop && a.causes[i].savedMs > 0 &&
-            (!best || a.causes[i].savedMs > a.causes[*best].savedMs))
+        if (candidate(i) && a.causes[i].savedMs > 0 && (!best || a.causes[i].savedMs > a.causes[*best].savedMs))
             best = i;
     if (!best) return;
     for (std::size_t i = 0; i < a.causes.size(); ++i)
-        if (i != *best && a.causes[i].inFixedLoop && a.causes[i].saved.high >= a.causes[*best].saved.low)
-            a.notApart.push_back(i);
+        if (i != *best && candidate(i) && a.causes[i].saved.high >= a.causes[*best].saved.low) a.notApart.push_back(i);
     if (a.canRank() && a.notApart.empty()) {
         a.largest = best;
         return;
@@ -114,7 +116,7 @@ Attribution attribute(const AblationResult& r) {
         if (a.rounds >= Attribution::kRoundsToRank && c.saved.high < 0) a.costly.push_back(a.causes.size());
         a.causes.push_back(c);
     }
-    rank(a);
+    rank(a, r);
     return a;
 }
 

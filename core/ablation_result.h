@@ -45,6 +45,9 @@ struct StepFinal {
 };
 
 struct AblationStep {
+    // The fix of the closing step the runner adds when some fixes cost time: every fix but those.
+    static constexpr const char* kWithoutCostly = "without_costly";
+
     std::string name;         // "baseline" or the fix's "switch=value, ..." as applied, e.g. "launch=graph_step"
     std::string fix;          // the fix's name; empty for the baseline
     std::string description;  // what the fix does, in a line; the preset's description for the baseline

@@ -81,15 +81,19 @@ std::string causeSentence(const AblationResult& r, const Attribution& a) {
 // Fixes that cost time on this engine, and those the fixed loop leaves out (after its step).
 std::string costSentence(const AblationResult& r, const Attribution& a) {
     std::string text;
+    const bool prunedLoop = r.fixedLoop()->fix == AblationStep::kWithoutCostly;
     for (std::size_t i : a.costly) {
         const CauseShare& c = a.causes[i];
         text += " " + r.steps[c.step].name + " costs " + ms(-c.savedMs) + " ms per epoch (" + ms(-c.saved.high) +
                 "\u2013" + ms(-c.saved.low) + ") on this engine" +
-                (c.inFixedLoop ? "; the fixed loop keeps it, as the fixes after it were measured on top of it."
-                               : "; the fixed loop leaves it out.");
+                (!c.inFixedLoop || prunedLoop
+                     ? "; the fixed loop leaves it out."
+                     : "; the fixed loop keeps it, as the fixes after it were measured on top of it.");
     }
     const auto after = r.leftOut();
-    if (!after.empty()) {
+    if (prunedLoop) {
+        text += " The fixed loop is every fix but those (" + r.fixedLoop()->name + "), measured as a step of its own.";
+    } else if (!after.empty()) {
         text += " The fixed loop stops at " + r.fixedLoop()->name + ", the fastest step measured; left out:";
         for (std::size_t k = 0; k < after.size(); ++k) text += (k ? ", " : " ") + after[k]->name;
         text += ".";
