@@ -10,6 +10,7 @@
 
 #include <qcustomplot.h>
 
+#include "ablation_attribution.h"
 #include "errors.h"
 #include "framework_backend.h"
 #include "metric_chart.h"
@@ -213,18 +214,59 @@ QString environmentHtml(const std::vector<RunRecord>& runs) {
     return html;
 }
 
+// How the ablation was measured: its rounds and why they stopped, and the machine meanwhile.
+QString measuredHtml(const AblationResult& a) {
+    QString text = QString::number(std::max(a.rounds, a.plan.repeats)) + " round(s)";
+    if (!a.precision.empty()) text += ": " + esc(a.precision);
+    text += ".";
+    if (a.machine) {
+        const MachineLoad& m = *a.machine;
+        if (m.otherCores)
+            text += QString(" Other programs kept %1 of the machine's %2 cores busy meanwhile")
+                        .arg(*m.otherCores, 0, 'f', 1)
+                        .arg(m.cores);
+        if (m.loadBefore && m.loadAfter)
+            text += QString(" (load %1 \u2192 %2)").arg(*m.loadBefore, 0, 'f', 1).arg(*m.loadAfter, 0, 'f', 1);
+        if (m.mhz) text += QString("; CPU clock %1 MHz").arg(*m.mhz, 0, 'f', 0);
+        if (m.stealPercent) text += QString("; stolen by a hypervisor: %1 %").arg(*m.stealPercent, 0, 'f', 1);
+        text += ".";
+    }
+    return "<p class='small'>" + text + "</p>";
+}
+
 QString ablationHtml(const AblationResult& a, const std::string& who) {
+    const Attribution attribution = attribute(a);
+    const auto causeOf = [&](const AblationStep& s) -> const CauseShare* {
+        for (const auto& c : attribution.causes)
+            if (&a.steps[c.step] == &s) return &c;
+        return nullptr;
+    };
     std::vector<QStringList> rows;
-    for (const auto& s : a.steps)
+    for (const auto& s : a.steps) {
+        const CauseShare* c = causeOf(s);
+        const QString saved =
+            formatMs(s.savedMs) + (c && attribution.rounds > 1
+                                       ? " (" + formatMs(c->saved.low) + " \u2013 " + formatMs(c->saved.high) + ")"
+                                       : QString());
+        const QString share =
+            !s.share ? QString("\u2013")
+                     : QString::number(*s.share * 100, 'f', 0) + "%" +
+                           (c && c->share && attribution.rounds > 1 ? QString(" (%1 \u2013 %2%)")
+                                                                          .arg(c->shareInterval.low * 100, 0, 'f', 0)
+                                                                          .arg(c->shareInterval.high * 100, 0, 'f', 0)
+                                                                    : QString());
         rows.push_back({esc(s.name), s.measured() ? formatMs(s.medianEpochMs) : QString("\u2013"),
                         s.measured() ? formatMs(s.minEpochMs) + " \u2013 " + formatMs(s.maxEpochMs) : QString("\u2013"),
-                        formatMs(s.savedMs),
-                        s.share ? QString::number(*s.share * 100, 'f', 0) + "%" : QString("\u2013"),
+                        saved, share,
                         esc(toString(s.status)) + (s.message.empty() ? QString() : ": " + esc(s.message))});
+    }
     const auto gap = a.gapComparison();
-    return "<h2>Ablation on " + esc(who) + "</h2><p>From the seed loop, the fixes applied one at a time, " +
-           QString::number(a.plan.repeats) + " run(s) each" +
-           (gap ? ": the fixed loop is " + esc(gap->label()) + " than the seed loop." : QString(".")) + "</p>" +
+    const AblationStep* fixed = a.fixedLoop();
+    return "<h2>Ablation on " + esc(who) + "</h2><p>From the seed loop, the fixes applied one at a time" +
+           (gap ? ": the fixed loop (" + esc(fixed->name) + ", the fastest step measured) is " + esc(gap->label()) +
+                      " than the seed loop."
+                : QString(".")) +
+           " Saved and share with their 95 % interval over the rounds.</p>" + measuredHtml(a) +
            table({"step", "median", "spread (min \u2013 max)", "saved", "share", "status"}, rows, {1, 2, 3, 4});
 }
 

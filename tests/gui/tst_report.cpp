@@ -155,7 +155,9 @@ private slots:
         QVERIFY2(pages.size() >= 3, qPrintable(pages.join(", ")));
         for (const QString& page : pages) {
             const double ink = inkOf(path(page));
-            QVERIFY2(ink > 0.005, qPrintable(page + ": blank (" + QString::number(ink) + " of it inked)"));
+            // A page of one short section (a heading and a two-row table) inks ~0.25 %; a blank one,
+            // only its light footer, next to nothing.
+            QVERIFY2(ink > 0.001, qPrintable(page + ": blank (" + QString::number(ink) + " of it inked)"));
         }
         QString text;
         QVERIFY(runTool("pdftotext", {"-layout", path("report.pdf"), "-"}, &text));
