@@ -50,13 +50,6 @@ std::vector<OutlierRun> holdOutliers(RoundTable& t) {
     return found;
 }
 
-double medianOf(const std::vector<double>& times, const std::vector<int>& picks) {
-    std::vector<double> picked;
-    picked.reserve(picks.size());
-    for (int p : picks) picked.push_back(times[static_cast<std::size_t>(p)]);
-    return median(picked).value_or(0.0);
-}
-
 // The index in t.steps of the fixed loop (the fastest measured step after the seed).
 std::size_t fixedRow(const RoundTable& t, const AblationResult& r) {
     const AblationStep* fixed = r.fixedLoop();
@@ -94,7 +87,7 @@ Attribution attribute(const AblationResult& r) {
     a.rounds = t.rounds;
     a.outliers = holdOutliers(t);
     const std::size_t fixed = fixedRow(t, r);
-    const auto level = [&](std::size_t row, const std::vector<int>& picks) { return medianOf(t.times[row], picks); };
+    const auto level = [&](std::size_t row, const std::vector<int>& picks) { return medianAt(t.times[row], picks); };
     a.gap = bootstrapInterval(t.rounds, [&](const std::vector<int>& p) { return level(0, p) - level(fixed, p); });
     const double gapMs = r.steps.front().medianEpochMs - r.steps[t.steps[fixed]].medianEpochMs;
     const auto comparison = r.gapComparison();

@@ -341,13 +341,10 @@ private:
             for (const auto& s : *steps) {
                 if (!s.measured() || s.medianEpochMs <= 0) continue;
                 std::vector<double> medians;
+                medians.reserve(s.runs.size());
                 for (const auto& run : s.runs)
                     if (const auto m = run.summary().medianEpochMs) medians.push_back(*m);
-                const Interval i = bootstrapInterval(static_cast<int>(medians.size()), [&](const std::vector<int>& p) {
-                    std::vector<double> picked;
-                    for (int k : p) picked.push_back(medians[static_cast<std::size_t>(k)]);
-                    return median(picked).value_or(0.0);
-                });
+                const Interval i = medianInterval(medians);
                 const double half = medians.size() < 2 ? std::numeric_limits<double>::infinity()
                                                        : (i.high - i.low) / 2 / s.medianEpochMs;
                 if (!widest.step || half > widest.halfWidth) widest = {&s, half};
@@ -357,7 +354,7 @@ private:
 
     // Why no more rounds are made, in words; empty while another round is wanted and affordable.
     std::string whyStop(const Widest& widest) const {
-        const std::string rounds = std::to_string(result_.rounds) + " round" + (result_.rounds == 1 ? "" : "s");
+        std::string rounds = std::to_string(result_.rounds) + " round" + (result_.rounds == 1 ? "" : "s");
         const auto percent = [](double f) { return std::to_string(static_cast<int>(std::lround(f * 100))) + " %"; };
         if (!widest.step) return rounds;
         const std::string worst =

@@ -14,6 +14,23 @@ double quantileOf(const std::vector<double>& sorted, double q) {
 }
 }  // namespace
 
+double medianAt(const std::vector<double>& values, const std::vector<int>& picks) {
+    std::vector<double> picked;
+    picked.reserve(picks.size());
+    for (int p : picks) picked.push_back(values[static_cast<std::size_t>(p)]);
+    const auto middle = picked.begin() + static_cast<std::ptrdiff_t>(picked.size() / 2);
+    if (picked.empty()) return 0;
+    std::nth_element(picked.begin(), middle, picked.end());
+    if (picked.size() % 2 == 1) return *middle;
+    return (*middle + *std::max_element(picked.begin(), middle)) / 2;
+}
+
+Interval medianInterval(const std::vector<double>& values, double confidence) {
+    return bootstrapInterval(
+        static_cast<int>(values.size()), [&](const std::vector<int>& picks) { return medianAt(values, picks); },
+        confidence);
+}
+
 Interval bootstrapInterval(int rounds, const std::function<double(const std::vector<int>& picks)>& statistic,
                            double confidence) {
     std::vector<int> picks(static_cast<std::size_t>(std::max(rounds, 0)));

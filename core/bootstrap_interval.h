@@ -29,4 +29,10 @@ constexpr int kBootstrapResamples = 2000;
 Interval bootstrapInterval(int rounds, const std::function<double(const std::vector<int>& picks)>& statistic,
                            double confidence = kIntervalConfidence);
 
+// The median of `values` at the picks (a resample's indices into them).
+double medianAt(const std::vector<double>& values, const std::vector<int>& picks);
+
+// The interval of the median of `values`, each value one round.
+Interval medianInterval(const std::vector<double>& values, double confidence = kIntervalConfidence);
+
 }  // namespace wb
