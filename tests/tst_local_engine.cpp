@@ -57,7 +57,9 @@ private slots:
         const std::atomic<bool> cancel{false};
         const auto end = runLocal(
             f, {0, 1},
-            shellPool("echo training; echo \"mlpwb: cannot write trial state: No space left on device\" >&2; exit 6",
+            // (with an escape sequence at its end: the driver must not pass it to a terminal)
+            shellPool("echo training; printf 'mlpwb: cannot write trial state: No space left on device\\033[2J\\n' >&2;"
+                      " exit 6",
                       &problems),
             cancel);
         QCOMPARE(end.finished, 2);
@@ -65,7 +67,8 @@ private slots:
         for (int id : {0, 1}) {
             const TrialStatus s = f.readStatus(id);
             QCOMPARE(toString(s.state), std::string("failed"));
-            QVERIFY2(s.error.find("No space left on device") != std::string::npos, s.error.c_str());
+            QVERIFY2(s.error.find("No space left on device?[2J") != std::string::npos, s.error.c_str());
+            QVERIFY(s.error.find('\033') == std::string::npos);
         }
         QCOMPARE(problems.size(), std::size_t(2));
         QVERIFY2(problems[0].find("No space left on device") != std::string::npos, problems[0].c_str());
