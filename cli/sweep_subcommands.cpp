@@ -12,6 +12,7 @@
 #include "sweep_commands.h"
 #include "sweep_metric.h"
 #include "sweep_report.h"
+#include "text_encoding.h"
 #include "trial_command.h"
 
 namespace wb::cli {
@@ -75,7 +76,7 @@ void printTable(const sweep::SweepFolder& folder) {
                     (sweep::figureText(ms) + (ms && shared ? "*" : "")).c_str());
         if (best && *best == i) std::printf("  <- best");
         if (!v.status.error.empty() && v.status.state != sweep::TrialState::Completed)
-            std::printf("  %s", v.status.error.c_str());
+            std::printf("  %s", visibleText(v.status.error).c_str());  // from a file: no escape sequences
         std::printf("\n");
     }
     bool anyShared = false;

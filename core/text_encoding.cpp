@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 
 namespace wb {
 
@@ -80,6 +81,24 @@ std::string asUtf8(std::string_view text, bool& decoded) {
     if (isValidUtf8(text)) return std::string(text);
     decoded = true;
     return cp1252ToUtf8(text);
+}
+
+std::string visibleText(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (const char c : text) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u >= 0x20 && u != 0x7f) {
+            out += c;
+        } else if (const char* named = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\0' ? "\\0" : nullptr) {
+            out += named;
+        } else {
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\x%02x", u);
+            out += hex;
+        }
+    }
+    return out;
 }
 
 }  // namespace wb

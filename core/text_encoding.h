@@ -17,4 +17,8 @@ std::string cp1252ToUtf8(std::string_view text);
 // `text` when it is UTF-8; its CP-1252 decoding otherwise, with `decoded` set to true.
 std::string asUtf8(std::string_view text, bool& decoded);
 
+// `text` on one line with its control bytes written as \n, \r, \0, \xNN: for a message about
+// them, or for text from a file that goes to a terminal (an escape sequence must not drive it).
+std::string visibleText(std::string_view text);
+
 }  // namespace wb

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "errors.h"
+#include "text_encoding.h"
 #include "trial_process.h"
 
 namespace wb::sweep {
@@ -44,7 +45,7 @@ int weightOf(const PlannedTrial& trial, int cores) {
 }
 
 // The last line a trial printed: its own word on why it ended (e.g. "... No space left on device").
-// Control bytes become '?': a log from elsewhere must not drive the terminal the driver prints to.
+// Control bytes are written out (visibleText): a log from elsewhere must not drive the terminal.
 std::string lastLogLine(const std::string& logPath) {
     const int fd = ::open(logPath.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return "";
@@ -55,10 +56,7 @@ std::string lastLogLine(const std::string& logPath) {
     ::close(fd);
     std::string text(tail, static_cast<std::size_t>(std::max<ssize_t>(0, n)));
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-    text = text.substr(text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1);
-    for (char& c : text)
-        if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) c = '?';
-    return text;
+    return visibleText(text.substr(text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1));
 }
 
 // The pool: which trials wait, which run, and what the caller has been told.

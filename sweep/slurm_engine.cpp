@@ -14,6 +14,7 @@
 #include "errors.h"
 #include "safe_open.h"
 #include "shell_quote.h"
+#include "text_encoding.h"
 #include "trial_process.h"
 
 namespace fs = std::filesystem;
@@ -33,24 +34,6 @@ std::string arrayRange(const std::vector<int>& ids) {
 }
 
 namespace {
-// `text` on one line, its control bytes written as \n, \r, \0, \xNN: for a message about them.
-std::string visible(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u >= 0x20 && u != 0x7f) {
-            out += c;
-        } else if (const char* named = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\0' ? "\\0" : nullptr) {
-            out += named;
-        } else {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", u);
-            out += hex;
-        }
-    }
-    return out;
-}
-
 std::string absolute(const std::string& path) {
     std::error_code ec;
     const auto p = fs::absolute(path, ec);
@@ -79,7 +62,7 @@ namespace {
 // The refusal of sbatch option `arg`, whose byte `bad` ends a line.
 ConfigError lineBreakIn(const std::string& where, const std::string& arg, char bad) {
     const std::string what = bad == '\n' ? "a newline" : bad == '\r' ? "a carriage return" : "a NUL byte";
-    return ConfigError(where + " \"" + visible(arg) + "\": holds " + what +
+    return ConfigError(where + " \"" + visibleText(arg) + "\": holds " + what +
                        ", which would end its #SBATCH line (the rest would run as a shell command); give each "
                        "sbatch option as its own --slurm-arg");
 }
@@ -99,7 +82,7 @@ void checkSlurmFolder(const std::string& folderDir) {
         throw ConfigError(
             "the SLURM engine needs a sweep folder path without blanks, quotes, \\, #, % or line breaks "
             "(sbatch reads it in an #SBATCH line): " +
-            visible(dir));
+            visibleText(dir));
 }
 
 std::string sbatchScript(const std::string& folderDir, const std::string& sweepName, const std::vector<int>& ids,

@@ -131,6 +131,11 @@ private slots:
         QCOMPARE(states.at(4), QString("completed"));
         QCOMPARE(states.at(2), QString("damaged"));
         QCOMPARE(readAll(trialFile(path("damaged"), 2, "state.json")), QString("{\"state\": 5}"));  // kept
+        // An error from the file goes to the terminal written out, never as an escape sequence.
+        writeText(trialFile(path("damaged"), 5, "state.json"),
+                  "{\"state\": \"failed\", \"error\": \"\\u001b[2J boom\"}");
+        RUN_MLPWB(table, QStringList({"sweep", "status", "damaged"}));
+        QVERIFY2(table.out.contains("\\x1b[2J boom") && !table.out.contains('\x1b'), table.describe());
         RUN_MLPWB(trial, QStringList({"sweep", "run-trial", "damaged", "2"}));
         QCOMPARE(trial.exitCode, 3);
         QVERIFY2(trial.errLines().size() == 1 && trial.err.contains("repair or remove it"), trial.describe());

@@ -67,7 +67,7 @@ private slots:
         for (int id : {0, 1}) {
             const TrialStatus s = f.readStatus(id);
             QCOMPARE(toString(s.state), std::string("failed"));
-            QVERIFY2(s.error.find("No space left on device?[2J") != std::string::npos, s.error.c_str());
+            QVERIFY2(s.error.find("No space left on device\\x1b[2J") != std::string::npos, s.error.c_str());
             QVERIFY(s.error.find('\033') == std::string::npos);
         }
         QCOMPARE(problems.size(), std::size_t(2));
