@@ -203,7 +203,10 @@ std::vector<std::string> Answer::conclusion() const {
             lines.push_back(engineName(e) + ": not measured (" + toString(status) + " before it finished).");
         }
     }
-    if (lines.empty()) lines.emplace_back("Nothing measured yet.");
+    if (lines.empty())
+        lines.emplace_back("Nothing measured yet.");
+    else if (status == AnswerStatus::Running && !measured.empty())  // shown while measuring: say so
+        lines.insert(lines.begin(), "Provisional: still measuring; every figure below may change.");
     return lines;
 }
 

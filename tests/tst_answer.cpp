@@ -126,6 +126,16 @@ private slots:
                  qPrintable(all));
     }
 
+    // An answer shown while it is measured says that it is provisional, first.
+    void aPartialAnswerIsMarkedProvisional() {
+        Answer a = founding();
+        a.status = AnswerStatus::Running;
+        const auto lines = a.conclusion();
+        QCOMPARE(lines.front(), std::string("Provisional: still measuring; every figure below may change."));
+        QVERIFY(QString::fromStdString(lines[1]).startsWith("On PyTorch"));
+        QVERIFY(QString::fromStdString(founding().conclusion().front()).startsWith("On PyTorch"));
+    }
+
     void nothingMeasuredYet() {
         Answer a;
         QCOMPARE(a.conclusion(), std::vector<std::string>{"Nothing measured yet."});
