@@ -82,8 +82,13 @@ std::string causeSentence(const AblationResult& r, const Attribution& a) {
 std::string costSentence(const AblationResult& r, const Attribution& a) {
     std::string text;
     const bool prunedLoop = r.fixedLoop()->fix == AblationStep::kWithoutCostly;
+    const AblationStep* without = nullptr;  // the closing step without the costly fixes, where one ran
     for (std::size_t i : a.costly) {
         const CauseShare& c = a.causes[i];
+        if (r.steps[c.step].fix == AblationStep::kWithoutCostly) {
+            without = &r.steps[c.step];
+            continue;  // not a fix: said below
+        }
         text += " " + r.steps[c.step].name + " costs " + ms(-c.savedMs) + " ms per epoch (" + ms(-c.saved.high) +
                 "\u2013" + ms(-c.saved.low) + ") on this engine" +
                 (!c.inFixedLoop || prunedLoop
@@ -94,10 +99,16 @@ std::string costSentence(const AblationResult& r, const Attribution& a) {
     if (prunedLoop) {
         text += " The fixed loop is every fix but those (" + r.fixedLoop()->name + "), measured as a step of its own.";
     } else if (!after.empty()) {
-        text += " The fixed loop stops at " + r.fixedLoop()->name + ", the fastest step measured; left out:";
-        for (std::size_t k = 0; k < after.size(); ++k) text += (k ? ", " : " ") + after[k]->name;
-        text += ".";
+        std::string names;
+        for (const AblationStep* s : after)
+            if (s->fix != AblationStep::kWithoutCostly) names += (names.empty() ? "" : ", ") + s->name;
+        text += " The fixed loop stops at " + r.fixedLoop()->name + ", the fastest step measured" +
+                (names.empty() ? "." : "; left out: " + names + ".");
     }
+    if (without)
+        text += " Every fix but those (" + without->name + ") was no faster, " + ms(without->medianEpochMs) +
+                " ms; it was measured after the rounds, not among them, so a drift of the machine may be part of "
+                "that, and it is not recommended.";
     return text;
 }
 

@@ -278,6 +278,22 @@ private slots:
         QVERIFY2(first.contains("The largest cause: data_path=device_resident"), qPrintable(first));
     }
 
+    // The closing step without the costly fix measured no faster (a drift after the rounds): it is
+    // neither a cause nor recommended, and the conclusion says so in words.
+    void aClosingStepThatIsNoFasterIsNotRecommended() {
+        AblationStep without = stepOf("without b", around(220));
+        without.fix = AblationStep::kWithoutCostly;
+        const auto r = ablationOf(
+            {stepOf("baseline", around(650)), stepOf("a", around(170)), stepOf("b", around(178)), std::move(without)});
+        QCOMPARE(r.fixedLoop()->name, std::string("a"));
+        QCOMPARE(largestName(r), std::string("a"));
+        const QString first = QString::fromStdString(answerOf(r).conclusion().front());
+        QVERIFY2(first.contains("b costs 8.00 ms per epoch"), qPrintable(first));
+        QVERIFY2(first.contains("left out: b."), qPrintable(first));
+        QVERIFY2(first.contains("Every fix but those (without b) was no faster, 220 ms"), qPrintable(first));
+        QVERIFY2(!first.contains("without b costs"), qPrintable(first));
+    }
+
     // One run per step says nothing about the spread: nothing is ranked, and the conclusion says why.
     void oneRoundRanksNothing() {
         const auto r = ablationOf({stepOf("baseline", {900}), stepOf("data_path=device_resident", {60}),
