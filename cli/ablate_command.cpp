@@ -116,7 +116,7 @@ int nameWidth(const AblationResult& r) {
 void printTable(const AblationResult& r) {
     const int width = nameWidth(r);
     std::printf("\nAblation from '%s' on %s (%s), %d round(s); median epoch ms without the warm-up epoch\n",
-                r.plan.baseline.c_str(), r.backend.c_str(), r.device.c_str(), std::max(r.rounds, 1));
+                r.plan.baseline.c_str(), r.backend.c_str(), r.device.c_str(), r.roundsMade());
     std::printf("  %-*s %10s  %-17s %9s %7s %11s %8s  %s\n", width, "step", "median ms", "spread (min-max)", "saved ms",
                 "share", "final loss", columnName(r.quality()), "");
     const char* ms = msFormat(r);

@@ -94,6 +94,8 @@ struct AblationResult {
     std::vector<AblationStep> steps;     // the baseline first, then the fixes cumulatively
     std::vector<AblationStep> alone;     // each fix alone on top of the baseline (plan.alone)
 
+    // The rounds made, or the plan's repeats where the result does not say (one made by hand).
+    int roundsMade() const { return rounds > 0 ? rounds : plan.repeats; }
     // The seed loop and the fixed loop: the baseline once it ran, and the fastest measured cumulative
     // step after it (null until one ran). Not the last step: a fix that costs time on this engine
     // (graph capture on a CPU) leaves the steps from it on slower, and the loop to recommend is the

@@ -248,9 +248,9 @@ void WaterfallChart::setResult(const AblationResult& result) {
     plot_->xAxis->setRange(0.4, static_cast<double>(bars_.size()) + 0.6);
     QString title = "Ablation from \u201C" + QString::fromStdString(result.plan.baseline) + "\u201D";
     if (!backend.empty())
-        title += QString(" on %1 (%2), %3 run(s) per step")
+        title += QString(" on %1 (%2), %3 round(s)")
                      .arg(QString::fromStdString(backend), QString::fromStdString(result.device))
-                     .arg(result.plan.repeats);
+                     .arg(result.roundsMade());
     if (result.status == AblationStatus::Running) title += " — running";
     if (result.status == AblationStatus::Cancelled) title += " — cancelled";
     if (result.status == AblationStatus::Failed) title += " — failed";

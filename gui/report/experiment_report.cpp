@@ -216,7 +216,7 @@ QString environmentHtml(const std::vector<RunRecord>& runs) {
 
 // How the ablation was measured: its rounds and why they stopped, and the machine meanwhile.
 QString measuredHtml(const AblationResult& a) {
-    QString text = QString::number(std::max(a.rounds, a.plan.repeats)) + " round(s)";
+    QString text = QString::number(a.roundsMade()) + " round(s)";
     if (!a.precision.empty()) text += ": " + esc(a.precision);
     text += ".";
     if (a.machine) {
