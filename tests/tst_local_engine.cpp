@@ -15,22 +15,12 @@
 #include "local_engine.h"
 #include "lock_holder.h"
 #include "sweep_folder.h"
+#include "sweep_plan_fixture.h"
 #include "test_support.h"
 
 using namespace wb::sweep;
 
 namespace {
-SweepPlan planOf(int trials) {
-    SweepPlan p;
-    p.name = "t";
-    p.specFile = "s.yaml";
-    p.specText = "method: grid\n";
-    p.metric = {"val_loss", Goal::Minimize};
-    p.parameterNames = {"lr"};
-    for (int i = 0; i < trials; ++i)
-        p.trials.push_back({i, i, 0, "trial " + std::to_string(i), {{"lr", 0.1}}, {"--lr=0.1"}, {{"threads", 1}}});
-    return p;
-}
 
 // A pool whose trial command is `sh -c LINE sh ID`.
 LocalEngineOptions shellPool(const std::string& line, std::vector<std::string>* problems) {
@@ -52,7 +42,7 @@ class TestLocalEngine : public QObject {
 
 private slots:
     void aTrialThatCannotWriteItsEndGetsItsLastWord() {
-        const auto f = SweepFolder::create(path("full"), planOf(2));
+        const auto f = SweepFolder::create(path("full"), planOf(2, {{"threads", 1}}));
         std::vector<std::string> problems;
         const std::atomic<bool> cancel{false};
         const auto end = runLocal(
@@ -75,7 +65,7 @@ private slots:
     }
 
     void aTrialHeldByAnotherProcessIsLeftToIt() {
-        const auto f = SweepFolder::create(path("held"), planOf(2));
+        const auto f = SweepFolder::create(path("held"), planOf(2, {{"threads", 1}}));
         TrialStatus running;
         running.state = TrialState::Running;
         running.host = shortHostName();
@@ -99,7 +89,7 @@ private slots:
 
     // Stop is answered even by a trial that ignores SIGTERM: it is killed, and reads cancelled.
     void aTrialThatIgnoresStopIsKilled() {
-        const auto f = SweepFolder::create(path("stubborn"), planOf(1));
+        const auto f = SweepFolder::create(path("stubborn"), planOf(1, {{"threads", 1}}));
         std::vector<std::string> problems;
         std::atomic<bool> cancel{false};
         auto options = shellPool("trap '' TERM; echo started; while :; do sleep 1; done", &problems);
@@ -114,7 +104,7 @@ private slots:
     }
 
     void aLinkWhereTheLogBelongsStartsNothing() {
-        const auto f = SweepFolder::create(path("log-link"), planOf(1));
+        const auto f = SweepFolder::create(path("log-link"), planOf(1, {{"threads", 1}}));
         const std::string victim = path("log-victim");
         std::ofstream(victim) << "precious\n";
         std::filesystem::create_symlink(victim, f.logPath(0));

@@ -15,6 +15,7 @@
 #include "lock_holder.h"
 #include "run_record.h"
 #include "sweep_folder.h"
+#include "sweep_plan_fixture.h"
 #include "sweep_report.h"
 #include "test_support.h"
 #include "trial_process.h"
@@ -22,25 +23,6 @@
 using namespace wb::sweep;
 
 namespace {
-SweepPlan planOf(int trials) {
-    SweepPlan p;
-    p.name = "t";
-    p.specFile = "s.yaml";
-    p.specText = "method: grid\n";
-    p.metric = {"val_loss", Goal::Minimize};
-    p.parameterNames = {"lr", "opt"};
-    const double lrs[] = {0.1, 0.01};
-    const char* opts[] = {"adam", "sgd"};
-    for (int i = 0; i < trials; ++i)
-        p.trials.push_back({i,
-                            i,
-                            0,
-                            "trial " + std::to_string(i),
-                            {{"lr", lrs[i % 2]}, {"opt", opts[(i / 2) % 2]}},
-                            {"--lr=x"},
-                            nlohmann::json::object()});
-    return p;
-}
 
 // A completed RunRecord with one epoch whose validation loss is `valLoss`.
 void writeRecord(const SweepFolder& f, int id, double valLoss) {
