@@ -139,8 +139,11 @@ private slots:
         const QString name = "stopped";
         const QString python = script(name, "exec sleep 1000");
         CancelFlag stop{false};
-        std::thread stopper([&] {  // Stop once the program runs (bounded: never a hung suite)
-            for (int i = 0; i < 6000 && !QFile::exists(pidFile(name)); ++i)
+        // Stop once the program has written its pid (bounded: never a hung suite). The file exists
+        // as soon as the shell opens it, before the pid is in it: waiting for the file alone let
+        // Stop kill the shell between the two, and the test found no pid to look for.
+        std::thread stopper([&] {
+            for (int i = 0; i < 6000 && pidsIn(pidFile(name)).isEmpty(); ++i)
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
             stop.store(true);
         });
