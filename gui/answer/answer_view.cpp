@@ -17,8 +17,10 @@
 
 #include "answer_chart.h"
 #include "errors.h"
+#include "shares_chart.h"
 #include "training_controller.h"
 #include "waterfall_chart.h"
+#include "what_was_measured.h"
 
 namespace wb::gui {
 
@@ -95,15 +97,22 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
 
     chart_ = new AnswerChart;
     waterfall_ = new WaterfallChart;
+    shares_ = new SharesChart;
     engineChoice_ = new QComboBox;
-    engineChoice_->setToolTip("Whose waterfall: what each fix saved on that engine");
+    engineChoice_->setToolTip(
+        "Whose ablation: what each fix saved on that engine in the order applied, and each one's share "
+        "of the gap with its interval");
     auto* waterfallBox = new QWidget;
     auto* waterfallLayout = new QVBoxLayout(waterfallBox);
     waterfallLayout->setContentsMargins(0, 0, 0, 0);
     auto* choiceRow = new QFormLayout;
-    choiceRow->addRow("Waterfall of", engineChoice_);
+    choiceRow->addRow("Ablation on", engineChoice_);
     waterfallLayout->addLayout(choiceRow);
-    waterfallLayout->addWidget(waterfall_, 1);
+    auto* ablationCharts = new QSplitter(Qt::Horizontal);  // one order, and what the rounds can tell
+    ablationCharts->addWidget(waterfall_);
+    ablationCharts->addWidget(shares_);
+    ablationCharts->setSizes({550, 450});
+    waterfallLayout->addWidget(ablationCharts, 1);
     auto* charts = new QSplitter(Qt::Horizontal);
     charts->addWidget(chart_);
     charts->addWidget(waterfallBox);
@@ -178,7 +187,7 @@ bool AnswerView::start() {
     try {
         p->validate();
         RunConfig check = request.config;
-        check.execution = presetByName(p->ablation().baseline).settings;
+        check.execution = presetByName(AnswerPlan::seedPreset("")).settings;
         check.validate();
     } catch (const Error& e) {
         status_->setText(QString("Cannot answer on this configuration: %1").arg(e.what()));
@@ -253,6 +262,8 @@ void AnswerView::showAnswer(const Answer& answer) {
     chart_->setAnswer(answer);
     QString html;
     for (const auto& line : answer.conclusion()) html += "<p>" + QString::fromStdString(line).toHtmlEscaped() + "</p>";
+    if (const QString measured = whatWasMeasuredHtml(answer); !measured.isEmpty())
+        html += "<h4>What was measured</h4>" + measured;
     conclusion_->setText(html);
     // The waterfall shown stays the user's choice; at first, the engine with the largest gap.
     QString shown = engineChoice_->currentText();
@@ -277,9 +288,11 @@ void AnswerView::showWaterfall() {
     for (const auto& e : answer_->engines)
         if (e.ablation && QString::fromStdString(e.engine) == engineChoice_->currentText()) {
             waterfall_->setResult(*e.ablation);
+            shares_->setResult(*e.ablation);
             return;
         }
     waterfall_->clear();
+    shares_->clear();
 }
 
 void AnswerView::loadAnswer(const QString& path) {

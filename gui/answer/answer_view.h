@@ -1,8 +1,9 @@
 // The Answer tab: "Answer the question" in one click. On the loaded data and the current model it
 // queues one answer on the training worker (every engine here: their estimate first, then each
 // one's seed loop, fixed loop and the ablation between them, repeated), and shows it as it grows:
-// time per epoch of every engine side by side, each engine's waterfall, and the conclusion in
-// words, with what is missing and the command that installs it. Progress for the whole of it,
+// time per epoch of every engine side by side, each engine's waterfall (one order of the fixes)
+// beside its shares of the gap with their intervals, the conclusion in words, what was measured
+// (workload, rounds, each engine's environment, the machine's state), with what is missing and the command that installs it. Progress for the whole of it,
 // cancellable; the answer saves and opens as mlpwb.answer/1 (what `mlpwb answer --out` writes).
 #pragma once
 
@@ -26,6 +27,7 @@ class QSpinBox;
 namespace wb::gui {
 
 class AnswerChart;
+class SharesChart;
 class TrainingController;
 class WaterfallChart;
 
@@ -55,6 +57,7 @@ public:
     QString conclusionText() const;
     AnswerChart& chart() { return *chart_; }
     WaterfallChart& waterfall() { return *waterfall_; }
+    SharesChart& shares() { return *shares_; }
 
 signals:
     void status(const QString& message);  // for the status bar
@@ -88,6 +91,7 @@ private:
     QComboBox* engineChoice_ = nullptr;  // whose waterfall is shown
     AnswerChart* chart_ = nullptr;
     WaterfallChart* waterfall_ = nullptr;
+    SharesChart* shares_ = nullptr;  // the chosen engine's, beside its waterfall
     std::optional<int> current_;  // the request in flight
     std::optional<Answer> answer_;
     double estimateSeconds_ = 0;

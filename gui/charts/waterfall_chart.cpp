@@ -251,6 +251,9 @@ void WaterfallChart::setResult(const AblationResult& result) {
         title += QString(" on %1 (%2), %3 round(s)")
                      .arg(QString::fromStdString(backend), QString::fromStdString(result.device))
                      .arg(result.roundsMade());
+    // One order of the fixes: another order would give each fix another bar (the shares chart has
+    // what the rounds can tell whatever the order).
+    title += ", the fixes in the order applied";
     if (result.status == AblationStatus::Running) title += " — running";
     if (result.status == AblationStatus::Cancelled) title += " — cancelled";
     if (result.status == AblationStatus::Failed) title += " — failed";

@@ -1,10 +1,10 @@
-// The answer of an ablation in one picture: a waterfall of median epoch time from the baseline to the
-// last step. The baseline is a full bar; each fix is a floating bar from the level before it to the
-// level after it (green when it saved time, red when it cost time), labelled with the milliseconds it
-// saved, its share of the total gap and the step's final loss and the task's metric (accuracy, or R^2
-// for a regression: quality_metric.h); whiskers show the spread
-// over the repeats; a last full bar shows where all fixes together end. A step that did not run
-// (refused, not applicable, failed) is a flat grey line at the level it started from, labelled why.
+// The answer of an ablation in one picture of one order: a waterfall of median epoch time from the
+// baseline through the fixes in the order applied (its title says so). The baseline is a full bar; each fix is a
+// floating bar from the level before it to the level after it (green when it saved time, red when it cost time),
+// labelled with the milliseconds it saved, its share of the total gap and the step's final loss and the task's metric
+// (accuracy, or R^2 for a regression: quality_metric.h); whiskers show the spread over the repeats; a last full bar
+// shows where all fixes together end. A step that did not run (refused, not applicable, failed) is a flat grey line at
+// the level it started from, labelled why.
 #pragma once
 
 #include <QString>

@@ -1,0 +1,234 @@
+#include "shares_chart.h"
+
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include <qcustomplot.h>
+
+#include "ablation_attribution.h"
+#include "chart_style.h"
+#include "label_fitting.h"
+#include "waterfall_chart.h"
+
+namespace wb::gui {
+
+namespace {
+constexpr double kBarWidth = 0.6;   // of a row's height
+constexpr int kLabelGapPx = 6;      // between an error bar's end and its label
+constexpr int kMaxTickLines = 3;    // a cause's name beside its bar
+constexpr double kNameShare = 0.3;  // of the plot's width, at most, for the causes' names
+const QString kEmptyTitle = "Share of the gap per cause";
+const QColor kSavedColor(44, 160, 44);
+const QColor kLargestColor(0, 100, 0);
+const QColor kCostColor(214, 39, 40);
+const QColor kWhiskerColor(40, 40, 40);
+
+// "62 %", "−12 %", "4.5 %": a share as a reader reads it (a true minus sign).
+QString percentText(double fraction) {
+    const double pct = fraction * 100;
+    const QString digits = QString::number(std::abs(pct), 'f', std::abs(pct) >= 10 ? 0 : 1);
+    return (pct < 0 && digits.toDouble() > 0 ? QString("\u2212") : QString()) + digits;
+}
+
+// "62 % (55 – 70 %)": the share, then its interval when the rounds give one.
+QString shareText(const SharesChart::Cause& c, bool withInterval) {
+    QString text = percentText(c.share) + " %";
+    if (withInterval) text += " (" + percentText(c.low) + " \u2013 " + percentText(c.high) + " %)";
+    return text;
+}
+
+QString labelOf(const SharesChart::Cause& c, bool withInterval) {
+    QString text = shareText(c, withInterval);
+    if (c.largest) text = "largest: " + text;
+    if (c.savedMs < 0) text = "costs " + formatMs(-c.savedMs) + ": " + text + (c.costly ? "" : ", or nothing");
+    if (c.leftOut) text += ", left out";
+    return text;
+}
+
+bool named(const std::vector<std::size_t>& list, std::size_t index) {
+    return std::find(list.begin(), list.end(), index) != list.end();
+}
+
+QString roundsText(int rounds) {
+    if (rounds < 2) return QString("%1 round, too few for intervals").arg(rounds);
+    return QString("%1 rounds, 95 % intervals").arg(rounds);
+}
+}  // namespace
+
+SharesChart::SharesChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(plot_);
+    title_ = applyChartStyle(*plot_, kEmptyTitle, LegendPlace::None);
+    plot_->xAxis->setLabel("Share of the gap, %");
+    plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
+    plot_->yAxis->grid()->setVisible(false);
+    plot_->yAxis->setRangeReversed(true);  // the first fix applied on top
+    fullPlaceholder_ = "No ablation yet";
+    placeholder_ = addPlaceholder(*plot_, fullPlaceholder_);
+    placeholder_->setVisible(true);
+    fullTitle_ = kEmptyTitle;
+    connect(plot_, &QCustomPlot::afterLayout, this, &SharesChart::fitLabelsToSize);
+    connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
+        const long row = std::lround(plot_->yAxis->pixelToCoord(event->position().y()));
+        if (row < 1 || row > static_cast<long>(causes_.size())) return QToolTip::hideText();
+        const Cause& c = causes_[static_cast<std::size_t>(row - 1)];
+        QToolTip::showText(event->globalPosition().toPoint(),
+                           "<b>" + c.name.toHtmlEscaped() + "</b><br>" + c.label.toHtmlEscaped() + "<br>saved " +
+                               formatMs(c.savedMs) + " per epoch",
+                           plot_);
+    });
+}
+
+void SharesChart::clearDrawing() {
+    plot_->clearPlottables();
+    for (int i = plot_->itemCount() - 1; i >= 0; --i)
+        if (plot_->item(i) != placeholder_) plot_->removeItem(i);
+    causes_.clear();
+    labels_.clear();
+    fitted_.clear();
+}
+
+void SharesChart::clear() {
+    clearDrawing();
+    fullTitle_ = kEmptyTitle;
+    fullPlaceholder_ = "No ablation yet";
+    placeholder_->setVisible(true);
+    plot_->replot();
+}
+
+void SharesChart::setResult(const AblationResult& result) {
+    clearDrawing();
+    const Attribution a = attribute(result);
+    const double gap = result.totalGapMs();
+    const bool shared = gap > 0 && std::any_of(a.causes.begin(), a.causes.end(),
+                                               [](const CauseShare& c) { return c.share.has_value(); });
+    const QString engine = QString::fromStdString(result.backend.empty() ? "this engine" : result.backend);
+    fullTitle_ = "Share of the gap on " + engine + ": " + roundsText(a.rounds);
+    if (result.status == AblationStatus::Running) fullTitle_ += " \u2014 provisional";
+    if (!shared) {
+        fullPlaceholder_ = a.causes.empty() ? QString("No fix measured yet on %1").arg(engine)
+                                            : QString(
+                                                  "No measurable gap on %1: its fixes have no share of it "
+                                                  "(the waterfall has their milliseconds)")
+                                                  .arg(engine);
+        placeholder_->setVisible(true);
+        plot_->replot();
+        return;
+    }
+    fullPlaceholder_.clear();
+    placeholder_->setVisible(false);
+    for (std::size_t i = 0; i < a.causes.size(); ++i) {
+        const CauseShare& c = a.causes[i];
+        Cause cause;
+        cause.name = QString::fromStdString(result.steps[c.step].name);
+        cause.savedMs = c.savedMs;
+        // A step after the fixed loop has no share of its gap: what it saved over that gap, with its
+        // saving's interval, says the same in the same unit.
+        cause.share = c.share.value_or(c.savedMs / gap);
+        const Interval interval = c.share ? c.shareInterval : Interval{c.saved.low / gap, c.saved.high / gap};
+        cause.low = std::min(interval.low, cause.share);  // a percentile interval can miss its point
+        cause.high = std::max(interval.high, cause.share);
+        cause.largest = a.largest == i;
+        cause.costly = named(a.costly, i);
+        cause.leftOut = !c.inFixedLoop;
+        cause.label = labelOf(cause, a.rounds > 1);
+        causes_.push_back(cause);
+    }
+    draw();
+    fitted_.clear();
+    plot_->replot();
+}
+
+void SharesChart::draw() {
+    for (std::size_t i = 0; i < causes_.size(); ++i) {
+        const Cause& c = causes_[i];
+        const double key = static_cast<double>(i + 1);
+        auto* bars = new QCPBars(plot_->yAxis, plot_->xAxis);  // horizontal: the causes down the left
+        const QColor color = c.savedMs < 0 ? kCostColor : c.largest ? kLargestColor : kSavedColor;
+        bars->setName(c.name);
+        bars->setBrush(c.leftOut ? color.lighter(150) : color);
+        bars->setPen(QPen(color.darker(130), 1));
+        bars->setWidth(kBarWidth);
+        bars->addData(key, c.share * 100);
+        bars->setSelectable(QCP::stNone);
+        auto* interval = new QCPErrorBars(plot_->yAxis, plot_->xAxis);
+        interval->setDataPlottable(bars);
+        interval->setErrorType(QCPErrorBars::etValueError);
+        interval->addData((c.share - c.low) * 100, (c.high - c.share) * 100);
+        interval->setPen(QPen(kWhiskerColor, 1.5));
+        interval->setWhiskerWidth(8);
+        interval->setSelectable(QCP::stNone);
+        QCPItemText* label = addValueLabel(*plot_, c.label);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        label->position->setCoords(std::max(0.0, c.high) * 100, key);
+        label->setPadding(QMargins(kLabelGapPx, 0, 0, 0));
+        labels_.push_back(label);
+    }
+    // Where nothing is saved, and where all of the gap is.
+    for (const double at : {0.0, 100.0}) {
+        auto* line = new QCPItemStraightLine(plot_);
+        line->point1->setCoords(at, 0);
+        line->point2->setCoords(at, 1);
+        line->setPen(QPen(QColor(120, 120, 120), 1, at == 0 ? Qt::SolidLine : Qt::DashLine));
+        line->setSelectable(false);
+    }
+    plot_->yAxis->setRange(0.4, static_cast<double>(causes_.size()) + 0.6);
+}
+
+// The causes' names get up to kNameShare of the width, wrapped into the lines a row's height holds;
+// each label sits right of its error bar, and the share axis reaches far enough right for the
+// widest to end inside the plot (a label that would leave the bars no room drops its interval: the
+// tooltip has it). Run after each layout; when the texts change, the layout is redone with them.
+void SharesChart::fitLabelsToSize() {
+    for (int pass = 0; pass < 2; ++pass) {
+        const QRect axes = plot_->axisRect()->rect();
+        if (axes.width() <= 0 || axes.height() <= 0) return;  // not laid out yet
+        QString fitted = wrapWords(fullTitle_, QFontMetrics(title_->font()), plot_->viewport().width() - 24);
+        title_->setText(fitted);
+        const QString note = wrapWords(fullPlaceholder_, QFontMetrics(placeholder_->font()), axes.width() - 16);
+        placeholder_->setText(note);
+        fitted += note;
+        const QFontMetrics tickFont(plot_->yAxis->tickLabelFont());
+        const double pitch = axes.height() / std::max<double>(1.0, static_cast<double>(causes_.size()));
+        const int lines = std::clamp(static_cast<int>(pitch / tickFont.lineSpacing()), 1, kMaxTickLines);
+        const int nameWidth = std::max(60, static_cast<int>(plot_->viewport().width() * kNameShare));
+        auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+        for (std::size_t i = 0; i < causes_.size(); ++i) {
+            const QString tick = wrapAtBreaks(stepTickLabel(causes_[i].name.toStdString()).replace('\n', ' '), tickFont,
+                                              nameWidth, lines);
+            ticker->addTick(static_cast<double>(i + 1), tick);
+            fitted += tick;
+        }
+        double lowest = 0, upper = 100;
+        for (const Cause& c : causes_) {
+            lowest = std::min(lowest, c.low * 100);
+            upper = std::max(upper, c.high * 100);
+        }
+        const double lower = lowest < 0 ? lowest - 5 : 0.0;
+        const double width = axes.width();
+        for (std::size_t i = 0; i < causes_.size() && i < labels_.size(); ++i) {
+            const QFontMetrics labelFont(labels_[i]->font());
+            QString text = causes_[i].label;
+            if (labelFont.horizontalAdvance(text) + kLabelGapPx > width / 2) text = labelOf(causes_[i], false);
+            labels_[i]->setText(text);
+            fitted += text;
+            // The label ends inside the plot: (anchor - lower) / (upper - lower) * width + its width <= width.
+            const double room = std::max(width / 2, width - labelFont.horizontalAdvance(text) - kLabelGapPx - 4);
+            const double anchor = std::max(0.0, causes_[i].high) * 100;
+            upper = std::max(upper, lower + (anchor - lower) * width / room);
+        }
+        fitted += QString::number(lower) + "," + QString::number(upper);
+        if (fitted == fitted_) return;
+        fitted_ = fitted;
+        plot_->yAxis->setTicker(ticker);
+        plot_->xAxis->setRange(lower, upper);
+        for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+            plot_->plotLayout()->update(phase);
+    }
+}
+
+}  // namespace wb::gui
