@@ -102,7 +102,6 @@ public:
                     return finish();
         }
         if (!repeatRounds()) return finish();
-        if (!withoutCostlyFixes()) return finish();
         result_.status = AblationStatus::Completed;
         return finish();
     }
@@ -263,40 +262,96 @@ private:
 
     // Rounds 2..repeats run every measured step once more, in the same order, so that a slow stretch of a
     // busy machine spreads over all steps instead of landing on one; then more rounds while a median is
-    // known less well than the plan's target and the budget has room for one more round. False when
-    // the ablation must stop.
+    // known less well than the plan's target and the budget has room for one more round. After every
+    // round the late steps (the closing step without the costly fixes) may join; a late step that
+    // joined after the last round wanted gets one more round, so that it is measured among the others
+    // and not after them. False when the ablation must stop.
     bool repeatRounds() {
         result_.rounds = 1;
-        for (int round = 2; round <= plan_.repeats; ++round)
-            if (!runRound(round)) return false;
+        if (!addLateSteps()) return false;
         for (;;) {
-            const Widest widest = widestMedian();
-            const std::string stop = whyStop(widest);
+            const bool owed = lateStepOwed();
+            const std::string stop = owed || result_.rounds < plan_.repeats ? "" : whyStop(widestMedian());
             if (!stop.empty()) {
                 result_.precision = stop;
                 return true;
             }
-            if (!runRound(result_.rounds + 1)) return false;
+            if (!runRound(result_.rounds + 1) || !addLateSteps()) return false;
         }
     }
 
+    // A step measured in the rounds: where it lives, the index the callbacks name it by, and whether it
+    // joined the rounds late (made up then).
+    struct RoundStep {
+        AblationStep* step;
+        int index;
+        bool late;
+    };
+
+    // The steps a round runs, in order: the cumulative ones (the closing step last), the alone ones.
+    // Indices: the plan's cumulative steps 0.., the alone steps after them, the closing step after those.
+    // (Pointers stay valid through a round: no step is added during one.)
+    std::vector<RoundStep> roundSteps() {
+        std::vector<RoundStep> order;
+        const std::size_t planned = plannedSteps();
+        for (std::size_t i = 0; i < result_.steps.size(); ++i)
+            if (result_.steps[i].status == StepStatus::Ran)
+                order.push_back({&result_.steps[i], i < planned ? static_cast<int>(i) : lateIndex(), i >= planned});
+        for (std::size_t i = 0; i < result_.alone.size(); ++i)
+            if (result_.alone[i].status == StepStatus::Ran)
+                order.push_back({&result_.alone[i], static_cast<int>(planned + i), false});
+        return order;
+    }
+    std::size_t plannedSteps() const { return 1 + plan_.fixes.size(); }
+    int lateIndex() const { return static_cast<int>(plannedSteps() + result_.alone.size()); }
+
+    // Whether a late step has fewer runs than the rounds made (it joined after the last round).
+    bool lateStepOwed() {
+        for (const RoundStep& s : roundSteps())
+            if (s.late && static_cast<int>(s.step->runs.size()) < result_.rounds) return true;
+        return false;
+    }
+
+    // Round `round`: every step once. A late step that joined before it makes up the rounds it
+    // missed in it, one run before each step's run (the first steps of the round) and the rest just
+    // before its own, so that its runs are spread among the others' and not bunched after them.
+    // Its runs stay in the order they were made: run i stands for round i + 1, so attribute() pairs
+    // its make-up runs with the rounds it missed (made later in time: the drift between them is not
+    // paired away) and its later runs with the rounds they were made in.
     bool runRound(int round) {
-        for (auto* steps : {&result_.steps, &result_.alone})
-            for (std::size_t i = 0; i < steps->size(); ++i) {
-                AblationStep& step = (*steps)[i];
-                if (step.status != StepStatus::Ran) continue;
-                const std::size_t offset = steps == &result_.steps ? 0 : result_.steps.size();
-                if (!rerun(step, static_cast<int>(offset + i), round)) return false;
-            }
+        const std::vector<RoundStep> order = roundSteps();
+        const auto behind = [round](const RoundStep& s) {
+            return s.late && s.step->status == StepStatus::Ran && static_cast<int>(s.step->runs.size()) < round - 1;
+        };
+        for (const RoundStep& s : order) {
+            const auto lagging = std::find_if(order.begin(), order.end(), behind);
+            if (lagging != order.end() && !makeUp(*lagging, round)) return false;
+            while (behind(s))
+                if (!makeUp(s, round)) return false;
+            if (s.step->status != StepStatus::Ran) continue;  // a make-up run failed: it no longer counts
+            if (!rerun(*s.step, s.index, round, round)) return false;
+        }
         result_.rounds = round;
         return true;
     }
 
+    // One make-up run of a late step, during round `round`.
+    bool makeUp(const RoundStep& s, int round) {
+        return rerun(*s.step, s.index, round, static_cast<int>(s.step->runs.size()) + 1);
+    }
+
+    // The steps that join the rounds late, after round result_.rounds. False when the ablation must stop.
+    bool addLateSteps() { return withoutCostlyFixes(); }
+
     // A fix that costs time on this engine (graph capture on a CPU) leaves every later cumulative
-    // step slower, so the fastest of them may lack fixes that help. One more step, at the end: every
-    // applied fix but those whose interval lies below zero, measured as many times as the others
-    // (after their rounds). The fixed loop is then the fastest of all. False when the ablation must stop.
+    // step slower, so the fastest of them may lack fixes that help. One more step: every applied fix
+    // but those whose interval lies below zero, added once attribute() names them (after
+    // Attribution::kRoundsToRank rounds at the soonest) and measured in the rounds from then on, as
+    // many times as the others (runRound). The fixed loop is then the fastest of all. Not added once
+    // the rounds reached their most (the rounds it would need to join are not made). False when the
+    // ablation must stop.
     bool withoutCostlyFixes() {
+        if (result_.steps.size() > plannedSteps() || result_.rounds >= AblationPlan::kMaxRounds) return true;
         const Attribution a = attribute(result_);
         if (a.costly.empty() || result_.status == AblationStatus::Cancelled) return true;
         AblationStep step;
@@ -319,14 +374,7 @@ private:
         step.name = "without " + names;
         step.fix = AblationStep::kWithoutCostly;
         step.description = "every fix applied but those that cost time on this engine";
-        const int index = static_cast<int>(result_.steps.size() + result_.alone.size());
-        runStep(step, index);
-        for (int round = 2; round <= result_.rounds && step.status == StepStatus::Ran; ++round)
-            if (!runOnce(step, index, round)) {
-                if (step.status != StepStatus::Cancelled) step.runs.clear();
-                break;
-            }
-        if (step.status != StepStatus::Ran) keepLevel(step, result_.steps.back().medianEpochMs);
+        keepLevel(step, result_.steps.back().medianEpochMs);  // no runs yet: the level before it
         return finishStep(result_.steps, std::move(step));
     }
 
@@ -373,10 +421,11 @@ private:
         return "";
     }
 
-    // One more run of a measured step; false when the ablation must stop (cancelled, or the baseline failed).
-    bool rerun(AblationStep& step, int index, int round) {
+    // One more run of a measured step (its run number `repeat`, during round `round`); false when the
+    // ablation must stop (cancelled, or the baseline failed).
+    bool rerun(AblationStep& step, int index, int round, int repeat) {
         const std::string note = step.message;
-        const bool completed = runOnce(step, index, round);
+        const bool completed = runOnce(step, index, repeat);
         if (!completed && step.status == StepStatus::Cancelled) {
             step.status = StepStatus::Ran;  // the runs it completed still stand
             step.message = note;
