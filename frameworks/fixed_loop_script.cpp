@@ -1,0 +1,215 @@
+#include "fixed_loop_script.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <vector>
+
+#include "ablation_attribution.h"
+#include "errors.h"
+#include "framework_backend.h"
+#include "script_text.h"
+
+namespace wb {
+
+namespace {
+constexpr std::size_t kCommentWidth = 99;   // the generated scripts' line length
+constexpr std::size_t kReasonLength = 240;  // of a reason read from the file: one readable line
+
+// Milliseconds as the answer's conclusion writes them: three figures, more under 10 ms.
+std::string ms(double v) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : v >= 0.1 ? "%.2f" : "%.4f", v);
+    return buffer;
+}
+
+// Text from the file, safe in a comment and in a one-line message: no line breaks, quotes,
+// backslashes or other control characters, at most `limit` bytes (cut at a UTF-8 character's start).
+std::string oneLine(const std::string& s, std::size_t limit = kReasonLength) {
+    std::size_t end = std::min(limit, s.size());
+    while (end > 0 && end < s.size() && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+    std::string out = plain(s.substr(0, end));
+    for (char& c : out)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+    return end < s.size() ? out + "..." : out;
+}
+
+std::string engineLabel(const std::string& engine) {
+    return engine == "torch"   ? "PyTorch"
+           : engine == "keras" ? "Keras"
+           : engine == "jax"   ? "JAX"
+           : engine == "cpu"   ? "our CPU backend"
+           : engine == "cuda"  ? "our CUDA backend"
+                               : oneLine(engine, 40);
+}
+
+// `text` as Python comment lines of at most kCommentWidth columns, broken between words.
+std::string comment(const std::string& text) {
+    std::string out, line = "#", word;
+    std::istringstream words(text);
+    while (words >> word) {
+        if (line.size() > 1 && line.size() + 1 + word.size() > kCommentWidth) {
+            out += line + "\n";
+            line = "#";
+        }
+        line += " " + word;
+    }
+    return out + line + "\n";
+}
+
+std::string joined(const std::vector<std::string>& parts, const char* separator) {
+    std::string text;
+    for (const auto& p : parts) text += (text.empty() ? "" : separator) + p;
+    return text;
+}
+
+// The fixes that cost time on this engine (their interval below zero), as the runner found them
+// when it measured every fix but those.
+std::vector<const AblationStep*> costlySteps(const AblationResult& r) {
+    std::vector<const AblationStep*> costly;
+    const Attribution a = attribute(r);
+    for (const std::size_t i : a.costly) {
+        const AblationStep& s = r.steps[a.causes[i].step];
+        if (s.fix != AblationStep::kWithoutCostly) costly.push_back(&s);
+    }
+    return costly;
+}
+
+// Which fixes the fixed loop holds, and the measured ones it leaves out: those after it, or, where
+// it is the closing step without the costly fixes, those.
+struct LoopFixes {
+    std::vector<std::string> applied;
+    std::vector<const AblationStep*> leftOut;
+};
+
+LoopFixes loopFixes(const AblationResult& r) {
+    const AblationStep* fixed = r.fixedLoop();
+    LoopFixes f;
+    if (fixed->fix == AblationStep::kWithoutCostly)
+        f.leftOut = costlySteps(r);
+    else
+        for (const AblationStep* s : r.leftOut())
+            if (s->fix != AblationStep::kWithoutCostly) f.leftOut.push_back(s);
+    const auto isLeftOut = [&](const AblationStep& s) {
+        return std::find(f.leftOut.begin(), f.leftOut.end(), &s) != f.leftOut.end();
+    };
+    for (const AblationStep* s = r.steps.data() + 1; s < r.steps.data() + r.steps.size(); ++s) {
+        if (fixed->fix != AblationStep::kWithoutCostly && s > fixed) break;
+        if (s->status == StepStatus::Ran && s->fix != AblationStep::kWithoutCostly && !isLeftOut(*s))
+            f.applied.push_back(oneLine(s->name));
+    }
+    return f;
+}
+
+std::string leftOutText(const AblationStep& s) {
+    if (s.savedMs < 0) return oneLine(s.name) + ", which cost " + ms(-s.savedMs) + " ms per epoch";
+    return oneLine(s.name) + ", measured only on top of a slower step (it saved " + ms(s.savedMs) +
+           " ms per epoch there)";
+}
+
+// Where the seed loop and the fixed loop lie within each other's spread, said so.
+std::string gapNote(const AblationResult& r) {
+    const auto gap = r.gapComparison();
+    return gap && !gap->measurable ? ", no measurable difference" : "";
+}
+
+// The comment at the script's top: which step this is, what it measured, what it leaves out.
+// `where`: "The fixed loop of answer.json on PyTorch (cpu)".
+std::string aboutLoop(const AblationResult& r, const std::string& where) {
+    const AblationStep& fixed = *r.fixedLoop();
+    const LoopFixes fixes = loopFixes(r);
+    std::string text = where + ": the fastest configuration measured there, the step '" + oneLine(fixed.name) + "', " +
+                       ms(fixed.medianEpochMs) + " ms per epoch (the median of its " +
+                       std::to_string(fixed.runs.size()) +
+                       " run(s); the seed loop: " + ms(r.seedLoop()->medianEpochMs) + " ms" + gapNote(r) + ").";
+    std::string out = comment(text);
+    out +=
+        comment("Its fixes to the seed loop: " + (fixes.applied.empty() ? "none" : joined(fixes.applied, ", ")) + ".");
+    std::vector<std::string> left;
+    for (const AblationStep* s : fixes.leftOut) left.push_back(leftOutText(*s));
+    out += comment(
+        left.empty() ? "No measured fix is left out."
+                     : "Left out, as the fastest step measured is not every fix applied: " + joined(left, "; ") + ".");
+    return out;
+}
+
+// The fixed loop's configuration as its first run recorded it, checked against its step.
+RunConfig recordedConfig(const AblationResult& r, const std::string& source) {
+    const AblationStep& fixed = *r.fixedLoop();
+    const std::string who = "the fixed loop of " + oneLine(r.backend, 40);
+    RunConfig config;
+    try {
+        config = fixed.runs.front().config.get<RunConfig>();
+        config.validate();
+    } catch (const Error& e) {
+        throw DataError(source, who + " holds no configuration that reads back: " + oneLine(e.what()));
+    } catch (const nlohmann::json::exception& e) {
+        throw DataError(source, who + " holds no configuration that reads back: " + oneLine(e.what()));
+    }
+    if (config.backend != r.backend)
+        throw DataError(source, who + " records a run of another backend ('" + oneLine(config.backend, 40) + "')");
+    if (config.execution != fixed.settings)
+        throw DataError(source, who + " records a run of other switches than its step's");
+    return config;
+}
+
+std::string scriptOf(const AblationResult& r, const std::string& framework, const std::string& source,
+                     const std::string& name, const std::string& where) {
+    if (!isFrameworkBackend(framework))
+        throw ConfigError("no framework loop for '" + framework + "' (valid: torch, keras, jax)");
+    RunConfig config = recordedConfig(r, source);
+    config.backend = framework;
+    config.name = name.empty() ? "fixed loop (" + oneLine(r.fixedLoop()->name, 120) + ")" : name;
+    // For the framework version and device the run recorded; a record of another backend: the CPU
+    // and the newest API. Nothing is asked: the file's interpreter is text, never a program to run.
+    const NoProbes noProbes;
+    const FrameworkFacts facts = recordedFrameworkFacts(framework, r.fixedLoop()->runs.front().environment);
+    const std::string script = frameworkScript(config, facts);
+    const std::size_t firstLine = script.find('\n') + 1;  // after #!/usr/bin/env python3
+    return script.substr(0, firstLine) + aboutLoop(r, where) + script.substr(firstLine);
+}
+
+std::string deviceOf(const std::string& device) {
+    return device.empty() ? "" : " (" + oneLine(device, 80) + ")";
+}
+}  // namespace
+
+std::optional<std::string> whyNoFixedLoop(const Answer& answer, const std::string& engine) {
+    const auto e = std::find_if(answer.engines.begin(), answer.engines.end(),
+                                [&](const AnswerEngine& candidate) { return candidate.engine == engine; });
+    if (e == answer.engines.end()) return "the answer did not ask it";
+    if (!e->available) return "it was not available" + (e->reason.empty() ? "" : ": " + oneLine(e->reason));
+    if (!e->ablation) return "it did not run";
+    const AblationResult& r = *e->ablation;
+    if (r.backend != engine) return "its ablation is of another backend ('" + oneLine(r.backend, 40) + "')";
+    if (r.fixedLoop()) return std::nullopt;
+    if (!r.message.empty()) return "its ablation " + toString(r.status) + ": " + oneLine(r.message);
+    return r.seedLoop() ? "no step after its seed loop was measured" : "not even its seed loop was measured";
+}
+
+std::string fixedLoopScript(const Answer& answer, const std::string& engine, const std::string& source,
+                            const std::string& name) {
+    if (const auto why = whyNoFixedLoop(answer, engine))
+        throw DataError(source, oneLine(engine, 40) + " has no measured fixed loop (" + *why + ")");
+    const auto e = std::find_if(answer.engines.begin(), answer.engines.end(),
+                                [&](const AnswerEngine& candidate) { return candidate.engine == engine; });
+    return scriptOf(*e->ablation, engine, source, name,
+                    "The fixed loop of " + oneLine(source) + " on " + engineLabel(engine) + deviceOf(e->device));
+}
+
+std::string fixedLoopScript(const AblationResult& ablation, const std::string& framework, const std::string& source,
+                            const std::string& name) {
+    if (!ablation.fixedLoop())
+        throw DataError(source, "the ablation has no measured fixed loop (" +
+                                    std::string(ablation.seedLoop() ? "no step after its seed loop was measured"
+                                                                    : "not even its seed loop was measured") +
+                                    ")");
+    const std::string measured = engineLabel(ablation.backend) + deviceOf(ablation.device);
+    const std::string where = ablation.backend == framework
+                                  ? "The fixed loop of " + oneLine(source) + " on " + measured
+                                  : "The fixed loop of " + oneLine(source) + ", measured on " + measured +
+                                        ", written for " + engineLabel(framework);
+    return scriptOf(ablation, framework, source, name, where);
+}
+
+}  // namespace wb
