@@ -26,6 +26,18 @@ const std::vector<std::string> kEngines = {"cpu", "cuda", "torch", "keras", "jax
 bool mentions(const std::string& text, const std::string& word) {
     return text.find(word) != std::string::npos;
 }
+
+// Whether `fix` sets some switch of `seed` to another value (torch options: always, as no preset
+// sets them).
+bool changesSomething(const AblationFix& fix, const ExecutionSettings& seed) {
+    for (const auto& [name, value] : fix.sets) {
+        if (isTorchOption(name)) return true;
+        ExecutionSettings changed = seed;
+        setSwitch(changed, name, value);
+        if (!(changed == seed)) return true;
+    }
+    return false;
+}
 }  // namespace
 
 std::string toString(AnswerStatus s) {
@@ -35,7 +47,7 @@ std::string toString(AnswerStatus s) {
 void AnswerPlan::validate() const {
     if (repeats < 1 || repeats > 100)
         throw ConfigError("answer: repeats must be 1-100, not " + std::to_string(repeats));
-    ablation().validate();  // the target and the budget
+    ablation("").validate();  // the target and the budget
     if (epochs < 2 || epochs > 100000)
         throw ConfigError("answer: epochs must be at least 2 (a warm-up and a timed epoch), not " +
                           std::to_string(epochs));
@@ -48,12 +60,43 @@ void AnswerPlan::validate() const {
             throw ConfigError("answer: engine '" + *e + "' is named twice; name each engine once");
 }
 
-AblationPlan AnswerPlan::ablation() const {
-    AblationPlan p;  // from the seed loop, the default fixes in their order
+std::string AnswerPlan::seedPreset(const std::string& engine) {
+    return engine == "keras" ? "Seed Keras fit" : AblationPlan{}.baseline;
+}
+
+AblationPlan AnswerPlan::ablation(const std::string& engine) const {
+    AblationPlan p;
+    p.baseline = seedPreset(engine);
+    p.fixes.clear();
+    const ExecutionSettings& seed = presetByName(p.baseline).settings;
+    for (const auto& name : defaultFixOrder())
+        if (changesSomething(ablationFixByName(name), seed)) p.fixes.push_back(name);
     p.repeats = repeats;
     p.target = target;
     p.budgetSeconds = budgetSeconds;
     return p;
+}
+
+TimeSpread spreadOf(const AblationStep& step) {
+    std::vector<const RunRecord*> runs;
+    for (const auto& r : step.runs) runs.push_back(&r);
+    return timeSpread(runs).value_or(timeSpread(step.medianEpochMs, step.minEpochMs, step.maxEpochMs, 0));
+}
+
+const AnswerEngine* Answer::engine(const std::string& name) const {
+    const auto it =
+        std::find_if(engines.begin(), engines.end(), [&](const AnswerEngine& e) { return e.engine == name; });
+    return it == engines.end() ? nullptr : &*it;
+}
+
+std::optional<FoundingComparison> Answer::founding() const {
+    FoundingComparison f{engine("torch"), engine("keras"), {}, {}};
+    if (!f.torch || !f.keras || !f.torch->gap() || !f.keras->ablation || !f.keras->ablation->seedLoop())
+        return std::nullopt;
+    const AblationResult &torch = *f.torch->ablation, &keras = *f.keras->ablation;
+    f.kerasFit = compareSpeed(spreadOf(*torch.seedLoop()), spreadOf(*keras.seedLoop()));
+    f.fixedTorch = compareSpeed(spreadOf(*keras.seedLoop()), spreadOf(*torch.fixedLoop()));
+    return f;
 }
 
 const AblationStep* AnswerEngine::largestCause() const {
@@ -102,10 +145,10 @@ std::vector<AnswerEstimate> estimateAnswer(const AnswerPlan& plan, const std::ve
                                            const RunConfig& base, const Dataset& dataset, const PreparedData& data,
                                            const CancelFlag& cancel) {
     plan.validate();
-    const AblationPlan ablation = plan.ablation();
     std::vector<AnswerEstimate> estimates;
     for (const AnswerEngine& engine : engines) {
         if (!engine.available || cancel.load()) continue;
+        const AblationPlan ablation = plan.ablation(engine.engine);
         RunConfig probe = base;
         probe.name = "answer estimate";
         probe.backend = engine.engine;
@@ -138,16 +181,18 @@ Answer runAnswer(const AnswerPlan& plan, std::vector<AnswerEngine> engines, cons
                  const Dataset& dataset, const PreparedData& data, const CancelFlag& cancel,
                  const AnswerCallbacks& callbacks) {
     plan.validate();
-    const AblationPlan ablation = plan.ablation();
     RunConfig config = base;
     config.train.epochs = plan.epochs;
     Answer answer;
     answer.plan = plan;
     answer.config = config;
     answer.engines = std::move(engines);
-    const int available = static_cast<int>(
-        std::count_if(answer.engines.begin(), answer.engines.end(), [](const AnswerEngine& e) { return e.available; }));
-    const int planned = available * plannedRuns(ablation);
+    int available = 0, planned = 0;
+    for (const AnswerEngine& e : answer.engines)
+        if (e.available) {
+            ++available;
+            planned += plannedRuns(plan.ablation(e.engine));
+        }
     int done = 0;
     answer.status = AnswerStatus::Completed;
     for (AnswerEngine& engine : answer.engines) {
@@ -164,7 +209,7 @@ Answer runAnswer(const AnswerPlan& plan, std::vector<AnswerEngine> engines, cons
             if (callbacks.onProgress) callbacks.onProgress(answer);
         };
         try {
-            engine.ablation = runAblation(ablation, engineConfig, dataset, data, cancel, steps);
+            engine.ablation = runAblation(plan.ablation(engine.engine), engineConfig, dataset, data, cancel, steps);
         } catch (const Error& e) {  // a configuration this engine refuses: recorded, the others still run
             engine.ablation.reset();
             engine.reason = e.what();

@@ -26,8 +26,13 @@ struct AnswerPlan {
     double target = 0.05;       // more rounds until every median is known to ±5 % ...
     double budgetSeconds = 60;  // ... while an engine's ablation has spent less than this
 
-    void validate() const;          // throws ConfigError
-    AblationPlan ablation() const;  // the plan each engine runs
+    void validate() const;  // throws ConfigError
+    // The plan engine `engine` runs: from its seed loop (seedPreset), the default fixes in their
+    // order, less those that would change nothing there.
+    AblationPlan ablation(const std::string& engine) const;
+    // The preset an engine's seed loop is: Keras's is the founding Keras code ("Seed Keras fit",
+    // model.fit on the arrays), every other engine's the founding PyTorch loop.
+    static std::string seedPreset(const std::string& engine);
 };
 
 // One engine's part of the answer.
@@ -47,6 +52,19 @@ struct AnswerEngine {
     const AblationStep* largestCause() const;
 };
 
+// A step's level with the spread of its repeats (one run: of its epochs), as compareSpeed takes it.
+TimeSpread spreadOf(const AblationStep& step);
+
+// The founding question in numbers, where both PyTorch's and Keras's seed loops were measured:
+// Keras's fit against the PyTorch loop, and PyTorch's fixed loop against Keras's fit, each with the
+// spread of their repeats (compareSpeed, the rule of every other comparison).
+struct FoundingComparison {
+    const AnswerEngine* torch = nullptr;
+    const AnswerEngine* keras = nullptr;
+    SpeedComparison kerasFit;    // PyTorch's seed loop against Keras's fit: ratio > 1, Keras's fit is faster
+    SpeedComparison fixedTorch;  // Keras's fit against PyTorch's fixed loop: ratio > 1, the fixed loop is faster
+};
+
 enum class AnswerStatus { Running, Completed, Cancelled, Failed };
 std::string toString(AnswerStatus s);
 
@@ -62,6 +80,9 @@ struct Answer {
     // and its largest cause, each engine's speed-up or "no measurable difference", the fastest
     // epoch here, and what could not be measured with the command that would make it measurable.
     std::vector<std::string> conclusion() const;
+    // Null unless PyTorch's and Keras's seed loops both ran (and PyTorch's fixed loop).
+    std::optional<FoundingComparison> founding() const;
+    const AnswerEngine* engine(const std::string& name) const;  // null when the answer has none of that name
 
     nlohmann::json toJson() const;
     static Answer fromJson(const nlohmann::json& j);  // throws DataError

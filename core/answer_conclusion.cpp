@@ -2,6 +2,7 @@
 // the measurement): which engine's seed loop is slowest against its fixed loop and why, each
 // engine's speed-up or "no measurable difference", the fastest epoch measured here, and what could
 // not be measured.
+#include <algorithm>
 #include <cstdio>
 
 #include "ablation_attribution.h"
@@ -167,6 +168,58 @@ std::string engineSentence(const AnswerEngine& e) {
     return s + causeSentence(r, a) + costSentence(r, a) + outlierSentence(r, a) + machineSentence(r) +
            (r.precision.empty() ? "" : " Precision: " + r.precision + ".");
 }
+
+// PyTorch's causes in the fixed loop, largest share first, each with its interval: "data_path=
+// device_resident 80% (75–85%), launch=graph_step 12% (9–15%)". Empty without shares (no
+// measurable gap).
+std::string torchShares(const AblationResult& r) {
+    const Attribution a = attribute(r);
+    std::vector<const CauseShare*> shares;
+    for (const CauseShare& c : a.causes)
+        if (c.inFixedLoop && c.share && *c.share > 0 && r.steps[c.step].fix != AblationStep::kWithoutCostly)
+            shares.push_back(&c);
+    std::stable_sort(shares.begin(), shares.end(),
+                     [](const CauseShare* x, const CauseShare* y) { return *x->share > *y->share; });
+    constexpr std::size_t kNamed = 3;
+    std::string text;
+    for (std::size_t k = 0; k < shares.size() && k < kNamed; ++k)
+        text += (k ? ", " : "") + r.steps[shares[k]->step].name + " " + percent(*shares[k]->share) + " (" +
+                percentRange(shares[k]->shareInterval) + ")";
+    if (shares.size() > kNamed) text += " and " + std::to_string(shares.size() - kNamed) + " more";
+    return text;
+}
+
+// The founding question in its own words: Keras's fit against the PyTorch loop here, where the
+// PyTorch loop loses its time, and the fixed PyTorch loop against Keras's fit. Where one of the two
+// was asked for but could not run, what would make it measurable.
+std::string foundingSentence(const Answer& answer) {
+    if (const auto f = answer.founding()) {
+        const AblationResult &torch = *f->torch->ablation, &keras = *f->keras->ablation;
+        const std::string levels =
+            ms(keras.seedLoop()->medianEpochMs) + " against " + ms(torch.seedLoop()->medianEpochMs) + " ms per epoch";
+        std::string text = f->kerasFit.measurable
+                               ? "The founding question: Keras's fit is " + f->kerasFit.label() +
+                                     " than the PyTorch loop here, " + levels + "."
+                               : "The founding question: Keras's fit and the PyTorch loop take the same time here (" +
+                                     f->kerasFit.label() + "), " + levels + ".";
+        if (const std::string shares = torchShares(torch); !shares.empty())
+            text +=
+                " Where the PyTorch loop loses its time (shares of its own gap, fixed in this order): " + shares + ".";
+        text += f->fixedTorch.measurable
+                    ? " The fixed PyTorch loop is " + f->fixedTorch.label() +
+                          " than Keras's fit: " + ms(torch.fixedLoop()->medianEpochMs) + " ms."
+                    : " The fixed PyTorch loop and Keras's fit take the same time (" + f->fixedTorch.label() + ").";
+        return text;
+    }
+    for (const char* name : {"keras", "torch"}) {
+        const AnswerEngine* e = answer.engine(name);
+        if (!e || e->available) continue;
+        return std::string("The founding question (Keras's fit against the PyTorch loop) needs ") +
+               (e->engine == "keras" ? "Keras" : "PyTorch") + ", which could not run here: " + e->reason +
+               (e->install.empty() ? "." : ". To measure it: " + e->install + ".");
+    }
+    return "";
+}
 }  // namespace
 
 std::vector<std::string> Answer::conclusion() const {
@@ -183,7 +236,8 @@ std::vector<std::string> Answer::conclusion() const {
     lines.reserve(measured.size() + engines.size() + 1);
     for (const AnswerEngine* e : measured) lines.push_back(engineSentence(*e));
 
-    // The fastest epoch measured, against the slowest seed loop (the founding loop where PyTorch ran).
+    // The fastest epoch measured, against the founding PyTorch loop where it ran (else the slowest
+    // seed loop), with the spread of both.
     const AnswerEngine* fastest = nullptr;
     const AnswerEngine* slowestSeed = nullptr;
     for (const AnswerEngine* e : measured) {
@@ -192,15 +246,15 @@ std::vector<std::string> Answer::conclusion() const {
         if (!slowestSeed || e->ablation->seedLoop()->medianEpochMs > slowestSeed->ablation->seedLoop()->medianEpochMs)
             slowestSeed = e;
     }
+    if (const AnswerEngine* torch = engine("torch"); torch && torch->gap()) slowestSeed = torch;
     if (fastest && measured.size() > 1) {
-        const double best = fastest->ablation->fixedLoop()->medianEpochMs;
-        const double seed = slowestSeed->ablation->seedLoop()->medianEpochMs;
-        char ratio[32];
-        std::snprintf(ratio, sizeof ratio, "%.1f", best > 0 ? seed / best : 0.0);
-        lines.push_back("The fastest epoch here: the fixed loop on " + engineName(*fastest) + ", " + ms(best) +
-                        " ms, " + ratio + "\u00d7 faster than the seed loop on " + engineName(*slowestSeed) + " (" +
-                        ms(seed) + " ms).");
+        const AblationStep& best = *fastest->ablation->fixedLoop();
+        const AblationStep& seed = *slowestSeed->ablation->seedLoop();
+        lines.push_back("The fastest epoch here: the fixed loop on " + engineName(*fastest) + ", " +
+                        ms(best.medianEpochMs) + " ms, " + compareSpeed(spreadOf(seed), spreadOf(best)).label() +
+                        " than the seed loop on " + engineName(*slowestSeed) + " (" + ms(seed.medianEpochMs) + " ms).");
     }
+    if (const std::string founding = foundingSentence(*this); !founding.empty()) lines.insert(lines.begin(), founding);
     for (const auto& e : engines) {
         if (e.gap()) continue;
         if (!e.available) {

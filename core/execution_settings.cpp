@@ -117,6 +117,13 @@ const std::vector<Preset>& presets() {
          "the founding PyTorch loop: DataLoader gathers rows, a sync every step, Sigmoid+BCELoss, zero_grad twice",
          make(PerSampleGather, Launch::EagerSync, LossKind::SigmoidBce, ZeroGrad::Twice, OptimizerKernel::PerTensor,
               Precision::Fp32, Gemm::Cublas)},
+        // The founding post's Keras code: model.fit(x_train, y_train, batch_size=2048) on the arrays,
+        // compiled as Keras 2 did (the step a tf.function graph, no XLA), the loss on the logit, fp32.
+        // The Keras engine's seed loop in the answer: what the PyTorch loop was ~7x slower than.
+        {"Seed Keras fit",
+         "the founding Keras code: model.fit on the arrays, its step traced once into a graph, BCE on the logit",
+         make(DeviceResident, Launch::GraphStep, LossKind::BceWithLogits, ZeroGrad::None, OptimizerKernel::PerTensor,
+              Precision::Fp32, Gemm::Cublas)},
         {"Seed answer's fixes",
          "what the founding answer proposed: data on the device, no sync, BCEWithLogitsLoss, one zero_grad, fp16",
          make(DeviceResident, Launch::Eager, LossKind::BceWithLogits, ZeroGrad::Once, OptimizerKernel::PerTensor,
