@@ -11,8 +11,10 @@
 #include "bootstrap_interval.h"
 #include "builtin_data.h"
 #include "cpu_backend.h"
+#include "errors.h"
 #include "injected_times_backend.h"
 #include "prepare.h"
+#include "shapley.h"
 
 using namespace wb;
 
@@ -104,6 +106,63 @@ private slots:
         const Interval one = bootstrapInterval(1, [](const std::vector<int>&) { return 7.0; });
         QCOMPARE(one.low, 7.0);
         QCOMPARE(one.high, 7.0);
+    }
+
+    // Three fixes a, b, c (bits 0, 1, 2) and the level of every subset, ms per epoch:
+    //   {} 1200, {a} 600, {b} 1080, {a,b} 480, {c} 960, {a,c} 420, {b,c} 840, {a,b,c} 120.
+    // With k = 3 a fix's saving after s others weighs s!(2-s)!/3!: 1/3, 1/6, 1/6, 1/3 for the sets of
+    // others {}, one, the other one, both:
+    //   a = (1200-600)/3 + (1080-480)/6 + (960-420)/6 + (840-120)/3 = 200 + 100 + 90 + 240 = 630
+    //   b = (1200-1080)/3 + (600-480)/6 + (960-840)/6 + (420-120)/3 = 40 + 20 + 20 + 100 = 180
+    //   c = (1200-960)/3 + (600-420)/6 + (1080-840)/6 + (480-120)/3 = 80 + 30 + 40 + 120 = 270
+    // and 630 + 180 + 270 = 1080 = 1200 - 120, the whole gap. (Applied in the order a, b, c, the
+    // waterfall would say 600, 120, 360.)
+    void shapleyValuesOfAHandComputedTable() {
+        const std::vector<double> levels = {1200, 600, 1080, 480, 960, 420, 840, 120};
+        const std::vector<double> values = shapleyValues(levels);
+        QCOMPARE(values.size(), std::size_t(3));
+        QVERIFY(std::abs(values[0] - 630) < 1e-9);
+        QVERIFY(std::abs(values[1] - 180) < 1e-9);
+        QVERIFY(std::abs(values[2] - 270) < 1e-9);
+        QVERIFY(std::abs(values[0] + values[1] + values[2] - 1080) < 1e-9);
+    }
+
+    // Two fixes that save the same time (the gather and the copy: either alone removes the 400 ms):
+    // each gets half, and the halves sum to the gap; one order would give all of it to the first.
+    // With a third fix that does nothing, it gets nothing.
+    void interactingFixesShareWhatTheySaveTogether() {
+        const std::vector<double> two = shapleyValues({1000, 600, 600, 600});
+        QCOMPARE(two, std::vector<double>({200, 200}));
+        const std::vector<double> three = shapleyValues({1000, 600, 600, 600, 1000, 600, 600, 600});
+        QVERIFY(std::abs(three[0] - 200) < 1e-9);
+        QVERIFY(std::abs(three[1] - 200) < 1e-9);
+        QVERIFY(std::abs(three[2]) < 1e-9);
+        QVERIFY_THROWS_EXCEPTION(ConfigError, shapleyValues({1000, 600, 600}));
+        QVERIFY_THROWS_EXCEPTION(ConfigError, shapleyValues({1000}));
+    }
+
+    // Per-round levels of the hand-computed table, every subset of round r scaled by the same
+    // drift factor (0.99, 1, 1.01, 1.02, 0.98): the medians are the table's, so the values are exact;
+    // the rounds are resampled as wholes, so each interval holds its value and stays within the
+    // drift's own 2 % (an unpaired resampling would mix rounds of different drifts).
+    void shapleyIntervalsResampleRoundsAsWholes() {
+        const std::vector<double> levels = {1200, 600, 1080, 480, 960, 420, 840, 120};
+        const std::vector<double> drift = {0.99, 1.0, 1.01, 1.02, 0.98};
+        std::vector<std::vector<double>> perRound;
+        for (double level : levels) {
+            std::vector<double> rounds;
+            for (double f : drift) rounds.push_back(level * f);
+            perRound.push_back(rounds);
+        }
+        const ShapleyEstimate e = shapleyEstimate(perRound);
+        QCOMPARE(e.rounds, 5);
+        const std::vector<double> expected = {630, 180, 270};
+        for (std::size_t i = 0; i < 3; ++i) {
+            QVERIFY(std::abs(e.values[i] - expected[i]) < 1e-9);
+            QVERIFY(e.intervals[i].low <= e.values[i] && e.values[i] <= e.intervals[i].high);
+            QVERIFY(e.intervals[i].low >= expected[i] * 0.98 - 1e-9 &&
+                    e.intervals[i].high <= expected[i] * 1.02 + 1e-9);
+        }
     }
 
     // The founding shape: the data path removes most of the gap; the others little.
