@@ -74,7 +74,10 @@ SharesChart::SharesChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPl
     connect(plot_, &QCustomPlot::afterLayout, this, &SharesChart::fitLabelsToSize);
     connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
         const long row = std::lround(plot_->yAxis->pixelToCoord(event->position().y()));
-        if (row < 1 || row > static_cast<long>(causes_.size())) return QToolTip::hideText();
+        if (row < 1 || row > static_cast<long>(causes_.size())) {
+            QToolTip::hideText();
+            return;
+        }
         const Cause& c = causes_[static_cast<std::size_t>(row - 1)];
         QToolTip::showText(event->globalPosition().toPoint(),
                            "<b>" + c.name.toHtmlEscaped() + "</b><br>" + c.label.toHtmlEscaped() + "<br>saved " +
@@ -96,6 +99,8 @@ void SharesChart::clear() {
     clearDrawing();
     fullTitle_ = kEmptyTitle;
     fullPlaceholder_ = "No ablation yet";
+    title_->setText(fullTitle_);
+    placeholder_->setText(fullPlaceholder_);
     placeholder_->setVisible(true);
     plot_->replot();
 }
@@ -109,12 +114,14 @@ void SharesChart::setResult(const AblationResult& result) {
     const QString engine = QString::fromStdString(result.backend.empty() ? "this engine" : result.backend);
     fullTitle_ = "Share of the gap on " + engine + ": " + roundsText(a.rounds);
     if (result.status == AblationStatus::Running) fullTitle_ += " \u2014 provisional";
+    title_->setText(fullTitle_);  // whole until a layout fits it to the width
     if (!shared) {
         fullPlaceholder_ = a.causes.empty() ? QString("No fix measured yet on %1").arg(engine)
                                             : QString(
                                                   "No measurable gap on %1: its fixes have no share of it "
                                                   "(the waterfall has their milliseconds)")
                                                   .arg(engine);
+        placeholder_->setText(fullPlaceholder_);
         placeholder_->setVisible(true);
         plot_->replot();
         return;
