@@ -18,9 +18,11 @@
 #include "quality_metric.h"
 #include "run_config.h"
 #include "run_store.h"
+#include "shares_chart.h"
 #include "speed_comparison.h"
 #include "speedup_chart.h"
 #include "waterfall_chart.h"
+#include "what_was_measured.h"
 
 namespace wb::gui {
 
@@ -193,14 +195,22 @@ QString runsHtml(const std::vector<RunRecord>& all) {
     return html + "</p>";
 }
 
-QString environmentHtml(const std::vector<RunRecord>& runs) {
-    std::map<std::string, std::map<std::string, std::string>> byBackend;  // one environment per backend
+// One environment per backend: every engine of the answer and every ablation as its runs recorded
+// it (each engine its own: versions, device and threads differ), then the runs' other backends.
+QString environmentHtml(const ReportSources& s, const std::vector<RunRecord>& runs) {
+    std::map<std::string, std::map<std::string, std::string>> byBackend;
     std::set<std::string> backends;
-    for (const auto& r : runs) {
-        const std::string name = backendOf(r, "?");
-        if (backends.insert(name).second && byBackend.size() < kMaxTableRows) byBackend[name] = r.environment;
-    }
+    const auto add = [&](const std::string& name, const std::map<std::string, std::string>& env) {
+        if (env.empty()) return;
+        if (backends.insert(name).second && byBackend.size() < kMaxTableRows) byBackend[name] = env;
+    };
+    if (s.answer)
+        for (const auto& e : s.answer->engines)
+            if (e.ablation) add(e.engine, recordedEnvironment(*e.ablation));
+    for (const auto& a : s.ablations) add(a.backend, recordedEnvironment(a));
+    for (const auto& r : runs) add(backendOf(r, "?"), r.environment);
     QString html = "<h2>Environment</h2>";
+    if (byBackend.empty()) return {};
     if (backends.size() > byBackend.size())
         html += "<p class='small'>The environments of " + count(byBackend.size()) + " of the " +
                 count(backends.size()) + " backends the runs name.</p>";
@@ -209,29 +219,30 @@ QString environmentHtml(const std::vector<RunRecord>& runs) {
         for (const auto& [key, value] : env)
             if (rows.size() < kMaxTableRows) rows.push_back({esc(key), esc(value)});
         const QString more = env.size() > rows.size() ? moreRow(env.size() - rows.size(), 2, "keys") : QString();
-        html += "<p><b>" + esc(backend) + "</b></p>" + table({"", ""}, rows, {}, more);
+        html += "<p><b>" + esc(backend) + "</b>: " + environmentSummary(env).toHtmlEscaped() + "</p>" +
+                table({"", ""}, rows, {}, more);
     }
     return html;
 }
 
-// How the ablation was measured: its rounds and why they stopped, and the machine meanwhile.
+// How the ablation was measured: the workload as run, its rounds and why they stopped, and the
+// machine meanwhile (the sentences of the Answer tab: what_was_measured.h).
 QString measuredHtml(const AblationResult& a) {
-    QString text = QString::number(a.roundsMade()) + " round(s)";
-    if (!a.precision.empty()) text += ": " + esc(a.precision);
-    text += ".";
-    if (a.machine) {
-        const MachineLoad& m = *a.machine;
-        if (m.otherCores)
-            text += QString(" Other programs kept %1 of the machine's %2 cores busy meanwhile")
-                        .arg(*m.otherCores, 0, 'f', 1)
-                        .arg(m.cores);
-        if (m.loadBefore && m.loadAfter)
-            text += QString(" (load %1 \u2192 %2)").arg(*m.loadBefore, 0, 'f', 1).arg(*m.loadAfter, 0, 'f', 1);
-        if (m.mhz) text += QString("; CPU clock %1 MHz").arg(*m.mhz, 0, 'f', 0);
-        if (m.stealPercent) text += QString("; stolen by a hypervisor: %1 %").arg(*m.stealPercent, 0, 'f', 1);
-        text += ".";
-    }
-    return "<p class='small'>" + text + "</p>";
+    QString text;
+    if (const QString workload = workloadText(a); !workload.isEmpty()) text += "Each run: " + workload + ". ";
+    text += roundsText(a) + ".";
+    if (a.machine)
+        if (const QString machine = machineText(*a.machine); !machine.isEmpty())
+            text += " The machine meanwhile: " + machine;
+    if (const QString env = environmentSummary(recordedEnvironment(a)); !env.isEmpty())
+        text += " Environment: " + env + ".";
+    return "<p class='small'>" + text.toHtmlEscaped() + "</p>";
+}
+
+// The answer's workload, rounds, environment and machine per engine, after its conclusion.
+QString whatWasMeasured(const Answer& answer) {
+    const QString body = whatWasMeasuredHtml(answer);
+    return body.isEmpty() ? QString() : "<h2>What was measured</h2>" + body;
 }
 
 QString ablationHtml(const AblationResult& a, const std::string& who) {
@@ -344,7 +355,7 @@ QString codeHtml(const ReportSources& s) {
     } catch (const Error& e) {
         return "<h2>The fixed loop</h2><p>Its " + esc(framework) + " code cannot be written: " + esc(e.what()) + "</p>";
     }
-    return "<h2>The fixed loop in " + frameworkLabel(framework) +
+    return "<h2>Appendix: the fixed loop in " + frameworkLabel(framework) +
            "</h2><p class='small'>The loop the workbench runs for the fixed settings, as a script of your own "
            "(also: mlpwb export). Run it with: python3 loop.py --data x.npy --labels y.npy. " +
            recordedAs(facts) + "</p><pre>" + esc(code) + "</pre>";
@@ -410,7 +421,15 @@ void addWaterfall(ReportDocument& doc, const AblationResult& a, const std::strin
     chart->setResult(a);
     QCustomPlot& plot = chart->plot();
     doc.addChart(std::move(chart), plot, kChartLayout,
-                 QString::fromStdString("What each fix saved on " + who + " (ms per epoch; whiskers: the spread)"));
+                 QString::fromStdString("What each fix saved on " + who +
+                                        ", in the order applied (ms per epoch; whiskers: the spread of the rounds)"));
+    auto shares = std::make_unique<SharesChart>();
+    shares->resize(kChartLayout);
+    shares->setResult(a);
+    QCustomPlot& sharesPlot = shares->plot();
+    doc.addChart(std::move(shares), sharesPlot, kChartLayout,
+                 QString::fromStdString("Each fix's share of the gap on " + who +
+                                        ", with its 95 % interval over the rounds (whatever the order)"));
 }
 }  // namespace
 
@@ -467,7 +486,7 @@ ReportDocument buildReport(const ReportSources& s) {
     if (s.empty()) throw ConfigError("a report needs run files, ablations, an answer or sweep folders");
     const NoProbes noProbes;  // what the charts ask of a framework is answered without running Python
     ReportDocument doc;
-    doc.addHtml(header(s) + conclusionHtml(s));
+    doc.addHtml(header(s) + conclusionHtml(s) + (s.answer ? whatWasMeasured(*s.answer) : QString()));
     const auto runs = s.chartedRuns();
     const auto sample = chartSample(runs);
     const QString note = sampleNote(sample.size(), runs.size());
@@ -498,7 +517,7 @@ ReportDocument buildReport(const ReportSources& s) {
             if (e.ablation) doc.addHtml(ablationHtml(*e.ablation, e.engine));
     for (const auto& a : s.ablations) doc.addHtml(ablationHtml(a, a.backend));
     for (const auto& sw : s.sweeps) doc.addHtml(sweepHtml(sw));
-    if (!runs.empty()) doc.addHtml(environmentHtml(runs));
+    if (const QString environment = environmentHtml(s, runs); !environment.isEmpty()) doc.addHtml(environment);
     if (const QString code = codeHtml(s); !code.isEmpty()) doc.addHtml(code);
     return doc;
 }

@@ -1,8 +1,10 @@
-// The experiment report: one document to hand a colleague. The question, the conclusion, the data
-// set (shape, source, hash), each run's model and settings, the environment (CPU, threads, GPU,
-// framework versions), the charts (epoch time, loss, speedup, each ablation's waterfall), the
-// tables with medians and spreads, each sweep's report, and the fixed loop's code in the user's
-// framework. `mlp-workbench --report` and File → Export report write it as PDF or HTML.
+// The experiment report: one document to hand a colleague. The question, the conclusion, what was
+// measured (per engine: the workload as run, the rounds made and why they stopped, the machine's
+// state), the data set (shape, source, hash), each run's model and settings, every engine's
+// environment (CPU, threads, device, framework versions), the charts (epoch time, loss, speedup,
+// each ablation's waterfall in the order applied and its shares of the gap with their intervals),
+// the tables with medians and spreads, each sweep's report, and in an appendix the fixed loop's code
+// in the user's framework. `mlp-workbench --report` and File → Export report write it as PDF or HTML.
 #pragma once
 
 #include <QString>

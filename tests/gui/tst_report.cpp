@@ -83,6 +83,50 @@ AblationResult ablationOf(const std::string& backend, MakeRun run) {
     return a;
 }
 
+// An answer measured on two engines, each with its own environment, rounds and machine state: what
+// the report must say per engine. `status`: Running for one shown while still measuring.
+Answer twoEngineAnswer(AnswerStatus status) {
+    Answer answer;
+    answer.status = status;
+    const auto engineOf = [](const std::string& name, const std::map<std::string, std::string>& env, int rounds,
+                             const std::string& precision, double otherCores) {
+        AnswerEngine e;
+        e.engine = name;
+        e.available = true;
+        e.device = "Test CPU 9000";
+        e.ablation = ablationOf(name, [&](const std::string& step, double ms) {
+            RunRecord r = runOf(step, "Seed PyTorch loop", ms);
+            r.environment = env;
+            return r;
+        });
+        e.ablation->rounds = rounds;
+        e.ablation->precision = precision;
+        MachineLoad m;
+        m.cores = 2;
+        m.otherCores = otherCores;
+        m.loadBefore = 0.5;
+        m.loadAfter = 1.25;
+        e.ablation->machine = m;
+        return e;
+    };
+    answer.engines = {
+        engineOf("cpu", {{"threads", "2"}, {"hardware_threads", "2"}, {"eigen", "3.4.0"}, {"device", "Test CPU 9000"}},
+                 4, "every median known to \u00b15 % or better after 4 rounds", 0.1),
+        engineOf("torch",
+                 {{"framework", "torch"},
+                  {"torch_version", "2.1.0"},
+                  {"python_version", "3.11.2"},
+                  {"framework_device", "cpu"},
+                  {"framework_threads", "1"},
+                  {"hardware_threads", "2"}},
+                 7, "the time budget (60 s) allowed 7 rounds", 0.8)};
+    AnswerEngine jax;
+    jax.engine = "jax";
+    jax.reason = "jax is not importable";
+    answer.engines.push_back(jax);
+    return answer;
+}
+
 // Sets an environment variable for one scope and puts back what was there (PATH must not vanish).
 class EnvOverride {
 public:
@@ -176,10 +220,47 @@ private slots:
         writeReport(sources_, path("report.html"));
         const QString html = readAll(path("report.html"));
         QVERIFY(html.startsWith("<!DOCTYPE html>"));
-        // Epoch time, speedup, the waterfall, loss: four charts, each an inline SVG.
-        QCOMPARE(html.count("src=\"data:image/svg+xml;base64,"), 4);
+        // Epoch time, speedup, the waterfall and its shares, loss: five charts, each an inline SVG.
+        QCOMPARE(html.count("src=\"data:image/svg+xml;base64,"), 5);
         QVERIFY(html.contains("Seed PyTorch loop run"));
         QVERIFY(html.contains("<h2>Conclusion</h2>"));
+    }
+
+    // Per engine: the workload as run, the rounds made and why they stopped, the machine meanwhile,
+    // and every engine's environment (not only the first backend's); the code in an appendix.
+    void anAnswerSaysWhatWasMeasured() {
+        ReportSources s;
+        s.answer = twoEngineAnswer(AnswerStatus::Completed);
+        writeReport(s, path("measured.html"));
+        QString html = readAll(path("measured.html"));
+        html.replace("&#8594;", "\u2192");
+        QVERIFY(html.contains("<h2>What was measured</h2>"));
+        for (const char* expected :
+             {"<b>cpu</b>", "<b>torch</b>", "4,601 rows \u00d7 57 features", "batch 2048", "6 epochs per run",
+              "4 rounds (1 at least", "after 4 rounds", "7 rounds (1 at least",
+              "the time budget (60 s) allowed 7 rounds", "kept 0.1 of the machine's 2 cores busy",
+              "kept 0.8 of the machine's 2 cores busy (a busy machine", "load 0.5 \u2192 1.2",
+              "torch 2.1.0, Python 3.11.2; device cpu; 1 thread of 2",
+              "Eigen 3.4.0; device Test CPU 9000; 2 threads of 2", "Appendix: the"})
+            QVERIFY2(html.contains(QString::fromUtf8(expected)), expected);
+        // The environment section: one table per engine, each with its own keys.
+        const QString environment = html.mid(html.indexOf("<h2>Environment</h2>"));
+        QVERIFY(environment.contains("<b>cpu</b>") && environment.contains("<b>torch</b>"));
+        QVERIFY(environment.contains("torch_version") && environment.contains("eigen"));
+        QVERIFY2(!html.contains("Provisional"), "a completed answer is no provisional one");
+        // Each engine's shares of the gap beside its waterfall: two charts per engine, two runs charts.
+        QCOMPARE(html.count("src=\"data:image/svg+xml;base64,"), 2 * 2 + 3);
+    }
+
+    // An answer saved while it was still measuring is reported as provisional.
+    void aRunningAnswerIsProvisional() {
+        ReportSources s;
+        s.answer = twoEngineAnswer(AnswerStatus::Running);
+        QVERIFY2(reportConclusion(s).front().startsWith("Provisional"), qPrintable(reportConclusion(s).join('\n')));
+        writeReport(s, path("provisional.html"));
+        const QString html = readAll(path("provisional.html"));
+        QVERIFY(html.contains("Provisional: still measuring"));
+        QVERIFY(html.contains("Provisional: measured so far"));
     }
 
     void aSweepFolderIsASource() {
