@@ -214,9 +214,8 @@ std::string foundingSentence(const Answer& answer) {
     for (const char* name : {"keras", "torch"}) {
         const AnswerEngine* e = answer.engine(name);
         if (!e || e->available) continue;
-        return std::string("The founding question (Keras's fit against the PyTorch loop) needs ") +
-               (e->engine == "keras" ? "Keras" : "PyTorch") + ", which could not run here: " + e->reason +
-               (e->install.empty() ? "." : ". To measure it: " + e->install + ".");
+        return std::string("The founding question (Keras's fit against the PyTorch loop) cannot be answered here: ") +
+               (e->engine == "keras" ? "Keras" : "PyTorch") + " could not run (why, and what to install, below).";
     }
     return "";
 }
