@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QtTest>
 #include <memory>
 
@@ -13,6 +14,7 @@
 #include "answer_view.h"
 #include "builtin_data.h"
 #include "errors.h"
+#include "shares_chart.h"
 #include "training_controller.h"
 #include "waterfall_chart.h"
 
@@ -31,6 +33,51 @@ struct Setup {
         return c;
     }();
 };
+
+// A run of 3 epochs of `ms` after a warm-up, on 2,000 rows, in an environment of 2 threads.
+RunRecord runOf(double ms) {
+    RunRecord r;
+    r.status = RunStatus::Completed;
+    r.dataset.rows = r.dataset.trainRows = 2000;
+    r.dataset.features = 61;
+    r.environment = {{"threads", "2"}, {"hardware_threads", "2"}, {"device", "Test CPU"}};
+    for (int e = 1; e <= 4; ++e) {
+        EpochMetrics m;
+        m.epoch = e;
+        m.warmup = e == 1;
+        m.wallMs = ms;
+        r.epochs.push_back(m);
+    }
+    return r;
+}
+
+// The cpu engine's ablation of three rounds: 10 ms, then two fixes down to 4 ms and 2 ms.
+Answer answerOf(AnswerStatus status) {
+    AblationResult a;
+    a.backend = "cpu";
+    a.status = status == AnswerStatus::Running ? AblationStatus::Running : AblationStatus::Completed;
+    a.rounds = 3;
+    a.precision = "every median known to \u00b15 % or better after 3 rounds";
+    for (const auto& [name, ms] : {std::pair{"baseline", 10.0}, std::pair{"data_path=device_resident", 4.0},
+                                   std::pair{"loss=bce_with_logits", 2.0}}) {
+        AblationStep s;
+        s.name = name;
+        for (double f : {0.99, 1.0, 1.01}) s.runs.push_back(runOf(ms * f));
+        s.medianEpochMs = ms;
+        s.minEpochMs = ms * 0.99;
+        s.maxEpochMs = ms * 1.01;
+        a.steps.push_back(s);
+    }
+    a.updateSavings();
+    Answer answer;
+    answer.status = status;
+    AnswerEngine cpu;
+    cpu.engine = "cpu";
+    cpu.available = true;
+    cpu.ablation = a;
+    answer.engines = {cpu};
+    return answer;
+}
 }  // namespace
 
 class TestAnswerView : public QObject {
@@ -88,6 +135,27 @@ private slots:
         budget->setValue(0);
         QCOMPARE(view.plan().target, 0.025);
         QCOMPARE(view.plan().budgetSeconds, 0.0);
+    }
+
+    // Beside the waterfall, the shares of the gap; under the conclusion, what was measured; while
+    // the answer is measured, both say it is provisional.
+    void anAnswerShowsItsSharesAndWhatWasMeasured_data() {
+        QTest::addColumn<bool>("running");
+        QTest::newRow("completed") << false;
+        QTest::newRow("still measuring") << true;
+    }
+    void anAnswerShowsItsSharesAndWhatWasMeasured() {
+        QFETCH(bool, running);
+        TrainingController controller;
+        AnswerView view(&controller);
+        view.showAnswer(answerOf(running ? AnswerStatus::Running : AnswerStatus::Completed));
+        QCOMPARE(view.shares().causes().size(), std::size_t{2});
+        const QString text = view.findChild<QTextBrowser*>("answerConclusion")->toPlainText();
+        for (const QString& expected : {QString("What was measured"), QString("2,000 rows \u00d7 61 features"),
+                                        QString("3 rounds"), QString("2 threads of 2")})
+            QVERIFY2(text.contains(expected), qPrintable(expected + " is not in: " + text));
+        QCOMPARE(text.startsWith("Provisional"), running);
+        QCOMPARE(text.contains("Provisional: measured so far"), running);
     }
 
     void stopCancelsIt() {
