@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QDateTime>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -17,6 +18,8 @@
 
 #include "answer_chart.h"
 #include "errors.h"
+#include "fixed_loop_script.h"
+#include "pytorch_export.h"
 #include "shares_chart.h"
 #include "training_controller.h"
 #include "waterfall_chart.h"
@@ -82,6 +85,9 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     controls->addWidget(open);
     controls->addWidget(saveButton_);
     controls->addWidget(reportButton_);
+    exportLoopButton_ = new QPushButton("Export fixed loop as PyTorch code…");
+    exportLoopButton_->setObjectName("answerExportLoopButton");
+    controls->addWidget(exportLoopButton_);
 
     progress_ = new QProgressBar;
     progress_->setRange(0, 1);
@@ -134,6 +140,7 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     connect(open, &QPushButton::clicked, this, &AnswerView::openDialog);
     connect(saveButton_, &QPushButton::clicked, this, &AnswerView::saveDialog);
     connect(reportButton_, &QPushButton::clicked, this, &AnswerView::reportRequested);
+    connect(exportLoopButton_, &QPushButton::clicked, this, &AnswerView::exportFixedLoopDialog);
     connect(engineChoice_, &QComboBox::currentIndexChanged, this, &AnswerView::showWaterfall);
     connect(controller_, &TrainingController::answerEngines, this, &AnswerView::onEngines);
     connect(controller_, &TrainingController::answerEstimated, this, &AnswerView::onEstimated);
@@ -325,6 +332,15 @@ void AnswerView::updateButtons() {
     budget_->setEnabled(!current_);
     saveButton_->setEnabled(answer_.has_value() && !current_);
     reportButton_->setEnabled(answer_.has_value() && !current_);
+    // The fastest configuration measured on PyTorch, or why there is none.
+    const auto noLoop = !answer_   ? std::optional<std::string>("there is no answer yet")
+                        : current_ ? std::optional<std::string>("the answer is still being measured")
+                                   : whyNoFixedLoop(*answer_, "torch");
+    exportLoopButton_->setEnabled(!noLoop);
+    exportLoopButton_->setToolTip(
+        noLoop ? "No PyTorch fixed loop to export: " + QString::fromStdString(*noLoop)
+               : "The fastest configuration the answer measured on PyTorch (not every fix applied), as a script "
+                 "of your own: what mlpwb export --answer writes");
 }
 
 void AnswerView::openDialog() {
@@ -335,6 +351,25 @@ void AnswerView::openDialog() {
     } catch (const Error& e) {
         QMessageBox::warning(this, "Cannot open the answer", e.what());
     }
+}
+
+void AnswerView::exportFixedLoopDialog() {
+    const QString path =
+        QFileDialog::getSaveFileName(this, "Export fixed loop as PyTorch code", "fixed_loop.py", "Python (*.py)");
+    if (!path.isEmpty()) exportFixedLoop(path);
+}
+
+bool AnswerView::exportFixedLoop(const QString& path) {
+    try {
+        if (!answer_) throw ConfigError("there is no answer yet");
+        exportFixedLoopScript(*answer_, "the answer", path);
+    } catch (const Error& e) {
+        QMessageBox::warning(this, "Export fixed loop as PyTorch code", e.what());
+        return false;
+    }
+    emit status("Wrote " + QDir::toNativeSeparators(path) + "; run it on your rows: python3 " +
+                QFileInfo(path).fileName() + " --data x.npy --labels y.npy --out run.json");
+    return true;
 }
 
 void AnswerView::saveDialog() {

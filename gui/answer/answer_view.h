@@ -3,8 +3,9 @@
 // one's seed loop, fixed loop and the ablation between them, repeated), and shows it as it grows:
 // time per epoch of every engine side by side, each engine's waterfall (one order of the fixes)
 // beside its shares of the gap with their intervals, the conclusion in words, what was measured
-// (workload, rounds, each engine's environment, the machine's state), with what is missing and the command that installs it. Progress for the whole of it,
-// cancellable; the answer saves and opens as mlpwb.answer/1 (what `mlpwb answer --out` writes).
+// (workload, rounds, each engine's environment, the machine's state), with what is missing and the
+// command that installs it. Progress for the whole of it, cancellable; the answer saves and opens as
+// mlpwb.answer/1 (what `mlpwb answer --out` writes), and its PyTorch fixed loop exports as a script.
 #pragma once
 
 #include <QWidget>
@@ -52,6 +53,9 @@ public:
     void showAnswer(const Answer& answer);
     void loadAnswer(const QString& path);  // throws wb::DataError
     void saveAnswer(const QString& path);  // throws wb::IoError; nothing to save: wb::ConfigError
+    // "Export fixed loop as PyTorch code…" without its dialog: the answer's PyTorch fixed loop to
+    // `path` (what `mlpwb export --answer` writes); false, with a message box saying why, when not.
+    bool exportFixedLoop(const QString& path);
     const std::optional<Answer>& answer() const { return answer_; }
     QString statusText() const;
     QString conclusionText() const;
@@ -73,6 +77,7 @@ private:
     void updateButtons();
     void openDialog();
     void saveDialog();
+    void exportFixedLoopDialog();
 
     TrainingController* controller_;
     ConfigSource configSource_;
@@ -85,6 +90,7 @@ private:
     QPushButton* stopButton_ = nullptr;
     QPushButton* saveButton_ = nullptr;
     QPushButton* reportButton_ = nullptr;
+    QPushButton* exportLoopButton_ = nullptr;  // enabled where the answer has a PyTorch fixed loop
     QProgressBar* progress_ = nullptr;
     QLabel* status_ = nullptr;
     QTextBrowser* conclusion_ = nullptr;
@@ -92,7 +98,7 @@ private:
     AnswerChart* chart_ = nullptr;
     WaterfallChart* waterfall_ = nullptr;
     SharesChart* shares_ = nullptr;  // the chosen engine's, beside its waterfall
-    std::optional<int> current_;  // the request in flight
+    std::optional<int> current_;     // the request in flight
     std::optional<Answer> answer_;
     double estimateSeconds_ = 0;
     qint64 startedMs_ = 0;  // of the measured part, for the time left

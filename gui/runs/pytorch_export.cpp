@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.h"
+#include "fixed_loop_script.h"
 #include "framework_backend.h"
 #include "run_store.h"
 
@@ -32,11 +33,9 @@ RunConfig torchConfigOf(const RunEntry& run) {
     return config;
 }
 
-void exportPytorchScript(const RunEntry& run, const QString& path) {
-    // For the PyTorch the run's record names, else the newest on the CPU: the record's interpreter is
-    // text from a file, never a program to ask. May throw ConfigError: nothing written.
-    const std::string script =
-        frameworkScript(torchConfigOf(run), recordedFrameworkFacts("torch", run.record.environment));
+namespace {
+// `script` to `path` (replacing it whole, or leaving it as it was), executable.
+void writeScript(const std::string& script, const QString& path) {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly))
         throw IoError("cannot write " + path.toStdString() + ": " + file.errorString().toStdString());
@@ -48,6 +47,17 @@ void exportPytorchScript(const RunEntry& run, const QString& path) {
     if (p & QFile::ReadGroup) p |= QFile::ExeGroup;
     if (p & QFile::ReadOther) p |= QFile::ExeOther;
     QFile::setPermissions(path, p);
+}
+}  // namespace
+
+void exportPytorchScript(const RunEntry& run, const QString& path) {
+    // For the PyTorch the run's record names, else the newest on the CPU: the record's interpreter is
+    // text from a file, never a program to ask. May throw ConfigError: nothing written.
+    writeScript(frameworkScript(torchConfigOf(run), recordedFrameworkFacts("torch", run.record.environment)), path);
+}
+
+void exportFixedLoopScript(const Answer& answer, const std::string& source, const QString& path) {
+    writeScript(fixedLoopScript(answer, "torch", source), path);  // may throw DataError: nothing written
 }
 
 QString scriptFileName(const RunEntry& run) {
