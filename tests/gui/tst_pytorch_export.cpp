@@ -1,13 +1,16 @@
 // "Export as PyTorch code…": a run's configuration becomes the PyTorch loop the torch backend runs
 // for it, with the run's switches as PyTorch constructs, whichever backend the run trained on; a run
 // with no workbench configuration, one that does not parse, or a file that cannot be written is
-// refused with the reason (a message box where the user acted) and leaves nothing behind.
+// refused with the reason (a message box where the user acted) and leaves nothing behind. The Answer
+// tab's "Export fixed loop as PyTorch code…": enabled only where the answer has a PyTorch fixed loop
+// (else its tooltip says why), writing what `mlpwb export --answer` writes: the fastest step measured.
 #include <QAction>
 #include <QApplication>
 #include <QFile>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QProcess>
+#include <QPushButton>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -15,12 +18,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "answer_view.h"
 #include "errors.h"
+#include "fixed_loop_fixture.h"
+#include "fixed_loop_script.h"
 #include "message_box_catcher.h"
 #include "pytorch_export.h"
 #include "run_store.h"
 #include "runs_table_view.h"
 #include "test_support.h"
+#include "training_controller.h"
 
 using namespace wb;
 using namespace wb::gui;
@@ -169,6 +176,63 @@ private slots:
         QVERIFY2(catcher.text.contains("cannot write"), qPrintable(catcher.text));
         QVERIFY(!QFile::exists(path));
         QCOMPARE(store.runs().size(), std::size_t{2});  // nothing else changed
+    }
+
+    // The answer's fixed loop is data_path=device_resident (30 ms); launch=graph_step after it (45 ms)
+    // is left out: the script has the one and not the other, as the CLI writes it.
+    void theAnswerTabExportsTheFixedLoop() {
+        TrainingController controller;
+        AnswerView view(&controller);
+        auto* button = view.findChild<QPushButton*>("answerExportLoopButton");
+        QVERIFY(button);
+        QVERIFY(!button->isEnabled());
+        QVERIFY2(button->toolTip().contains("there is no answer yet"), qPrintable(button->toolTip()));
+        const Answer answer = fixture::torchAnswer();
+        view.showAnswer(answer);
+        QVERIFY(button->isEnabled());
+        QSignalSpy said(&view, &AnswerView::status);
+        const QString path = dir_.filePath("fixed_loop.py");
+        QVERIFY(view.exportFixedLoop(path));
+        const QString script = readAll(path);
+        QCOMPARE(script.toStdString(), fixedLoopScript(answer, "torch", "the answer"));
+        QVERIFY2(script.startsWith("#!/usr/bin/env python3\n# The fixed loop of the answer on PyTorch (test device)"),
+                 qPrintable(script.left(500)));
+        QVERIFY(script.contains("data_path=device_resident: "));
+        QVERIFY(QString(script).replace("\n# ", " ").contains("launch=graph_step, which cost 15.0 ms per epoch."));
+        QVERIFY(!script.contains("torch.compile("));
+        QVERIFY(QFileInfo(path).isExecutable());
+        QCOMPARE(said.count(), 1);
+        QVERIFY2(said.front().front().toString().startsWith("Wrote "), qPrintable(said.front().front().toString()));
+    }
+
+    void theAnswerTabSaysWhyNot_data() {
+        QTest::addColumn<QString>("answer");
+        QTest::addColumn<QString>("why");
+        QTest::newRow("PyTorch was missing") << "missing"
+                                             << "it was not available: torch is not importable by python3";
+        QTest::newRow("only its seed loop measured") << "seed only"
+                                                     << "no step after its seed loop was measured";
+    }
+    void theAnswerTabSaysWhyNot() {
+        QFETCH(QString, answer);
+        QFETCH(QString, why);
+        Answer a = fixture::torchAnswer();
+        if (answer == "missing")
+            a.engines.front() = fixture::missing("torch", "torch is not importable by python3");
+        else
+            a.engines.front().ablation->steps.resize(1);
+        TrainingController controller;
+        AnswerView view(&controller);
+        view.showAnswer(a);
+        auto* button = view.findChild<QPushButton*>("answerExportLoopButton");
+        QVERIFY(!button->isEnabled());
+        QVERIFY2(button->toolTip().contains(why), qPrintable(button->toolTip()));
+        MessageBoxCatcher catcher;
+        catcher.arm();
+        const QString path = dir_.filePath("no_loop.py");
+        QVERIFY(!view.exportFixedLoop(path));
+        QVERIFY2(catcher.text.contains("torch has no measured fixed loop (" + why + ")"), qPrintable(catcher.text));
+        QVERIFY(!QFile::exists(path));
     }
 };
 
