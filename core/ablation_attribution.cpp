@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+
+#include "shapley.h"
 
 namespace wb {
 
@@ -78,6 +81,79 @@ void rank(Attribution& a, const AblationResult& r) {
     }
     a.notApart.insert(a.notApart.begin(), *best);
 }
+
+// A saving between two measured configurations, each a list of per-round medians paired by round:
+// median(from) - median(to), with its interval.
+struct PairedSaving {
+    double ms = 0;
+    Interval interval;
+};
+std::optional<PairedSaving> pairedSaving(const std::vector<double>* from, const std::vector<double>* to) {
+    if (!from || !to) return std::nullopt;
+    const int rounds = static_cast<int>(std::min(from->size(), to->size()));
+    if (rounds == 0) return std::nullopt;
+    std::vector<int> all(static_cast<std::size_t>(rounds));
+    for (int i = 0; i < rounds; ++i) all[static_cast<std::size_t>(i)] = i;
+    const auto saving = [&](const std::vector<int>& p) { return medianAt(*from, p) - medianAt(*to, p); };
+    return PairedSaving{saving(all), bootstrapInterval(rounds, saving)};
+}
+
+std::vector<double> roundMedians(const AblationStep& s) {
+    std::vector<double> times;
+    for (const auto& run : s.runs)
+        if (const auto m = run.summary().medianEpochMs) times.push_back(*m);
+    return times;
+}
+
+// Each cause's Shapley value, saving alone and leave-one-out cost, where the subsets measured them;
+// its saving alone from the plan's alone step otherwise.
+void addCombinations(Attribution& a, const AblationResult& r) {
+    const std::size_t k = r.subsetFixes.size();
+    std::map<unsigned, const std::vector<double>*> rows;  // mask -> its rounds
+    for (const SubsetLevel& s : r.subsets)
+        if (!s.roundMs.empty()) rows[s.mask] = &s.roundMs;
+    const auto row = [&](unsigned mask) -> const std::vector<double>* {
+        const auto found = rows.find(mask);
+        return found == rows.end() ? nullptr : found->second;
+    };
+    const unsigned all = k == 0 ? 0 : (1U << k) - 1;
+    std::optional<ShapleyEstimate> shapley;
+    if (k > 0 && rows.size() == std::size_t{1} << k) {
+        std::vector<std::vector<double>> perRound;
+        for (unsigned mask = 0; mask <= all; ++mask) perRound.push_back(*rows.at(mask));
+        shapley = shapleyEstimate(perRound);
+        a.shapleyGapMs = median(*row(0)).value_or(0.0) - median(*row(all)).value_or(0.0);
+    }
+    const std::vector<double> seed = r.steps.empty() ? std::vector<double>{} : roundMedians(r.steps.front());
+    for (CauseShare& c : a.causes) {
+        const auto player = std::find(r.subsetFixes.begin(), r.subsetFixes.end(), c.step);
+        if (player != r.subsetFixes.end()) {
+            const auto p = static_cast<unsigned>(player - r.subsetFixes.begin());
+            if (shapley) {
+                c.shapley = shapley->values[p];
+                c.shapleyInterval = shapley->intervals[p];
+            }
+            if (const auto alone = pairedSaving(row(0), row(1U << p))) {
+                c.alone = alone->ms;
+                c.aloneInterval = alone->interval;
+            }
+            if (const auto out = pairedSaving(row(all & ~(1U << p)), row(all))) {
+                c.leaveOneOut = out->ms;
+                c.leaveOneOutInterval = out->interval;
+            }
+        }
+        if (c.alone) continue;
+        for (const AblationStep& s : r.alone) {
+            if (s.fix != r.steps[c.step].fix || !s.measured()) continue;
+            const std::vector<double> times = roundMedians(s);
+            if (const auto alone = pairedSaving(&seed, &times)) {
+                c.alone = alone->ms;
+                c.aloneInterval = alone->interval;
+            }
+            break;
+        }
+    }
+}
 }  // namespace
 
 Attribution attribute(const AblationResult& r) {
@@ -110,6 +186,7 @@ Attribution attribute(const AblationResult& r) {
         a.causes.push_back(c);
     }
     rank(a, r);
+    addCombinations(a, r);
     return a;
 }
 

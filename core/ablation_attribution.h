@@ -34,17 +34,34 @@ struct CauseShare {
     bool inFixedLoop = false;     // at or before the fixed loop (the fastest measured step)
     std::optional<double> share;  // savedMs / the gap, for a step in the fixed loop, where the gap is measurable
     Interval shareInterval;
+    // Beside the one order, for a cause that is one of the combined fixes (AblationResult::subsetFixes),
+    // where the subsets were measured: its Shapley value (its saving averaged over every order of the
+    // combined fixes; the values sum to Attribution::shapleyGapMs), its saving alone on the seed loop
+    // (from the subsets, else from the plan's alone step), and what it saves on top of all the other
+    // combined fixes (leave-one-out: level of all but it - level of all; below zero where it costs
+    // time with the others applied). Each with its interval, by the
+    // same paired bootstrap over the rounds (the subsets' rounds resampled raw: no run held as an
+    // outlier, the medians resist one stall).
+    std::optional<double> shapley;
+    Interval shapleyInterval;
+    std::optional<double> alone;
+    Interval aloneInterval;
+    std::optional<double> leaveOneOut;
+    Interval leaveOneOutInterval;
 };
 
 struct Attribution {
     int rounds = 0;  // the rounds every measured step ran in (the bootstrap resamples these)
     double confidence = kIntervalConfidence;
-    Interval gap;                            // seed loop - fixed loop, ms per epoch
-    std::vector<CauseShare> causes;          // in the order they were applied
-    std::optional<std::size_t> largest;      // index into causes: the largest saving, clear of every other's
-    std::vector<std::size_t> notApart;       // without a largest: the causes that could each be it
-    std::vector<std::size_t> costly;         // causes whose interval lies below zero: they cost time here
-    std::vector<OutlierRun> outliers;        // in step order
+    Interval gap;                        // seed loop - fixed loop, ms per epoch
+    std::vector<CauseShare> causes;      // in the order they were applied
+    std::optional<std::size_t> largest;  // index into causes: the largest saving, clear of every other's
+    std::vector<std::size_t> notApart;   // without a largest: the causes that could each be it
+    std::vector<std::size_t> costly;     // causes whose interval lies below zero: they cost time here
+    std::vector<OutlierRun> outliers;    // in step order
+    // Where every subset was measured: the seed loop's level minus that of all the combined fixes,
+    // what the causes' Shapley values sum to (the fixed loop's gap where no fix costs time).
+    std::optional<double> shapleyGapMs;
     static constexpr int kRoundsToRank = 3;  // fewer rounds cannot tell one cause from another
 
     // Whether the causes can be ranked at all: enough rounds for an interval.

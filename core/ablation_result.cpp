@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "json_fields.h"
 #include "json_file.h"
+#include "shapley.h"
 
 namespace wb {
 
@@ -98,6 +99,45 @@ AblationStep stepFromJson(const nlohmann::json& j) {
         s.final = withinField("final", [&] { return finalFromJson(f); });
     }
     return s;
+}
+
+nlohmann::json combinationsToJson(const AblationResult& r) {
+    nlohmann::json subsets = nlohmann::json::array();
+    for (const SubsetLevel& s : r.subsets)
+        subsets.push_back({{"mask", s.mask},
+                           {"fixes", s.fixes},
+                           {"step", s.step ? nlohmann::json(*s.step) : nlohmann::json(nullptr)},
+                           {"round_ms", s.roundMs}});
+    return {{"note", r.combinations}, {"fixes", r.subsetFixes}, {"subsets", subsets}};
+}
+
+// Bounded by what a file may hold (kMaxShapleyFixes fixes, 2^k subsets, kMaxRoundsInFile rounds),
+// and every index checked against the steps: the file comes from elsewhere.
+void combinationsFromJson(const nlohmann::json& j, AblationResult& r) {
+    r.combinations = fieldOr<std::string>(j, "note", "");
+    r.subsetFixes = fieldOr(j, "fixes", std::vector<std::size_t>{});
+    if (r.subsetFixes.size() > static_cast<std::size_t>(kMaxShapleyFixes))
+        throw JsonFieldError("fixes", "more than " + std::to_string(kMaxShapleyFixes) + " fixes");
+    for (std::size_t i : r.subsetFixes)
+        if (i == 0 || i >= r.steps.size()) throw JsonFieldError("fixes", "no cumulative step " + std::to_string(i));
+    const nlohmann::json list = fieldOr(j, "subsets", nlohmann::json::array());
+    const std::size_t masks = std::size_t{1} << r.subsetFixes.size();
+    if (!list.is_array() || list.size() > masks)
+        throw JsonFieldError("subsets", "expected a list of at most " + std::to_string(masks) + " subsets");
+    for (std::size_t i = 0; i < list.size(); ++i)
+        r.subsets.push_back(withinField("subsets[" + std::to_string(i) + "]", [&] {
+            const nlohmann::json& e = list[i];
+            SubsetLevel s;
+            s.mask = requiredField<unsigned>(e, "mask");
+            if (s.mask >= masks) throw JsonFieldError("mask", "names a fix the list does not hold");
+            s.fixes = fieldOr(e, "fixes", std::vector<std::string>{});
+            s.step = optionalField<std::size_t>(e, "step");
+            if (s.step && *s.step >= r.steps.size()) throw JsonFieldError("step", "no such step");
+            s.roundMs = requiredField<std::vector<double>>(e, "round_ms");
+            if (s.roundMs.size() > AblationResult::kMaxRoundsInFile)
+                throw JsonFieldError("round_ms", "too many rounds");
+            return s;
+        }));
 }
 
 // The task of an ablation written before results named theirs: its first recorded run's.
@@ -205,27 +245,31 @@ nlohmann::json AblationResult::toJson() const {
     nlohmann::json cumulative = nlohmann::json::array(), single = nlohmann::json::array();
     for (const auto& s : steps) cumulative.push_back(stepToJson(s));
     for (const auto& s : alone) single.push_back(stepToJson(s));
-    return {{"schema", kSchema},
-            {"baseline", plan.baseline},
-            {"plan",
-             {{"baseline", plan.baseline},
-              {"fixes", plan.fixes},
-              {"repeats", plan.repeats},
-              {"alone", plan.alone},
-              {"target", plan.target},
-              {"budget_s", plan.budgetSeconds}}},
-            {"rounds", rounds},
-            {"machine", machine ? machine->toJson() : nlohmann::json()},
-            {"precision", precision},
-            {"status", toString(status)},
-            {"message", message},
-            {"backend", backend},
-            {"device", device},
-            {"task", toString(task)},
-            {"config", config},
-            {"total_gap_ms", totalGapMs()},
-            {"steps", cumulative},
-            {"alone", single}};
+    nlohmann::json j = {{"schema", kSchema},
+                        {"baseline", plan.baseline},
+                        {"plan",
+                         {{"baseline", plan.baseline},
+                          {"fixes", plan.fixes},
+                          {"repeats", plan.repeats},
+                          {"alone", plan.alone},
+                          {"target", plan.target},
+                          {"budget_s", plan.budgetSeconds},
+                          {"shapley", plan.shapley},
+                          {"leave_one_out", plan.leaveOneOut}}},
+                        {"rounds", rounds},
+                        {"machine", machine ? machine->toJson() : nlohmann::json()},
+                        {"precision", precision},
+                        {"status", toString(status)},
+                        {"message", message},
+                        {"backend", backend},
+                        {"device", device},
+                        {"task", toString(task)},
+                        {"config", config},
+                        {"total_gap_ms", totalGapMs()},
+                        {"steps", cumulative},
+                        {"alone", single}};
+    if (!subsets.empty() || !combinations.empty()) j["combinations"] = combinationsToJson(*this);
+    return j;
 }
 
 AblationResult AblationResult::fromJson(const nlohmann::json& j) {
@@ -242,6 +286,8 @@ AblationResult AblationResult::fromJson(const nlohmann::json& j) {
         r.plan.alone = plan.value("alone", false);
         r.plan.target = fieldOr(plan, "target", r.plan.target);
         r.plan.budgetSeconds = fieldOr(plan, "budget_s", r.plan.budgetSeconds);
+        r.plan.shapley = fieldOr(plan, "shapley", false);  // files before it measured no subsets
+        r.plan.leaveOneOut = fieldOr(plan, "leave_one_out", false);
         r.rounds = fieldOr(j, "rounds", r.plan.repeats);
         r.precision = fieldOr<std::string>(j, "precision", "");
         if (j.contains("machine") && j.at("machine").is_object())
@@ -253,6 +299,8 @@ AblationResult AblationResult::fromJson(const nlohmann::json& j) {
         r.config = j.value("config", nlohmann::json::object());
         r.steps = stepsFromJson(requiredField<nlohmann::json>(j, "steps"), "steps");
         r.alone = stepsFromJson(j.value("alone", nlohmann::json::array()), "alone");
+        if (j.contains("combinations") && !j.at("combinations").is_null())
+            withinField("combinations", [&] { combinationsFromJson(j.at("combinations"), r); });
         r.task = j.contains("task") ? taskFromString(j.at("task").get<std::string>()) : taskOfRuns(r.steps);
         return r;
     } catch (const JsonFieldError& e) {

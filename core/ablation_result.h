@@ -75,6 +75,18 @@ struct AblationStep {
     bool measured() const { return !runs.empty(); }
 };
 
+// A combination of the fixes the engine honoured, measured so that the attribution need not follow
+// one order (ablation_attribution.h: Shapley values, leave-one-out). Bit i of `mask` is
+// AblationResult::subsetFixes[i]; mask 0 is the seed loop.
+struct SubsetLevel {
+    unsigned mask = 0;
+    std::vector<std::string> fixes;   // its fixes' step names, for a reader of the file
+    std::optional<std::size_t> step;  // the cumulative step whose runs measured it (none measured twice)
+    // Per round, the median epoch ms of its run: entry i stands for round i + 1 (a subset measured
+    // from a later round on made the rounds it missed up in that round: AblationRunner's runRound).
+    std::vector<double> roundMs;
+};
+
 enum class AblationStatus { Running, Completed, Cancelled, Failed };
 std::string toString(AblationStatus s);
 
@@ -93,6 +105,16 @@ struct AblationResult {
     std::string precision;               // how well the medians are known, and why the rounds stopped, in words
     std::vector<AblationStep> steps;     // the baseline first, then the fixes cumulatively
     std::vector<AblationStep> alone;     // each fix alone on top of the baseline (plan.alone)
+    // The honoured fixes the subsets combine (indices into steps: the cumulative steps that ran, in
+    // plan order; bit i of a mask is subsetFixes[i]), and the subsets measured: every one of the 2^k
+    // (Shapley values), or the leave-one-out ones (every fix but one, with all of them and the seed
+    // loop); empty where none were. `combinations` says which, or why none, in words. JSON
+    // "combinations": {"note", "fixes", "subsets": [{"mask", "fixes", "step", "round_ms"}]}, absent
+    // where there is nothing to say (files written before it load with none).
+    std::vector<std::size_t> subsetFixes;
+    std::vector<SubsetLevel> subsets;
+    std::string combinations;
+    static constexpr std::size_t kMaxRoundsInFile = 1000;  // a file's round_ms beyond it is refused
 
     // The rounds made, or the plan's repeats where the result does not say (one made by hand).
     int roundsMade() const { return rounds > 0 ? rounds : plan.repeats; }

@@ -221,6 +221,7 @@ private:
         config.framework.torch = step.torch;
         config.name = step.fix.empty() ? plan_.baseline : step.name;
         if (callbacks_.onRunStarted) callbacks_.onRunStarted(index, step.name, repeat, plannedRuns(plan_));
+        ++runsMade_;
         RunRecord record;
         try {
             auto backend = BackendRegistry::instance().create(config.backend, config.device);
@@ -289,7 +290,8 @@ private:
     };
 
     // The steps a round runs, in order: the cumulative ones (the closing step last), the alone ones.
-    // Indices: the plan's cumulative steps 0.., the alone steps after them, the closing step after those.
+    // Indices: the plan's cumulative steps 0.., the alone steps after them, the closing step after those,
+    // then the subsets measured for the attribution (slots_).
     // (Pointers stay valid through a round: no step is added during one.)
     std::vector<RoundStep> roundSteps() {
         std::vector<RoundStep> order;
@@ -300,6 +302,9 @@ private:
         for (std::size_t i = 0; i < result_.alone.size(); ++i)
             if (result_.alone[i].status == StepStatus::Ran)
                 order.push_back({&result_.alone[i], static_cast<int>(planned + i), false});
+        for (std::size_t i = 0; i < slots_.size(); ++i)
+            if (slots_[i].measuredHere() && slots_[i].own.status == StepStatus::Ran)
+                order.push_back({&slots_[i].own, lateIndex() + 1 + static_cast<int>(i), true});
         return order;
     }
     std::size_t plannedSteps() const { return 1 + plan_.fixes.size(); }
@@ -340,8 +345,198 @@ private:
         return rerun(*s.step, s.index, round, static_cast<int>(s.step->runs.size()) + 1);
     }
 
-    // The steps that join the rounds late, after round result_.rounds. False when the ablation must stop.
-    bool addLateSteps() { return withoutCostlyFixes(); }
+    // The steps that join the rounds late, after round result_.rounds: the subsets of the honoured
+    // fixes after round 1 (which decides what is honoured), the closing step once costly fixes are
+    // named. False when the ablation must stop.
+    bool addLateSteps() {
+        if (result_.rounds == 1) addCombinations();
+        const bool go = withoutCostlyFixes();
+        syncSubsets();
+        return go;
+    }
+
+    // A subset of the honoured fixes measured for the attribution: by a cumulative step of the same
+    // configuration, by an earlier subset of the same configuration (a fix that changed nothing), or
+    // here, in the rounds.
+    struct SubsetSlot {
+        unsigned mask = 0;
+        std::optional<std::size_t> step;    // index into result_.steps
+        std::optional<std::size_t> sameAs;  // index into slots_
+        AblationStep own;
+        bool measuredHere() const { return !step && !sameAs; }
+    };
+
+    // The honoured fixes: the plan's cumulative steps after the baseline that ran in round 1.
+    std::vector<std::size_t> honouredFixes() const {
+        std::vector<std::size_t> honoured;
+        for (std::size_t i = 1; i < result_.steps.size() && i < plannedSteps(); ++i)
+            if (result_.steps[i].measured()) honoured.push_back(i);
+        return honoured;
+    }
+
+    // The configuration of the seed loop with the honoured fixes of `mask` applied, the way the
+    // cumulative steps applied them: in plan order, with the fixes the backend ignores applied too
+    // (as the cumulative steps carry them), so that a prefix of the order is its cumulative step.
+    AblationStep configurationOf(unsigned mask, const std::vector<std::size_t>& honoured) const {
+        AblationStep c;
+        c.settings = result_.steps.front().settings;
+        c.torch = result_.steps.front().torch;
+        for (std::size_t i = 1; i < result_.steps.size() && i < plannedSteps(); ++i) {
+            const auto player = std::find(honoured.begin(), honoured.end(), i);
+            const bool apply = player != honoured.end()
+                                   ? ((mask >> static_cast<unsigned>(player - honoured.begin())) & 1U) != 0
+                                   : result_.steps[i].status == StepStatus::NotApplicable;
+            if (!apply) continue;
+            for (const auto& [name, value] : ablationFixByName(result_.steps[i].fix).sets) {
+                if (isTorchOption(name))
+                    setTorchOption(c.torch, name, value);
+                else
+                    setSwitch(c.settings, name, value);
+            }
+        }
+        return c;
+    }
+
+    static bool sameConfiguration(const AblationStep& a, const AblationStep& b) {
+        return nlohmann::json(a.settings) == nlohmann::json(b.settings) &&
+               nlohmann::json(a.torch) == nlohmann::json(b.torch);
+    }
+
+    // The names of the fixes of `mask` ("seed loop" for none).
+    std::vector<std::string> fixNames(unsigned mask) const {
+        std::vector<std::string> names;
+        for (std::size_t p = 0; p < result_.subsetFixes.size(); ++p)
+            if ((mask >> p) & 1U) names.push_back(result_.steps[result_.subsetFixes[p]].name);
+        return names;
+    }
+
+    // The slots of `masks`, each reusing a measured configuration where one is the same; empty when
+    // one of them is refused (it cannot run, so no attribution over them).
+    std::vector<SubsetSlot> slotsFor(const std::vector<unsigned>& masks,
+                                     const std::vector<std::size_t>& honoured) const {
+        std::vector<SubsetSlot> slots;
+        for (unsigned mask : masks) {
+            SubsetSlot slot;
+            slot.mask = mask;
+            AblationStep c = configurationOf(mask, honoured);
+            if (c.settings.refusal()) return {};
+            for (std::size_t i = 0; i < result_.steps.size() && !slot.step; ++i)
+                if (result_.steps[i].measured() && sameConfiguration(result_.steps[i], c)) slot.step = i;
+            for (std::size_t j = 0; j < slots.size() && slot.measuredHere(); ++j)
+                if (slots[j].measuredHere() && sameConfiguration(slots[j].own, c)) slot.sameAs = j;
+            if (slot.measuredHere()) {
+                std::string name;
+                for (std::size_t p = 0; p < honoured.size(); ++p)
+                    if ((mask >> p) & 1U) name += (name.empty() ? "" : " + ") + result_.steps[honoured[p]].name;
+                c.name = "combination " + name;
+                c.fix = "combination";
+                c.description = "a subset of the honoured fixes, for their attribution beyond one order";
+                keepLevel(c, result_.steps.front().medianEpochMs);
+                slot.own = std::move(c);
+            }
+            slots.push_back(std::move(slot));
+        }
+        return slots;
+    }
+
+    static std::size_t newConfigurations(const std::vector<SubsetSlot>& slots) {
+        return static_cast<std::size_t>(
+            std::count_if(slots.begin(), slots.end(), [](const SubsetSlot& s) { return s.measuredHere(); }));
+    }
+
+    // Whether `added` more configurations, measured in every round from round 2 on, fit what is left of
+    // the budget with the rounds the ablation makes at least (max(repeats, kRoundsToRank)), at the time
+    // per run round 1 took; `needBudget`: whether they need one at all. Why not, in `why`.
+    bool fitsBudget(std::size_t added, bool needBudget, std::string& why) const {
+        if (plan_.budgetSeconds <= 0) {
+            if (needBudget) why = "no time budget to measure them in";
+            return !needBudget;
+        }
+        const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+        const double perRun = spent / std::max(1, runsMade_);
+        const int rounds = std::max(plan_.repeats, Attribution::kRoundsToRank);
+        std::size_t measured = 0;
+        for (const auto* steps : {&result_.steps, &result_.alone})
+            measured += static_cast<std::size_t>(std::count_if(
+                steps->begin(), steps->end(), [](const AblationStep& s) { return s.status == StepStatus::Ran; }));
+        const double need = perRun * static_cast<double>(static_cast<std::size_t>(rounds - 1) * measured +
+                                                         static_cast<std::size_t>(rounds) * added);
+        if (spent + need <= plan_.budgetSeconds) return true;
+        why = "their " + std::to_string(added) + " more configurations in " + std::to_string(rounds) +
+              " rounds would need about " + std::to_string(static_cast<int>(std::lround(spent + need))) + " s of the " +
+              std::to_string(static_cast<int>(plan_.budgetSeconds)) + " s budget";
+        return false;
+    }
+
+    // After round 1: the subsets of the honoured fixes the plan asks for and the budget allows (the
+    // plan's `shapley` and `leaveOneOut`), as slots measured from round 2 on; what was decided and
+    // why, in result_.combinations.
+    void addCombinations() {
+        if (!plan_.shapley && !plan_.leaveOneOut) return;
+        const std::vector<std::size_t> honoured = honouredFixes();
+        const auto k = static_cast<unsigned>(honoured.size());
+        if (k < 2) {
+            result_.combinations = "no combinations measured: fewer than two fixes honoured by this engine";
+            return;
+        }
+        const unsigned all = (1U << k) - 1;
+        std::string why;
+        if (plan_.shapley) {
+            if (k > static_cast<unsigned>(AblationPlan::kMaxShapleyFixes)) {
+                why = std::to_string(k) + " fixes honoured, more than the " +
+                      std::to_string(AblationPlan::kMaxShapleyFixes) + " whose subsets are measured";
+            } else {
+                std::vector<unsigned> masks;
+                for (unsigned m = 0; m <= all; ++m) masks.push_back(m);
+                std::vector<SubsetSlot> slots = slotsFor(masks, honoured);
+                const std::size_t added = newConfigurations(slots);
+                if (slots.empty()) {
+                    why = "a subset of the fixes is refused";
+                } else if (fitsBudget(added, true, why)) {
+                    adopt(honoured, std::move(slots),
+                          "every subset of the " + std::to_string(k) + " honoured fixes measured in the rounds (" +
+                              std::to_string(added) + " beside the cumulative steps): Shapley values");
+                    return;
+                }
+            }
+            result_.combinations = "no Shapley values: " + why;
+        }
+        if (!plan_.leaveOneOut) return;
+        std::vector<unsigned> masks = {0, all};
+        for (unsigned p = 0; p < k; ++p) masks.push_back(all & ~(1U << p));
+        std::vector<SubsetSlot> slots = slotsFor(masks, honoured);
+        std::string whyNot;
+        if (slots.empty())
+            whyNot = "every fix but one is refused for some fix";
+        else if (fitsBudget(newConfigurations(slots), false, whyNot))
+            return adopt(honoured, std::move(slots),
+                         (result_.combinations.empty() ? "" : result_.combinations + "; ") +
+                             "every honoured fix but one, for each of the " + std::to_string(k) +
+                             ", measured in the rounds: leave-one-out");
+        result_.combinations += (result_.combinations.empty() ? "" : "; ") + std::string("no leave-one-out: ") + whyNot;
+    }
+
+    void adopt(const std::vector<std::size_t>& honoured, std::vector<SubsetSlot> slots, const std::string& note) {
+        result_.subsetFixes = honoured;
+        slots_ = std::move(slots);
+        result_.combinations = note;
+    }
+
+    // result_.subsets from the slots: every subset with its rounds as measured so far.
+    void syncSubsets() {
+        result_.subsets.clear();
+        for (const SubsetSlot& slot : slots_) {
+            const SubsetSlot& source = slot.sameAs ? slots_[*slot.sameAs] : slot;
+            SubsetLevel level;
+            level.mask = slot.mask;
+            level.fixes = fixNames(slot.mask);
+            level.step = source.step;
+            const AblationStep& measured = source.step ? result_.steps[*source.step] : source.own;
+            for (const auto& run : measured.runs)
+                if (const auto m = run.summary().medianEpochMs) level.roundMs.push_back(*m);
+            result_.subsets.push_back(std::move(level));
+        }
+    }
 
     // A fix that costs time on this engine (graph capture on a CPU) leaves every later cumulative
     // step slower, so the fastest of them may lack fixes that help. One more step: every applied fix
@@ -375,6 +570,14 @@ private:
         step.fix = AblationStep::kWithoutCostly;
         step.description = "every fix applied but those that cost time on this engine";
         keepLevel(step, result_.steps.back().medianEpochMs);  // no runs yet: the level before it
+        for (SubsetSlot& slot : slots_)  // a subset measured it already, in the same rounds: its runs are the step's
+            if (slot.measuredHere() && sameConfiguration(slot.own, step)) {
+                step.runs = std::move(slot.own.runs);
+                step.status = slot.own.status;
+                if (step.measured()) measure(step);
+                slot.step = result_.steps.size();
+                break;
+            }
         return finishStep(result_.steps, std::move(step));
     }
 
@@ -385,18 +588,23 @@ private:
     };
     Widest widestMedian() const {
         Widest widest;
+        std::vector<const AblationStep*> measured;
         for (const auto* steps : {&result_.steps, &result_.alone})
-            for (const auto& s : *steps) {
-                if (!s.measured() || s.medianEpochMs <= 0) continue;
-                std::vector<double> medians;
-                medians.reserve(s.runs.size());
-                for (const auto& run : s.runs)
-                    if (const auto m = run.summary().medianEpochMs) medians.push_back(*m);
-                const Interval i = medianInterval(medians);
-                const double half = medians.size() < 2 ? std::numeric_limits<double>::infinity()
-                                                       : (i.high - i.low) / 2 / s.medianEpochMs;
-                if (!widest.step || half > widest.halfWidth) widest = {&s, half};
-            }
+            for (const auto& s : *steps) measured.push_back(&s);
+        for (const SubsetSlot& slot : slots_)
+            if (slot.measuredHere()) measured.push_back(&slot.own);
+        for (const AblationStep* step : measured) {
+            const AblationStep& s = *step;
+            if (!s.measured() || s.medianEpochMs <= 0) continue;
+            std::vector<double> medians;
+            medians.reserve(s.runs.size());
+            for (const auto& run : s.runs)
+                if (const auto m = run.summary().medianEpochMs) medians.push_back(*m);
+            const Interval i = medianInterval(medians);
+            const double half =
+                medians.size() < 2 ? std::numeric_limits<double>::infinity() : (i.high - i.low) / 2 / s.medianEpochMs;
+            if (!widest.step || half > widest.halfWidth) widest = {&s, half};
+        }
         return widest;
     }
 
@@ -479,6 +687,7 @@ private:
 
     AblationResult finish() {
         result_.machine = load_.finish();
+        syncSubsets();
         relevel();
         result_.updateSavings();
         return std::move(result_);
@@ -493,6 +702,8 @@ private:
     AblationResult result_;
     std::chrono::steady_clock::time_point started_;
     LoadMeter load_;  // from the runner's start: the machine's state over the whole ablation
+    int runsMade_ = 0;
+    std::vector<SubsetSlot> slots_;  // the subsets measured for the attribution (AblationResult::subsets)
 };
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "ablation.h"
+#include "ablation_attribution.h"
 #include "builtin_data.h"
 #include "errors.h"
 #include "injected_times_backend.h"
@@ -126,6 +127,8 @@ private slots:
     void moreRoundsOnlyWhileTheTargetAndBudgetAskForThem();
     void cancellingALaterRoundKeepsTheRunsMade();
     void theClosingStepIsMeasuredAmongTheRounds();
+    void everySubsetIsMeasuredOnceInTheRounds();
+    void combinationsNeedABudget();
     void regressionKeepsItsTaskAndR2();
     void multiclassLossStepSaysWhatItMeans();
 };
@@ -275,8 +278,12 @@ void TestAblation::aFixThatChangesNothingStillRuns() {
 
 void TestAblation::repeatsRunTheSameTraining() {
     const AblationResult r = run(plan({"loss"}, 3));
+    // Three rounds, or four where the CPU's timings made the loss fix look costly after round 3 (the
+    // closing step without it is then measured in one more round, among the others).
+    const bool closing = r.steps.back().fix == AblationStep::kWithoutCostly;
+    QCOMPARE(r.rounds, closing ? 4 : 3);
     for (const auto& s : r.steps) {
-        QCOMPARE(s.runs.size(), std::size_t(3));
+        QCOMPARE(s.runs.size(), std::size_t(r.rounds));
         std::vector<double> medians;
         for (const auto& run : s.runs) {
             medians.push_back(*run.summary().medianEpochMs);
@@ -449,6 +456,95 @@ void TestAblation::theClosingStepIsMeasuredAmongTheRounds() {
     QCOMPARE(r.fixedLoop(), &r.steps.back());
 }
 
+// Three fixes the stand-in engine honours, a budget with room: after round 1 the runner measures
+// every subset of them for the Shapley values, reusing the cumulative steps (the seed loop, {data_path},
+// {data_path, launch}, all three) and measuring the four others in the rounds: in round 2 each
+// makes up round 1, its runs spread among the others'. The closing step without graph capture is
+// the subset {data_path, loss}: it takes that subset's runs instead of measuring it again. The
+// injected times add up (850 + 56 + 20 ms over 30), so each Shapley value is the fix's own effect,
+// within the runs' 2 %, and they sum to the seed loop's level minus all three's.
+void TestAblation::everySubsetIsMeasuredOnceInTheRounds() {
+    registerStandInAsTorch();
+    static const Fixture f;
+    RunConfig config = f.config;
+    config.backend = "torch";
+    QStringList order;
+    AblationCallbacks cb;
+    cb.onRunStarted = [&](int step, const std::string&, int repeat, int) {
+        order << QString("%1/%2").arg(step).arg(repeat);
+    };
+    AblationPlan p = plan({"data_path", "launch", "loss"}, 3);
+    p.budgetSeconds = 3600;
+    p.target = 0.99;  // met at once: the rounds stop at 3
+    CancelFlag cancel{false};
+    const AblationResult r = runAblation(p, config, f.dataset, f.data, cancel, cb);
+    WB_COMPARE_NAME(r.status, "completed");
+    QCOMPARE(r.rounds, 3);
+    // Steps 0-3 cumulative, 4 the closing step; the subsets {launch}, {loss}, {data_path, loss},
+    // {launch, loss} (masks 2, 4, 5, 6) are 5 + their mask: 7, 9, 10, 11.
+    QCOMPARE(order, QStringList({"0/1", "1/1", "2/1",  "3/1",                                     // round 1
+                                 "7/1", "0/2", "9/1",  "1/2",  "10/1", "2/2", "11/1", "3/2",      // round 2
+                                 "7/2", "9/2", "10/2", "11/2",                                    //
+                                 "0/3", "1/3", "2/3",  "3/3",  "7/3",  "9/3", "10/3", "11/3"}));  // round 3
+    QCOMPARE(r.steps.back().name, std::string("without launch=graph_step"));
+    QCOMPARE(int(r.steps.back().runs.size()), 3);
+    QCOMPARE(r.subsetFixes, (std::vector<std::size_t>{1, 2, 3}));
+    QCOMPARE(r.subsets.size(), std::size_t(8));
+    const std::vector<std::optional<std::size_t>> measuredBy = {0, 1, std::nullopt, 2, std::nullopt, 4, std::nullopt,
+                                                                3};
+    for (const SubsetLevel& s : r.subsets) {
+        QCOMPARE(s.step, measuredBy[s.mask]);
+        QCOMPARE(int(s.roundMs.size()), 3);
+    }
+    QVERIFY2(QString::fromStdString(r.combinations).contains("Shapley"), r.combinations.c_str());
+
+    const Attribution a = attribute(r);
+    QVERIFY(a.shapleyGapMs);
+    double sum = 0;
+    for (std::size_t i = 0; i < 3; ++i) {
+        const CauseShare& c = a.causes[i];
+        QVERIFY(c.shapley && c.alone && c.leaveOneOut);
+        QVERIFY(c.shapleyInterval.low <= *c.shapley && *c.shapley <= c.shapleyInterval.high);
+        sum += *c.shapley;
+    }
+    QVERIFY(std::abs(sum - *a.shapleyGapMs) < 1e-9);
+    QVERIFY2(std::abs(*a.causes[0].shapley - 850) < 30, qPrintable(QString::number(*a.causes[0].shapley)));
+    QVERIFY2(std::abs(*a.causes[1].shapley + 56) < 25, qPrintable(QString::number(*a.causes[1].shapley)));
+    QVERIFY2(std::abs(*a.causes[2].shapley - 20) < 25, qPrintable(QString::number(*a.causes[2].shapley)));
+    QVERIFY(*a.causes[1].leaveOneOut < 0);  // graph capture on top of the others costs time here
+    QVERIFY(!a.causes[3].shapley);          // the closing step is no fix
+
+    const nlohmann::json j = r.toJson();
+    QCOMPARE(j.at("combinations").at("subsets").size(), std::size_t(8));
+    QCOMPARE(AblationResult::fromJson(j).toJson(), j);
+    nlohmann::json bad = j;
+    bad["combinations"]["subsets"][0]["mask"] = 8;  // names a fourth fix
+    QVERIFY(dataErrorOf([&] { AblationResult::fromJson(bad); }));
+    bad = j;
+    bad["combinations"]["fixes"] = {1, 2, 99};
+    QVERIFY(dataErrorOf([&] { AblationResult::fromJson(bad); }));
+    bad = j;
+    bad.erase("combinations");  // a file written before them: loads with none
+    QVERIFY(AblationResult::fromJson(bad).subsets.empty());
+}
+
+// Without a time budget no subsets are measured for Shapley values (the rounds are what --repeats
+// says), and the result says why; leave-one-out, asked for, is measured all the same.
+void TestAblation::combinationsNeedABudget() {
+    AblationPlan p = plan({"data_path", "loss", "zero_grad"}, 2);
+    const AblationResult none = run(p);
+    QVERIFY(none.subsets.empty());
+    QVERIFY2(QString::fromStdString(none.combinations).contains("no time budget"), none.combinations.c_str());
+    p.leaveOneOut = true;
+    const AblationResult out = run(p);
+    QCOMPARE(out.subsets.size(), std::size_t(5));  // the seed loop, all three, and each of them left out
+    for (const SubsetLevel& s : out.subsets) QCOMPARE(int(s.roundMs.size()), out.rounds);
+    const Attribution a = attribute(out);
+    QVERIFY(!a.shapleyGapMs);
+    for (std::size_t i = 0; i < 3; ++i) QVERIFY(a.causes[i].leaveOneOut && !a.causes[i].shapley);
+    QVERIFY(!a.causes[0].alone);  // alone needs the subsets of one fix, or the plan's alone steps
+}
+
 // --repeats is the least: more rounds are made only with a budget, until every median is known to
 // the target; what stopped them is said. (Counts and words only: nothing here times anything.)
 void TestAblation::moreRoundsOnlyWhileTheTargetAndBudgetAskForThem() {
@@ -467,7 +563,8 @@ void TestAblation::moreRoundsOnlyWhileTheTargetAndBudgetAskForThem() {
     p.budgetSeconds = 3600;
     p.target = 0.99;  // met at once
     const AblationResult loose = run(p);
-    QCOMPARE(loose.rounds, asked(loose));
+    // (More only where a stall of a busy machine made one of three runs several times the others.)
+    QVERIFY2(loose.rounds >= asked(loose), qPrintable(QString::number(loose.rounds)));
     QVERIFY2(QString::fromStdString(loose.precision).startsWith("every median known to \u00b199 %"),
              loose.precision.c_str());
     p.target = 1e-9;  // never met: the rounds stop at the most made
