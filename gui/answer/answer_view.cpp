@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
@@ -114,10 +115,13 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     auto* choiceRow = new QFormLayout;
     choiceRow->addRow("Ablation on", engineChoice_);
     waterfallLayout->addLayout(choiceRow);
-    auto* ablationCharts = new QSplitter(Qt::Horizontal);  // one order, and what the rounds can tell
-    ablationCharts->addWidget(waterfall_);
-    ablationCharts->addWidget(shares_);
-    ablationCharts->setSizes({550, 450});
+    // Side by side, one tab each: at the window's default size two charts beside the engines' would
+    // leave each too narrow for its labels. What the rounds can tell first, one order's picture beside it.
+    auto* ablationCharts = new QTabWidget;
+    ablationCharts->setObjectName("answerAblationCharts");
+    ablationCharts->setDocumentMode(true);
+    ablationCharts->addTab(shares_, "Shares of the gap (95 % intervals)");
+    ablationCharts->addTab(waterfall_, "Waterfall (one order of the fixes)");
     waterfallLayout->addWidget(ablationCharts, 1);
     auto* charts = new QSplitter(Qt::Horizontal);
     charts->addWidget(chart_);

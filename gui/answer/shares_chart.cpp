@@ -40,12 +40,15 @@ QString shareText(const SharesChart::Cause& c, bool withInterval) {
     return text;
 }
 
-QString labelOf(const SharesChart::Cause& c, bool withInterval) {
-    QString text = shareText(c, withInterval);
-    if (c.largest) text = "largest: " + text;
-    if (c.savedMs < 0) text = "costs " + formatMs(-c.savedMs) + ": " + text + (c.costly ? "" : ", or nothing");
-    if (c.leftOut) text += ", left out";
-    return text;
+// In full: "largest: 62 % (55 – 70 %)", "costs 4.24 ms: −6 % (−7 – −5 %), left out"; short, where
+// the plot is narrow: "largest: 62 %", "costs 4.24 ms" (the cost is always named).
+QString labelOf(const SharesChart::Cause& c, bool full, bool withInterval) {
+    if (c.savedMs < 0) {
+        const QString cost = "costs " + formatMs(-c.savedMs);
+        return full ? cost + ": " + shareText(c, withInterval) + (c.leftOut ? ", left out" : "") : cost;
+    }
+    const QString text = (c.largest ? "largest: " : "") + shareText(c, full && withInterval);
+    return full && c.leftOut ? text + ", left out" : text;
 }
 
 bool named(const std::vector<std::size_t>& list, std::size_t index) {
@@ -142,7 +145,8 @@ void SharesChart::setResult(const AblationResult& result) {
         cause.largest = a.largest == i;
         cause.costly = named(a.costly, i);
         cause.leftOut = !c.inFixedLoop;
-        cause.label = labelOf(cause, a.rounds > 1);
+        cause.label = labelOf(cause, true, a.rounds > 1);
+        cause.shortLabel = labelOf(cause, false, false);
         causes_.push_back(cause);
     }
     draw();
@@ -219,12 +223,12 @@ void SharesChart::fitLabelsToSize() {
         const double width = axes.width();
         for (std::size_t i = 0; i < causes_.size() && i < labels_.size(); ++i) {
             const QFontMetrics labelFont(labels_[i]->font());
-            QString text = causes_[i].label;
-            if (labelFont.horizontalAdvance(text) + kLabelGapPx > width / 2) text = labelOf(causes_[i], false);
+            const auto widthOf = [&](const QString& t) { return labelFont.horizontalAdvance(t) + kLabelGapPx + 4; };
+            const QString text = widthOf(causes_[i].label) <= width * 2 / 3 ? causes_[i].label : causes_[i].shortLabel;
             labels_[i]->setText(text);
             fitted += text;
             // The label ends inside the plot: (anchor - lower) / (upper - lower) * width + its width <= width.
-            const double room = std::max(width / 2, width - labelFont.horizontalAdvance(text) - kLabelGapPx - 4);
+            const double room = std::max(width / 4, width - widthOf(text));
             const double anchor = std::max(0.0, causes_[i].high) * 100;
             upper = std::max(upper, lower + (anchor - lower) * width / room);
         }

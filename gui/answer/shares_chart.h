@@ -32,7 +32,8 @@ public:
         bool largest = false;
         bool costly = false;   // its saving's interval lies below zero
         bool leftOut = false;  // after the fixed loop: measured on top of a slower step, not recommended
-        QString label;         // the text beside its bar
+        QString label;         // the text beside its bar: the share, its interval, its cost
+        QString shortLabel;    // where the plot is too narrow for that: the share, or the cost
     };
 
     explicit SharesChart(QWidget* parent = nullptr);

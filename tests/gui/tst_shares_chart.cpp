@@ -155,6 +155,7 @@ private slots:
         // The fix that costs time is below zero, red, its cost named.
         QVERIFY(bars.at(3).value < 0);
         QVERIFY(chart.causes()[2].label.startsWith("costs 5.00 ms"));
+        QCOMPARE(chart.causes()[2].shortLabel, QString("costs 5.00 ms"));
         QVERIFY(chart.causes()[2].label.contains("left out"));
         QVERIFY(chart.causes()[2].label.contains("\u2212"));  // its share, negative
         QVERIFY(chart.causes()[0].label.contains("("));       // the interval beside the share
