@@ -40,15 +40,16 @@ struct AblationPlan {
     static constexpr int kMaxRounds = 30;
     // Attribution beyond the one order (ablation_attribution.h). With `shapley`, every subset of the
     // fixes the engine honours is measured in the rounds, for their Shapley values, where they number
-    // at most kMaxShapleyFixes (16 subsets; the cumulative steps already measured some of them) and
-    // the subsets' runs for max(repeats, 3) rounds fit what remains of the budget after round 1 (so
-    // never without one). Else, with `leaveOneOut`, every fix but one, for each honoured fix, within
-    // the budget where there is one. The default, Shapley values where the budget allows and no
-    // leave-one-out: an answer with a budget (60 s per engine) gets them for the engines that honour
-    // few fixes (the CPU backend's four) and spends no more than its budget for them; its rounds
-    // stop at the budget whatever they measure, so more configurations mean fewer rounds, never a
-    // slower answer. An engine whose seed loop is slow (PyTorch's, near a second per epoch) does not
-    // fit them and keeps the one order, with each fix alone where plan.alone asks for it.
+    // at most kMaxShapleyFixes (16 subsets; the cumulative steps are some of them, measured once) and,
+    // at the time per run of round 1, all the configurations for max(repeats, 3) rounds fit half the
+    // budget (so never without one). Else, with `leaveOneOut`, every honoured fix but one, for each,
+    // within the whole budget where there is one. Either joins the rounds from round 2 on.
+    // The default, Shapley values where half the budget allows and no leave-one-out: the answer's
+    // 60 s per engine gets them for an engine that honours few fixes and runs a fast seed loop (the
+    // CPU backend: four), and the subsets never add rounds (the rounds stop on the steps' medians,
+    // as before), so an engine pays for them at most half its budget; an engine that honours more
+    // fixes or runs a slow seed loop (PyTorch's, near a second per epoch) keeps the one order, with
+    // each fix alone where plan.alone asks for it.
     bool shapley = true;
     bool leaveOneOut = false;
     static constexpr int kMaxShapleyFixes = 4;

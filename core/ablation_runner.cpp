@@ -374,20 +374,14 @@ private:
         return honoured;
     }
 
-    // The configuration of the seed loop with the honoured fixes of `mask` applied, the way the
-    // cumulative steps applied them: in plan order, with the fixes the backend ignores applied too
-    // (as the cumulative steps carry them), so that a prefix of the order is its cumulative step.
+    // The configuration of the seed loop with the honoured fixes of `mask` applied, in plan order.
     AblationStep configurationOf(unsigned mask, const std::vector<std::size_t>& honoured) const {
         AblationStep c;
         c.settings = result_.steps.front().settings;
         c.torch = result_.steps.front().torch;
-        for (std::size_t i = 1; i < result_.steps.size() && i < plannedSteps(); ++i) {
-            const auto player = std::find(honoured.begin(), honoured.end(), i);
-            const bool apply = player != honoured.end()
-                                   ? ((mask >> static_cast<unsigned>(player - honoured.begin())) & 1U) != 0
-                                   : result_.steps[i].status == StepStatus::NotApplicable;
-            if (!apply) continue;
-            for (const auto& [name, value] : ablationFixByName(result_.steps[i].fix).sets) {
+        for (std::size_t p = 0; p < honoured.size(); ++p) {
+            if (((mask >> p) & 1U) == 0) continue;
+            for (const auto& [name, value] : ablationFixByName(result_.steps[honoured[p]].fix).sets) {
                 if (isTorchOption(name))
                     setTorchOption(c.torch, name, value);
                 else
@@ -397,8 +391,20 @@ private:
         return c;
     }
 
-    static bool sameConfiguration(const AblationStep& a, const AblationStep& b) {
-        return nlohmann::json(a.settings) == nlohmann::json(b.settings) &&
+    // The settings as this backend runs them: every switch it ignores at its seed loop's value. The
+    // cumulative steps carry the fixes the backend ignores (launch=graph_step on the CPU backend),
+    // the subsets do not; both run the same.
+    ExecutionSettings asRun(const ExecutionSettings& s) const {
+        std::vector<IgnoredSwitch> ignored = BackendRegistry::instance().notApplicable(result_.backend, s);
+        if (data_.task == Task::Regression) ignored.push_back(regressionLossSwitch());
+        ExecutionSettings run = s;
+        for (const IgnoredSwitch& sw : ignored)
+            setSwitch(run, sw.name, switchValue(result_.steps.front().settings, sw.name));
+        return run;
+    }
+
+    bool sameConfiguration(const AblationStep& a, const AblationStep& b) const {
+        return nlohmann::json(asRun(a.settings)) == nlohmann::json(asRun(b.settings)) &&
                nlohmann::json(a.torch) == nlohmann::json(b.torch);
     }
 
@@ -428,7 +434,7 @@ private:
                 std::string name;
                 for (std::size_t p = 0; p < honoured.size(); ++p)
                     if ((mask >> p) & 1U) name += (name.empty() ? "" : " + ") + result_.steps[honoured[p]].name;
-                c.name = "combination " + name;
+                c.name = "combination " + (name.empty() ? std::string("(no fix)") : name);
                 c.fix = "combination";
                 c.description = "a subset of the honoured fixes, for their attribution beyond one order";
                 keepLevel(c, result_.steps.front().medianEpochMs);
@@ -444,14 +450,16 @@ private:
             std::count_if(slots.begin(), slots.end(), [](const SubsetSlot& s) { return s.measuredHere(); }));
     }
 
-    // Whether `added` more configurations, measured in every round from round 2 on, fit what is left of
-    // the budget with the rounds the ablation makes at least (max(repeats, kRoundsToRank)), at the time
-    // per run round 1 took; `needBudget`: whether they need one at all. Why not, in `why`.
-    bool fitsBudget(std::size_t added, bool needBudget, std::string& why) const {
+    // Whether `added` more configurations, measured in every round from round 2 on, fit the budget
+    // with the rounds the ablation makes at least (max(repeats, kRoundsToRank)), at the time per run
+    // round 1 took. `optional` (the Shapley subsets, measured unasked): they need a budget, and must
+    // fit half of it, so that the rounds the target asks for keep the other half. Why not, in `why`.
+    bool fitsBudget(std::size_t added, bool optional, std::string& why) const {
         if (plan_.budgetSeconds <= 0) {
-            if (needBudget) why = "no time budget to measure them in";
-            return !needBudget;
+            if (optional) why = "no time budget to measure them in";
+            return !optional;
         }
+        const double budget = optional ? plan_.budgetSeconds / 2 : plan_.budgetSeconds;
         const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
         const double perRun = spent / std::max(1, runsMade_);
         const int rounds = std::max(plan_.repeats, Attribution::kRoundsToRank);
@@ -461,10 +469,10 @@ private:
                 steps->begin(), steps->end(), [](const AblationStep& s) { return s.status == StepStatus::Ran; }));
         const double need = perRun * static_cast<double>(static_cast<std::size_t>(rounds - 1) * measured +
                                                          static_cast<std::size_t>(rounds) * added);
-        if (spent + need <= plan_.budgetSeconds) return true;
+        if (spent + need <= budget) return true;
         why = "their " + std::to_string(added) + " more configurations in " + std::to_string(rounds) +
-              " rounds would need about " + std::to_string(static_cast<int>(std::lround(spent + need))) + " s of the " +
-              std::to_string(static_cast<int>(plan_.budgetSeconds)) + " s budget";
+              " rounds would need about " + std::to_string(static_cast<int>(std::lround(spent + need))) + " s, over " +
+              (optional ? "half the " : "the ") + std::to_string(static_cast<int>(plan_.budgetSeconds)) + " s budget";
         return false;
     }
 
@@ -586,25 +594,22 @@ private:
         const AblationStep* step = nullptr;
         double halfWidth = 0;  // infinity with one run: no interval at all
     };
+    // (The subsets measured for the attribution do not count: they ride along in the rounds the steps
+    // ask for, so that measuring them never makes more rounds; their intervals say what they got.)
     Widest widestMedian() const {
         Widest widest;
-        std::vector<const AblationStep*> measured;
         for (const auto* steps : {&result_.steps, &result_.alone})
-            for (const auto& s : *steps) measured.push_back(&s);
-        for (const SubsetSlot& slot : slots_)
-            if (slot.measuredHere()) measured.push_back(&slot.own);
-        for (const AblationStep* step : measured) {
-            const AblationStep& s = *step;
-            if (!s.measured() || s.medianEpochMs <= 0) continue;
-            std::vector<double> medians;
-            medians.reserve(s.runs.size());
-            for (const auto& run : s.runs)
-                if (const auto m = run.summary().medianEpochMs) medians.push_back(*m);
-            const Interval i = medianInterval(medians);
-            const double half =
-                medians.size() < 2 ? std::numeric_limits<double>::infinity() : (i.high - i.low) / 2 / s.medianEpochMs;
-            if (!widest.step || half > widest.halfWidth) widest = {&s, half};
-        }
+            for (const auto& s : *steps) {
+                if (!s.measured() || s.medianEpochMs <= 0) continue;
+                std::vector<double> medians;
+                medians.reserve(s.runs.size());
+                for (const auto& run : s.runs)
+                    if (const auto m = run.summary().medianEpochMs) medians.push_back(*m);
+                const Interval i = medianInterval(medians);
+                const double half = medians.size() < 2 ? std::numeric_limits<double>::infinity()
+                                                       : (i.high - i.low) / 2 / s.medianEpochMs;
+                if (!widest.step || half > widest.halfWidth) widest = {&s, half};
+            }
         return widest;
     }
 

@@ -165,6 +165,74 @@ private slots:
         }
     }
 
+    // The hand-computed three-fix table above as an ablation: the cumulative steps a, b, c measured
+    // in five rounds with a drift every configuration of a round shares, and the other four subsets
+    // measured in the same rounds. attribute() gives each cause its exact Shapley value (630, 180,
+    // 270, summing to the 1080 ms gap), its saving alone (1200 - 600 = 600, 1200 - 1080 = 120,
+    // 1200 - 960 = 240) and on top of the other two (840 - 120 = 720, 420 - 120 = 300,
+    // 480 - 120 = 360), where the one order says 600, 120, 360.
+    void causesGetTheirShapleyValuesFromTheSubsets() {
+        const std::vector<double> levels = {1200, 600, 1080, 480, 960, 420, 840, 120};
+        const std::vector<double> drift = {0.99, 1.0, 1.01, 1.02, 0.98};
+        const auto rounds = [&](double level) {
+            std::vector<double> r;
+            for (double f : drift) r.push_back(level * f);
+            return r;
+        };
+        AblationResult r = ablationOf({stepOf("baseline", rounds(1200)), stepOf("a", rounds(600)),
+                                       stepOf("b", rounds(480)), stepOf("c", rounds(120))});
+        r.subsetFixes = {1, 2, 3};
+        const std::vector<std::optional<std::size_t>> cumulative = {
+            0, 1, std::nullopt, 2, std::nullopt, std::nullopt, std::nullopt, 3};
+        for (unsigned mask = 0; mask < 8; ++mask)
+            r.subsets.push_back({mask, {}, cumulative[mask], rounds(levels[mask])});
+        const Attribution a = attribute(r);
+        QCOMPARE(a.causes.size(), std::size_t(3));
+        QVERIFY(a.shapleyGapMs && std::abs(*a.shapleyGapMs - 1080) < 1e-9);
+        const std::vector<double> shapley = {630, 180, 270}, alone = {600, 120, 240}, others = {720, 300, 360},
+                                  waterfall = {600, 120, 360};
+        double sum = 0;
+        for (std::size_t i = 0; i < 3; ++i) {
+            const CauseShare& c = a.causes[i];
+            QVERIFY(std::abs(*c.shapley - shapley[i]) < 1e-9);
+            QVERIFY(std::abs(*c.alone - alone[i]) < 1e-9);
+            QVERIFY(std::abs(*c.leaveOneOut - others[i]) < 1e-9);
+            QVERIFY(std::abs(c.savedMs - waterfall[i]) < 1e-9);
+            QVERIFY(c.shapleyInterval.low <= *c.shapley && *c.shapley <= c.shapleyInterval.high);
+            QVERIFY(c.aloneInterval.low <= *c.alone && *c.alone <= c.aloneInterval.high);
+            sum += *c.shapley;
+        }
+        QVERIFY(std::abs(sum - r.totalGapMs()) < 1e-9);
+        // The file keeps them: the same attribution after a round trip.
+        const AblationResult back = AblationResult::fromJson(r.toJson());
+        QCOMPARE(*attribute(back).causes[2].shapley, *a.causes[2].shapley);
+    }
+
+    // Two fixes that save the same 400 ms (the gather and the copy: either alone removes it). In the
+    // order applied the first takes all of it and the second nothing; their Shapley values are half
+    // each, and both sum to the gap.
+    void interactingFixesSumToTheGap() {
+        AblationResult r =
+            ablationOf({stepOf("baseline", around(1000)), stepOf("gather", around(600)), stepOf("copy", around(600))});
+        r.subsetFixes = {1, 2};
+        r.subsets = {{0, {}, 0, around(1000)},
+                     {1, {}, 1, around(600)},
+                     {2, {}, std::nullopt, around(600)},
+                     {3, {}, 2, around(600)}};
+        const Attribution a = attribute(r);
+        QVERIFY(std::abs(a.causes[0].savedMs - 400) < 1e-9);
+        QVERIFY(std::abs(a.causes[1].savedMs) < 1e-9);
+        QVERIFY(std::abs(*a.causes[0].shapley - 200) < 1e-9);
+        QVERIFY(std::abs(*a.causes[1].shapley - 200) < 1e-9);
+        QVERIFY(std::abs(*a.causes[0].shapley + *a.causes[1].shapley - r.totalGapMs()) < 1e-9);
+        double shares = 0;
+        for (const auto& c : a.causes) shares += c.share.value_or(0);
+        QVERIFY(std::abs(shares - 1.0) < 1e-12);
+        // Alone, each saves the whole 400 ms; on top of the other, nothing: the interaction in numbers.
+        QVERIFY(std::abs(*a.causes[1].alone - 400) < 1e-9);
+        QVERIFY(std::abs(*a.causes[1].leaveOneOut) < 1e-9);
+    }
+
     // The founding shape: the data path removes most of the gap; the others little.
     void theClearLargestCauseIsNamed() {
         const auto r = ablationOf({stepOf("baseline", around(900)), stepOf("data_path=device_resident", around(60)),
