@@ -72,6 +72,28 @@ void appendEpochs(RunStore& store, int id, int count, bool validation) {
     for (int n = 1; n <= count; ++n) store.appendEpoch(id, makeEpoch(n, validation));
 }
 
+// A finished run of `preset`'s execution switches ("custom": the defaults, no preset) whose timed epochs
+// take `ms` each.
+int addPresetRun(RunStore& store, const QString& name, const QString& preset, double ms) {
+    RunConfig config;
+    if (preset != "custom") config.execution = wb::presetByName(preset.toStdString()).settings;
+    config.name = name.toStdString();
+    RunRecord record = recordWithTimes(config.name, {ms, ms * 1.02, ms * 0.98}, false);
+    record.config = nlohmann::json(config);
+    const int id = store.addPending(config);
+    store.finish(id, record);
+    return id;
+}
+
+// The speedup chart's value label on row `row` (1 = the top row).
+QCPItemText* speedupLabel(QCustomPlot& plot, int row) {
+    for (int i = 0; i < plot.itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(plot.item(i));
+            text && text->position->typeY() == QCPItemPosition::ptPlotCoords && text->position->coords().y() == row)
+            return text;
+    return nullptr;
+}
+
 QCPBars* barsNamed(QCustomPlot& plot, const QString& prefix) {
     for (int i = 0; i < plot.plottableCount(); ++i)
         if (plot.plottable(i)->name().startsWith(prefix)) return qobject_cast<QCPBars*>(plot.plottable(i));
@@ -108,6 +130,13 @@ private slots:
     void speedupGroupsRepeats();
     void speedupLabels_data();
     void speedupLabels();
+    void speedupBaselineIsTheSeedLoop_data();
+    void speedupBaselineIsTheSeedLoop();
+    void speedupAxisFitsTheBars_data();
+    void speedupAxisFitsTheBars();
+    void slowerRunIsDrawnLeftOfTheBaseline();
+    void speedupTicks_data();
+    void speedupTicks();
 };
 
 void TestCharts::overlaysTwoRuns_data() {
@@ -518,6 +547,144 @@ void TestCharts::speedupLabels() {
     QFETCH(double, speedup);
     QFETCH(QString, label);
     QCOMPARE(wb::gui::formatSpeedup(speedup), label);
+}
+
+void TestCharts::speedupBaselineIsTheSeedLoop_data() {
+    QTest::addColumn<bool>("pick");  // the user picks the first run as the baseline
+    QTest::newRow("nothing picked: the Compare's seed loop") << false;
+    QTest::newRow("picked: the user's choice") << true;
+}
+
+// A run made before the Compare (here a faster custom one) came first; the Compare's seed loop is
+// still what the Compare's fixes are measured against, unless the user picks another baseline.
+void TestCharts::speedupBaselineIsTheSeedLoop() {
+    QFETCH(bool, pick);
+    RunStore store;
+    SpeedupChart chart(&store);
+    const int earlier = addPresetRun(store, "my own run", "custom", 20);
+    const int seed = addPresetRun(store, "Seed PyTorch loop", "Seed PyTorch loop", 50);
+    addPresetRun(store, "Fastest", "Fastest", 10);
+    if (pick) store.setBaseline(earlier);
+    chart.refreshNow();
+
+    QCOMPARE(chart.baselineRun(), pick ? earlier : seed);
+    QVERIFY(chart.baselineReason() == (pick ? wb::gui::BaselineReason::Picked : wb::gui::BaselineReason::SeedLoop));
+    QCOMPARE(chart.rows()[pick ? 0 : 1].baseline, true);
+    if (!pick) {
+        QCOMPARE(*chart.rows()[2].speedup, 50.0 / 10.0);
+        QVERIFY2(chart.rows()[0].verdict.contains("faster"), qPrintable(chart.rows()[0].verdict));
+    }
+    const QString title = qobject_cast<QCPTextElement*>(chart.plot().plotLayout()->element(0, 0))->text();
+    QVERIFY2(title.contains(pick ? "picked as baseline" : "the seed loop"), qPrintable(title));
+}
+
+void TestCharts::speedupAxisFitsTheBars_data() {
+    QTest::addColumn<std::vector<double>>("ms");  // the baseline first
+    QTest::addColumn<double>("lowest");           // the axis's bounds must lie in [lowest/8, lowest]
+    QTest::addColumn<double>("highest");          // ... and in [highest, highest*8]
+    // Every bar under 1×: the axis once ran to 22×.
+    QTest::newRow("all slower") << std::vector<double>{10, 20, 40} << 0.25 << 1.0;
+    QTest::newRow("all faster") << std::vector<double>{100, 50, 20} << 1.0 << 5.0;
+    QTest::newRow("both sides") << std::vector<double>{10, 30, 2} << 1.0 / 3 << 5.0;
+    QTest::newRow("one run: the baseline alone") << std::vector<double>{10} << 1.0 << 1.0;
+}
+
+// The value axis is logarithmic, holds every bar and its label, and stretches no further than the
+// labels need: read back from the plot after a layout at a 1,280-pixel-wide window's chart size.
+void TestCharts::speedupAxisFitsTheBars() {
+    QFETCH(std::vector<double>, ms);
+    QFETCH(double, lowest);
+    QFETCH(double, highest);
+    RunStore store;
+    SpeedupChart chart(&store);
+    chart.resize(900, 480);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    for (std::size_t i = 0; i < ms.size(); ++i)
+        addPresetRun(store, QString("run %1").arg(i + 1), i == 0 ? "Seed PyTorch loop" : "custom", ms[i]);
+    chart.refreshNow();
+    chart.plot().replot();
+
+    const QCPAxis* axis = chart.plot().xAxis;
+    QCOMPARE(axis->scaleType(), QCPAxis::stLogarithmic);
+    const QCPRange range = axis->range();
+    QVERIFY2(range.lower <= lowest && range.lower >= lowest / 8,
+             qPrintable(QString("from %1 (lowest bar %2)").arg(range.lower).arg(lowest)));
+    QVERIFY2(range.upper >= highest && range.upper <= highest * 8,
+             qPrintable(QString("to %1 (highest bar %2)").arg(range.upper).arg(highest)));
+    QVERIFY(range.contains(1.0));
+    // Every label lies inside the axis rect, on its side of the bar.
+    const QRect inside = chart.plot().axisRect()->rect();
+    for (int row = 1; row <= static_cast<int>(ms.size()); ++row) {
+        QCPItemText* label = speedupLabel(chart.plot(), row);
+        QVERIFY(label);
+        const QPointF at = label->position->pixelPosition();
+        const double width = QFontMetricsF(label->font()).horizontalAdvance(label->text());
+        const bool left = label->positionAlignment() & Qt::AlignRight;
+        const double from = left ? at.x() - width : at.x(), to = left ? at.x() : at.x() + width;
+        QVERIFY2(from >= inside.left() - 0.5 && to <= inside.right() + 0.5,
+                 qPrintable(QString("row %1 '%2': %3 to %4 outside %5 to %6")
+                                .arg(row)
+                                .arg(label->text())
+                                .arg(from)
+                                .arg(to)
+                                .arg(inside.left())
+                                .arg(inside.right())));
+    }
+}
+
+// 4x slower: the bar runs from 1× to 0.25× (left of the baseline's line) and its label, left of it,
+// says "slower" with the interval, as SpeedComparison::label() words it.
+void TestCharts::slowerRunIsDrawnLeftOfTheBaseline() {
+    RunStore store;
+    SpeedupChart chart(&store);
+    chart.resize(900, 480);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    addPresetRun(store, "Seed PyTorch loop", "Seed PyTorch loop", 10);
+    addPresetRun(store, "slow", "custom", 40);
+    addPresetRun(store, "same", "custom", 10);
+    chart.refreshNow();
+    chart.plot().replot();
+
+    const auto& slow = chart.rows()[1];
+    QCOMPARE(*slow.speedup, 0.25);
+    QVERIFY2(slow.verdict.startsWith(QString::fromUtf8("4.00\u00d7 slower (")), qPrintable(slow.verdict));
+    QCPBars* bar = nullptr;
+    for (int i = 0; i < chart.plot().plottableCount(); ++i)
+        if (auto* b = qobject_cast<QCPBars*>(chart.plot().plottable(i)); b && b->data()->at(0)->key == 2.0) bar = b;
+    QVERIFY(bar);
+    QCOMPARE(bar->baseValue(), 1.0);
+    QCOMPARE(bar->data()->at(0)->value, 0.25);
+    QVERIFY(chart.plot().xAxis->coordToPixel(0.25) < chart.plot().xAxis->coordToPixel(1.0));
+
+    QCPItemText* label = speedupLabel(chart.plot(), 2);
+    QVERIFY(label);
+    QCOMPARE(label->text(), slow.verdict);
+    QVERIFY(label->positionAlignment() & Qt::AlignRight);
+    QVERIFY(label->position->coords().x() <= 0.25);  // at the outer end of the bar or its range
+
+    QCPItemText* same = speedupLabel(chart.plot(), 3);
+    QVERIFY(same);
+    QVERIFY2(same->text().startsWith("no measurable difference ("), qPrintable(same->text()));
+}
+
+void TestCharts::speedupTicks_data() {
+    QTest::addColumn<double>("low");
+    QTest::addColumn<double>("high");
+    QTest::addColumn<std::vector<double>>("ticks");
+    QTest::newRow("around 1") << 0.8 << 1.25 << std::vector<double>{0.8, 1.0, 1.25};
+    QTest::newRow("slower") << 0.15 << 1.4 << std::vector<double>{0.2, 0.5, 1.0};
+    QTest::newRow("decades") << 0.001 << 5000.0 << std::vector<double>{0.001, 0.01, 0.1, 1, 10, 100, 1000};
+}
+
+void TestCharts::speedupTicks() {
+    QFETCH(double, low);
+    QFETCH(double, high);
+    QFETCH(std::vector<double>, ticks);
+    const std::vector<double> got = wb::gui::speedupTicks(low, high);
+    QCOMPARE(got.size(), ticks.size());
+    for (std::size_t i = 0; i < got.size(); ++i) QVERIFY(std::abs(got[i] - ticks[i]) < 1e-9 * ticks[i]);
 }
 
 QTEST_MAIN(TestCharts)
