@@ -19,7 +19,7 @@ namespace {
 constexpr double kBarWidth = 0.6;   // of a row's height
 constexpr int kLabelGapPx = 6;      // between an error bar's end and its label
 constexpr int kMaxTickLines = 3;    // a cause's name beside its bar
-constexpr double kNameShare = 0.3;  // of the plot's width, at most, for the causes' names
+constexpr double kNameShare = 0.4;  // of the plot's width, at most, for the causes' names
 const QString kEmptyTitle = "Share of the gap per cause";
 const QColor kSavedColor(44, 160, 44);
 const QColor kLargestColor(0, 100, 0);
@@ -176,7 +176,8 @@ void SharesChart::draw() {
         QCPItemText* label = addValueLabel(*plot_, c.label);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         label->position->setCoords(std::max(0.0, c.high) * 100, key);
-        label->setPadding(QMargins(kLabelGapPx, 0, 0, 0));
+        label->setPadding(QMargins(kLabelGapPx, 0, 2, 0));
+        label->setBrush(QColor(255, 255, 255, 220));  // the 100 % line passes behind it
         labels_.push_back(label);
     }
     // Where nothing is saved, and where all of the gap is.
@@ -186,6 +187,7 @@ void SharesChart::draw() {
         line->point2->setCoords(at, 1);
         line->setPen(QPen(QColor(120, 120, 120), 1, at == 0 ? Qt::SolidLine : Qt::DashLine));
         line->setSelectable(false);
+        line->setLayer("grid");  // under the bars and their labels
     }
     plot_->yAxis->setRange(0.4, static_cast<double>(causes_.size()) + 0.6);
 }
@@ -209,8 +211,7 @@ void SharesChart::fitLabelsToSize() {
         const int nameWidth = std::max(60, static_cast<int>(plot_->viewport().width() * kNameShare));
         auto ticker = QSharedPointer<QCPAxisTickerText>::create();
         for (std::size_t i = 0; i < causes_.size(); ++i) {
-            const QString tick = wrapAtBreaks(stepTickLabel(causes_[i].name.toStdString()).replace('\n', ' '), tickFont,
-                                              nameWidth, lines);
+            const QString tick = wrapAtBreaks(causes_[i].name, tickFont, nameWidth, lines);
             ticker->addTick(static_cast<double>(i + 1), tick);
             fitted += tick;
         }
