@@ -88,7 +88,6 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     controls->addWidget(reportButton_);
     exportLoopButton_ = new QPushButton("Export fixed loop as PyTorch code…");
     exportLoopButton_->setObjectName("answerExportLoopButton");
-    controls->addWidget(exportLoopButton_);
 
     progress_ = new QProgressBar;
     progress_->setRange(0, 1);
@@ -129,7 +128,13 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     charts->setSizes({450, 550});  // a waterfall has a bar per fix: it needs the room more
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(charts);
-    split->addWidget(conclusion_);
+    // The loop the conclusion recommends, to take away, under it (the controls' row has no room left).
+    auto* conclusionBox = new QWidget;
+    auto* conclusionLayout = new QVBoxLayout(conclusionBox);
+    conclusionLayout->setContentsMargins(0, 0, 0, 0);
+    conclusionLayout->addWidget(conclusion_, 1);
+    conclusionLayout->addWidget(exportLoopButton_, 0, Qt::AlignRight);
+    split->addWidget(conclusionBox);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
 

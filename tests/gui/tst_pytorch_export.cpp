@@ -190,6 +190,11 @@ private slots:
         const Answer answer = fixture::torchAnswer();
         view.showAnswer(answer);
         QVERIFY(button->isEnabled());
+        // Under the conclusion, it widens the tab by nothing (the controls' row fills the default window).
+        const int width = view.minimumSizeHint().width();
+        button->hide();
+        QCOMPARE(view.minimumSizeHint().width(), width);
+        button->show();
         QSignalSpy said(&view, &AnswerView::status);
         const QString path = dir_.filePath("fixed_loop.py");
         QVERIFY(view.exportFixedLoop(path));
