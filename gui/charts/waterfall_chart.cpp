@@ -19,6 +19,10 @@ constexpr int kLabelGapPx = 5;    // between a bar (or its whisker) and its labe
 constexpr int kBarMarginPx = 6;   // between neighbouring labels
 constexpr int kMaxTickLines = 3;  // a step's name under its bar; more would squeeze the bars
 const QString kEmptyTitle = "Ablation: where the epoch time goes";
+// The value axis's title, and what it says where the axis is shorter than that (the tab's chart can be
+// ~110 px tall): a rotated title longer than its axis runs into the chart's title.
+const QString kValueTitle = "Median epoch (ms, no warm-up)";
+const QString kShortValueTitle = "ms per epoch";
 const QColor kSavedColor(44, 160, 44);
 const QColor kSlowerColor(214, 39, 40);
 const QColor kTotalColor(31, 119, 180);
@@ -151,7 +155,7 @@ WaterfallChart::WaterfallChart(QWidget* parent) : QWidget(parent), plot_(new QCu
     title_ = applyChartStyle(*plot_, "Ablation: where the epoch time goes", LegendPlace::None);
     plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
     plot_->xAxis->grid()->setVisible(false);
-    plot_->yAxis->setLabel("Median epoch (ms, no warm-up)");  // short: the tab's chart is ~330 px tall
+    plot_->yAxis->setLabel(kValueTitle);
     placeholder_ = addPlaceholder(*plot_, "No ablation yet: press Run in the Ablation tab, or open an ablation JSON");
     placeholder_->setVisible(true);
     connect(plot_, &QCustomPlot::mouseMove, this, &WaterfallChart::showHoverTip);
@@ -336,6 +340,11 @@ void WaterfallChart::fitLabelsToSize() {
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     QString fitted = wrapWords(fullTitle_, QFontMetrics(title_->font()), plot_->viewport().width() - 24);
     title_->setText(fitted);
+    const QFontMetrics axisTitleFont(plot_->yAxis->labelFont());
+    const QString valueTitle = axisTitleFont.horizontalAdvance(kValueTitle) <= axes.height()        ? kValueTitle
+                               : axisTitleFont.horizontalAdvance(kShortValueTitle) <= axes.height() ? kShortValueTitle
+                                                                                                    : QString("ms");
+    fitted += valueTitle;
     for (std::size_t i = 0; i < tickTexts_.size(); ++i) {
         const QString tick = wrapAtBreaks(tickTexts_[i], tickFont, room, kMaxTickLines);
         ticker->addTick(static_cast<double>(i + 1), tick);
@@ -362,6 +371,7 @@ void WaterfallChart::fitLabelsToSize() {
     if (fitted == fitted_) return;
     fitted_ = fitted;
     plot_->xAxis->setTicker(ticker);
+    plot_->yAxis->setLabel(valueTitle);
     plot_->yAxis->setRange(0, upper);
     for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
         plot_->plotLayout()->update(phase);

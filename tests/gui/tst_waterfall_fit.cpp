@@ -1,5 +1,6 @@
-// The waterfall at the size it gets: at the Ablation tab's default size no label is wider than its
-// bar and the title wraps instead of being cut; with room the labels are whole again.
+// The waterfall at the size it gets: at the Ablation tab's and the Answer tab's default sizes no label
+// is wider than its bar, the value axis's title is no longer than the axis, and the title wraps
+// instead of being cut; with room the labels are whole again.
 #include <QFontMetrics>
 #include <QtTest>
 
@@ -40,6 +41,7 @@ void TestWaterfallFit::labelsFitTheirBars_data() {
     QTest::addColumn<QSize>("size");
     QTest::addColumn<bool>("whole");  // every value label shows all its lines
     QTest::newRow("the tab's default size") << QSize(760, 330) << false;
+    QTest::newRow("the Answer tab's, beside the engines' chart") << QSize(480, 200) << false;
     QTest::newRow("a large export") << QSize(2600, 900) << true;
 }
 
@@ -65,6 +67,9 @@ void TestWaterfallFit::labelsFitTheirBars() {
     QVERIFY(ticker);
     for (const QString& tick : ticker->ticks())
         QVERIFY2(widestLine(tick, plot.xAxis->tickLabelFont()) <= barPx, qPrintable(tick));
+    // The rotated value title is no longer than its axis (else it runs into the chart's title).
+    const int valueTitle = QFontMetrics(plot.yAxis->labelFont()).horizontalAdvance(plot.yAxis->label());
+    QVERIFY2(valueTitle <= plot.axisRect()->height(), qPrintable(plot.yAxis->label()));
     auto* title = qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0));
     QVERIFY(title);
     QVERIFY2(widestLine(title->text(), title->font()) <= plot.width(), qPrintable(title->text()));
