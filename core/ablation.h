@@ -20,7 +20,9 @@ namespace wb {
 
 struct AblationCallbacks {
     // Before each run: the step's index in the plan (0 = baseline; alone steps follow the cumulative
-    // ones), its name, the repeat (1-based), and the number of runs planned in all.
+    // ones, then the closing step without the costly fixes, then the subsets measured for the
+    // attribution, AblationResult::subsets), its name, the run's number for that step (1-based: the
+    // round, or a make-up run of a step that joined late), and the number of runs planned at least.
     std::function<void(int step, const std::string& name, int repeat, int plannedRuns)> onRunStarted;
     std::function<void(const EpochMetrics&)> onEpoch;
     // After every run of a step (and once for a step that did not run), with the result so far (levels
@@ -30,9 +32,11 @@ struct AblationCallbacks {
 
 // Runs `plan` on `base` (data, model, optimizer, training, backend; its execution is replaced by each
 // step's). `data` is `dataset` prepared once. Every run gets a fresh backend from the registry.
-// Round 1 runs every step once, deciding what is applied; rounds 2..repeats run the measured steps
-// again in the same order, so the load of a busy machine spreads over all steps. onStepFinished is
-// called after every run of a step.
+// Round 1 runs every step once, deciding what is applied; rounds 2..repeats (and more within the
+// plan's target and budget) run the measured steps again in the same order, so the load of a busy
+// machine spreads over all steps. Steps that join later (the closing step, the subsets of the
+// honoured fixes) are measured inside the rounds too. onStepFinished is called after every run of a
+// step.
 // Throws ConfigError for a bad plan or config before anything runs; every later failure is recorded.
 AblationResult runAblation(const AblationPlan& plan, const RunConfig& base, const Dataset& dataset,
                            const PreparedData& data, const CancelFlag& cancel, const AblationCallbacks& callbacks = {});

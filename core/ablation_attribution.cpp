@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "shapley.h"
@@ -10,7 +11,10 @@ namespace wb {
 
 namespace {
 // The measured cumulative steps' per-round medians (steps x rounds), each step cut to the rounds
-// every one of them completed (a run that failed late leaves a step a round short).
+// every one of them completed (a run that failed late leaves a step a round short). Run i of a step
+// is paired with run i of every other, as round i + 1: a step that joined the rounds late (the
+// closing step) made its first runs up in a later round (AblationRunner::runRound), so those pairs
+// were timed apart; every later pair in the same round.
 struct RoundTable {
     std::vector<std::size_t> steps;          // indices into AblationResult::steps
     std::vector<std::vector<double>> times;  // per step, per round: the run's median epoch ms
@@ -105,6 +109,37 @@ std::vector<double> roundMedians(const AblationStep& s) {
     return times;
 }
 
+// The pairs of combined causes whose savings overlap, clearly (SharedSaving): from the subsets of
+// none, each and both, paired by round.
+void addSharedSavings(Attribution& a, const AblationResult& r,
+                      const std::function<const std::vector<double>*(unsigned)>& row) {
+    const auto playerOf = [&](std::size_t step) -> std::optional<unsigned> {
+        const auto found = std::find(r.subsetFixes.begin(), r.subsetFixes.end(), step);
+        if (found == r.subsetFixes.end()) return std::nullopt;
+        return static_cast<unsigned>(found - r.subsetFixes.begin());
+    };
+    for (std::size_t i = 0; i < a.causes.size(); ++i)
+        for (std::size_t j = i + 1; j < a.causes.size(); ++j) {
+            const auto p = playerOf(a.causes[i].step), q = playerOf(a.causes[j].step);
+            if (!p || !q) continue;
+            const std::vector<const std::vector<double>*> rows = {row(0), row(1U << *p), row(1U << *q),
+                                                                  row((1U << *p) | (1U << *q))};
+            if (std::find(rows.begin(), rows.end(), nullptr) != rows.end()) continue;
+            std::size_t rounds = rows.front()->size();
+            for (const auto* x : rows) rounds = std::min(rounds, x->size());
+            if (rounds == 0) continue;
+            // (none - p) + (none - q) - (none - both) = none + both - p - q
+            const auto overlap = [&](const std::vector<int>& picks) {
+                return medianAt(*rows[0], picks) + medianAt(*rows[3], picks) - medianAt(*rows[1], picks) -
+                       medianAt(*rows[2], picks);
+            };
+            std::vector<int> all(rounds);
+            for (std::size_t k = 0; k < rounds; ++k) all[k] = static_cast<int>(k);
+            const Interval interval = bootstrapInterval(static_cast<int>(rounds), overlap);
+            if (a.canRank() && interval.low > 0) a.shared.push_back({i, j, overlap(all), interval});
+        }
+}
+
 // Each cause's Shapley value, saving alone and leave-one-out cost, where the subsets measured them;
 // its saving alone from the plan's alone step otherwise.
 void addCombinations(Attribution& a, const AblationResult& r) {
@@ -124,6 +159,7 @@ void addCombinations(Attribution& a, const AblationResult& r) {
         shapley = shapleyEstimate(perRound);
         a.shapleyGapMs = median(*row(0)).value_or(0.0) - median(*row(all)).value_or(0.0);
     }
+    addSharedSavings(a, r, row);
     const std::vector<double> seed = r.steps.empty() ? std::vector<double>{} : roundMedians(r.steps.front());
     for (CauseShare& c : a.causes) {
         const auto player = std::find(r.subsetFixes.begin(), r.subsetFixes.end(), c.step);

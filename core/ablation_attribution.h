@@ -50,6 +50,18 @@ struct CauseShare {
     Interval leaveOneOutInterval;
 };
 
+// Two causes that save the same time, in part: either alone saves more than it does once the other
+// is applied (the gather and the copy: either alone removes the per-batch copy). Measured where the
+// seed loop, each alone and both together were: ms = saving(first alone) + saving(second alone) -
+// saving(both), above zero by its whole interval. What explains a share above 100 % or below 0 in
+// one order.
+struct SharedSaving {
+    std::size_t first = 0;  // indices into Attribution::causes, first < second
+    std::size_t second = 0;
+    double ms = 0;
+    Interval interval;
+};
+
 struct Attribution {
     int rounds = 0;  // the rounds every measured step ran in (the bootstrap resamples these)
     double confidence = kIntervalConfidence;
@@ -62,6 +74,7 @@ struct Attribution {
     // Where every subset was measured: the seed loop's level minus that of all the combined fixes,
     // what the causes' Shapley values sum to (the fixed loop's gap where no fix costs time).
     std::optional<double> shapleyGapMs;
+    std::vector<SharedSaving> shared;        // the pairs of causes that save the same time, clearly
     static constexpr int kRoundsToRank = 3;  // fewer rounds cannot tell one cause from another
 
     // Whether the causes can be ranked at all: enough rounds for an interval.

@@ -9,7 +9,6 @@
 #include "errors.h"
 #include "json_fields.h"
 #include "json_file.h"
-#include "shapley.h"
 
 namespace wb {
 
@@ -111,13 +110,15 @@ nlohmann::json combinationsToJson(const AblationResult& r) {
     return {{"note", r.combinations}, {"fixes", r.subsetFixes}, {"subsets", subsets}};
 }
 
-// Bounded by what a file may hold (kMaxShapleyFixes fixes, 2^k subsets, kMaxRoundsInFile rounds),
-// and every index checked against the steps: the file comes from elsewhere.
+// Bounded by what the runner writes (AblationPlan::kMaxShapleyFixes fixes, 2^k subsets,
+// kMaxRoundsInFile rounds: attribute()'s bootstrap grows as k 2^k times the rounds), and every index
+// checked against the steps: the file comes from elsewhere.
 void combinationsFromJson(const nlohmann::json& j, AblationResult& r) {
     r.combinations = fieldOr<std::string>(j, "note", "");
     r.subsetFixes = fieldOr(j, "fixes", std::vector<std::size_t>{});
-    if (r.subsetFixes.size() > static_cast<std::size_t>(kMaxShapleyFixes))
-        throw JsonFieldError("fixes", "more than " + std::to_string(kMaxShapleyFixes) + " fixes");
+    constexpr auto kMaxFixes = static_cast<std::size_t>(AblationPlan::kMaxShapleyFixes);
+    if (r.subsetFixes.size() > kMaxFixes)
+        throw JsonFieldError("fixes", "more than " + std::to_string(kMaxFixes) + " fixes");
     for (std::size_t i : r.subsetFixes)
         if (i == 0 || i >= r.steps.size()) throw JsonFieldError("fixes", "no cumulative step " + std::to_string(i));
     const nlohmann::json list = fieldOr(j, "subsets", nlohmann::json::array());

@@ -1,5 +1,5 @@
 // The result of an ablation: its steps (levels, savings, runs) and its files, JSON schema
-// "mlpwb.ablation/1" (see DESIGN.md) and a CSV table. No Qt, no CUDA.
+// "mlpwb.ablation/1" (see docs/ARCHITECTURE.md) and a CSV table. No Qt, no CUDA.
 #pragma once
 
 #include <optional>
@@ -114,7 +114,7 @@ struct AblationResult {
     std::vector<std::size_t> subsetFixes;
     std::vector<SubsetLevel> subsets;
     std::string combinations;
-    static constexpr std::size_t kMaxRoundsInFile = 1000;  // a file's round_ms beyond it is refused
+    static constexpr std::size_t kMaxRoundsInFile = 128;  // a file's round_ms beyond it is refused
 
     // The rounds made, or the plan's repeats where the result does not say (one made by hand).
     int roundsMade() const { return rounds > 0 ? rounds : plan.repeats; }

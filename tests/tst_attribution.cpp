@@ -203,6 +203,13 @@ private slots:
             sum += *c.shapley;
         }
         QVERIFY(std::abs(sum - r.totalGapMs()) < 1e-9);
+        // What two save alone minus what they save together, none + both - each: 1200 + 480 - 600 -
+        // 1080 = 0 for a and b, 1200 + 420 - 600 - 960 = 60 for a and c (they save 60 ms of the same
+        // time), 1200 + 840 - 1080 - 960 = 0 for b and c.
+        QCOMPARE(a.shared.size(), std::size_t(1));
+        QCOMPARE(a.shared[0].first, std::size_t(0));
+        QCOMPARE(a.shared[0].second, std::size_t(2));
+        QVERIFY(std::abs(a.shared[0].ms - 60) < 1e-9);
         // The file keeps them: the same attribution after a round trip.
         const AblationResult back = AblationResult::fromJson(r.toJson());
         QCOMPARE(*attribute(back).causes[2].shapley, *a.causes[2].shapley);
@@ -231,6 +238,12 @@ private slots:
         // Alone, each saves the whole 400 ms; on top of the other, nothing: the interaction in numbers.
         QVERIFY(std::abs(*a.causes[1].alone - 400) < 1e-9);
         QVERIFY(std::abs(*a.causes[1].leaveOneOut) < 1e-9);
+        // Named as a pair that saves the same time: 1000 + 600 - 600 - 600 = 400 ms shared.
+        QCOMPARE(a.shared.size(), std::size_t(1));
+        QCOMPARE(a.shared[0].first, std::size_t(0));
+        QCOMPARE(a.shared[0].second, std::size_t(1));
+        QVERIFY(std::abs(a.shared[0].ms - 400) < 1e-9);
+        QVERIFY(a.shared[0].interval.low > 0);
     }
 
     // The founding shape: the data path removes most of the gap; the others little.
