@@ -472,7 +472,7 @@ void DataPanel::load() {
 
 void DataPanel::startLoad(const DataSpec& spec) {
     if (spec.kind != DataSpec::Kind::Builtin && spec.path.empty()) {
-        onFailed("Choose a file first (Open…), or pick the built-in data.");
+        onFailed("Choose a file first (Open…), or pick the built-in data.", spec);
         return;
     }
     loader_->load(spec);
@@ -496,12 +496,21 @@ void DataPanel::onLoaded(const std::shared_ptr<const Dataset>& dataset, const Da
     emit datasetChanged(dataset_);
 }
 
-void DataPanel::onFailed(const QString& loaderMessage) {
-    const QString message = inWindowWords(loaderMessage);
+void DataPanel::onFailed(const QString& loaderMessage, const DataSpec& spec) {
+    QString message = inWindowWords(loaderMessage);
+    // The message names the file it is about (the readers' do; a missing file's may not).
+    const bool builtin = spec.kind == DataSpec::Kind::Builtin;
+    const QString refused = builtin || !spec.path.empty() ? DatasetLoader::describe(spec) : QString();
+    if (!builtin && !refused.isEmpty() && !message.contains(QFileInfo(QString::fromStdString(spec.path)).fileName()))
+        message = refused + ": " + message;
     // The previous data set stays: a bad file must not cost the user what already worked. A long
     // message (a CSV error quoting a whole row) is cut here; the tooltip has all of it.
     showMessage(errorLabel_, message);
-    if (dataset_) errorLabel_->setText(errorLabel_->text() + "\n(The data set loaded before stays in use.)");
+    if (dataset_) {
+        const QString inUse = DatasetLoader::describe(loadedSpec_);
+        errorLabel_->setText(errorLabel_->text() + QString("\n(%1 stays in use.)").arg(inUse));
+        if (!refused.isEmpty()) summary_->showRefused(refused, message);
+    }
     errorLabel_->show();
     const QString file = std::exchange(openingFile_, QString());
     emit loadFailed(message);

@@ -1,7 +1,8 @@
 // The "Data" section of the configuration dock: where the data set comes from (the built-in
 // generator or a CSV / .npy file, by dialog or drag and drop), how the file is read, how it is
 // prepared for training, and what was loaded (size, class balance, label mapping, first rows).
-// Loading runs in the background; a bad file shows its error here and the previous data set stays.
+// Loading runs in the background; a bad file shows its error here, naming the file, and the previous
+// data set stays in use, which the summary says ("In use: y.csv (x.csv was refused: ...)").
 #pragma once
 
 #include <QWidget>
@@ -85,7 +86,7 @@ private:
     void updateSourceFields();
     void startLoad(const DataSpec& spec);
     void onLoaded(const std::shared_ptr<const Dataset>& dataset, const DataSpec& spec);
-    void onFailed(const QString& message);
+    void onFailed(const QString& message, const DataSpec& spec);
     void onBusyChanged(bool busy);
     void fillLabelChoices();
     CsvOptions csvOptions() const;

@@ -4,12 +4,15 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QScrollBar>
 #include <QStringList>
 #include <QTableView>
+#include <QWheelEvent>
 #include <algorithm>
 #include <vector>
 
 #include "dataset_preview_model.h"
+#include "field_guard.h"
 
 namespace wb::gui {
 
@@ -53,6 +56,26 @@ QString balanceText(const Dataset& d, const QLocale& locale) {
     return parts.join(", ");
 }
 
+// The preview inside a scrolling panel: until the user clicks into it (or tabs to it), the wheel over
+// it scrolls the panel, as over the panel's fields; the first scroll area above the table gets it.
+class WheelToPanelUnlessFocused : public QObject {
+public:
+    explicit WheelToPanelUnlessFocused(QAbstractScrollArea* table) : QObject(table), table_(table) {}
+
+    bool eventFilter(QObject*, QEvent* event) override {
+        if (event->type() != QEvent::Wheel || table_->hasFocus()) return false;
+        for (QWidget* up = table_->parentWidget(); up; up = up->parentWidget())
+            if (auto* area = qobject_cast<QAbstractScrollArea*>(up)) {
+                QCoreApplication::sendEvent(area->verticalScrollBar(), event);
+                break;
+            }
+        return true;
+    }
+
+private:
+    QAbstractScrollArea* table_;
+};
+
 QString notesText(const Dataset& d) {
     if (d.notes.empty()) return "none";
     QStringList parts;
@@ -62,9 +85,17 @@ QString notesText(const Dataset& d) {
 
 }  // namespace
 
-DatasetSummary::DatasetSummary(QWidget* parent) : QGroupBox("Loaded data set", parent) {
+DatasetSummary::DatasetSummary(QWidget* parent) : QGroupBox("Data set in use", parent) {
     preview_ = new DatasetPreviewModel(this);
     auto* form = new QFormLayout(this);
+    inUseLine_ = new QLabel;
+    inUseLine_->setObjectName("inUseLine");
+    inUseLine_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QPalette red = inUseLine_->palette();
+    red.setColor(QPalette::WindowText, QColor(176, 0, 32));
+    inUseLine_->setPalette(red);
+    inUseLine_->hide();
+    form->addRow(inUseLine_);
     sourceValue_ = valueLabel("sourceValue");
     rowsValue_ = valueLabel("rowsValue");
     featuresValue_ = valueLabel("featuresValue");
@@ -93,12 +124,19 @@ DatasetSummary::DatasetSummary(QWidget* parent) : QGroupBox("Loaded data set", p
     previewTable_->horizontalHeader()->setMaximumSectionSize(160);  // one long name must not hide the rest
     previewTable_->setMinimumHeight(150);
     previewTable_->setMaximumHeight(220);
+    previewTable_->setFocusPolicy(Qt::StrongFocus);  // a click or Tab, never the wheel passing over it
+    previewTable_->viewport()->installEventFilter(new WheelToPanelUnlessFocused(previewTable_));
     form->addRow(previewTable_);
 }
 
 void DatasetSummary::showDataset(const std::shared_ptr<const Dataset>& dataset, const QString& source) {
     preview_->setDataset(dataset);
     previewTable_->resizeColumnsToContents();  // a preview is read by its headers: show the names whole
+    // Another data set: its first row and first column, not where the last one was scrolled to.
+    previewTable_->scrollToTop();
+    previewTable_->horizontalScrollBar()->setValue(0);
+    inUse_ = source;
+    inUseLine_->hide();
     const Dataset& d = *dataset;
     const QLocale locale;
     sourceValue_->setText(source);
@@ -108,6 +146,15 @@ void DatasetSummary::showDataset(const std::shared_ptr<const Dataset>& dataset, 
     balanceValue_->setText(balanceText(d, locale));
     mappingValue_->setText(QString("%1: %2").arg(QString::fromStdString(d.labelName), labelMappingText(d)));
     notesValue_->setText(notesText(d));
+}
+
+void DatasetSummary::showRefused(const QString& refused, const QString& message) {
+    // "x.csv, line 3: ..." after "x.csv was refused:" says the name once.
+    QString why = message;
+    for (const QString& lead : {refused + ": ", refused + ", "})
+        if (why.startsWith(lead)) why = why.mid(lead.size());
+    showMessage(inUseLine_, QString("In use: %1 (%2 was refused: %3)").arg(inUse_, refused, why));
+    inUseLine_->show();
 }
 
 }  // namespace wb::gui

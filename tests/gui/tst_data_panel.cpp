@@ -32,8 +32,9 @@ QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArra
     return path;
 }
 
+// A label's text as read: without the zero-width spaces that let a long message wrap.
 QString shown(const DataPanel& panel, const char* label) {
-    return panel.findChild<QLabel*>(label)->text();
+    return panel.findChild<QLabel*>(label)->text().remove(QChar(0x200B));
 }
 
 // Loads the built-in set with few rows and waits for it: the "previous data set" of the error tests.
@@ -120,11 +121,48 @@ private slots:
         QCOMPARE(changed.count(), 0);
         QCOMPARE(panel.previewModel()->columnCount(), 62);
         QVERIFY(panel.dataSpec().kind == DataSpec::Kind::Builtin);  // what a run would train on
+        // The summary says what is in use and what was refused.
+        auto* inUse = panel.findChild<QLabel*>("inUseLine");
+        QVERIFY(inUse->isVisibleTo(&panel));
+        QVERIFY2(shown(panel, "inUseLine").startsWith("In use: built-in, seed 1 (bad.csv was refused: "),
+                 qPrintable(shown(panel, "inUseLine")));
 
         // The next good load clears the error.
         panel.loadBuiltin();
         QTRY_COMPARE(changed.count(), 1);
         QVERIFY(!error->isVisibleTo(&panel));
+        QVERIFY(!inUse->isVisibleTo(&panel));
+    }
+
+    // y.csv is in use; x.csv cannot be read. The path field shows x.csv (to be fixed and loaded
+    // again), so the error names x.csv and the summary says that y.csv stays in use and x.csv was
+    // refused; the summary and preview still show y.csv, which a run trains on.
+    void refusedFileIsNamedBesideTheOneInUse_data() {
+        QTest::addColumn<bool>("exists");
+        QTest::newRow("a file that cannot be parsed") << true;
+        QTest::newRow("a file that is not there") << false;
+    }
+
+    void refusedFileIsNamedBesideTheOneInUse() {
+        QFETCH(bool, exists);
+        QTemporaryDir dir;
+        DataPanel panel;
+        panel.openFile(writeFile(dir, "y.csv", "a,b,label\n1,2,0\n3,4,1\n"));
+        QTRY_VERIFY(panel.dataset());
+        QSignalSpy failed(&panel, &DataPanel::loadFailed);
+        const QString refused = exists ? writeFile(dir, "x.csv", "a,b,label\n1,2,0\n3\n") : dir.filePath("x.csv");
+        panel.openFile(refused);
+        QTRY_COMPARE(failed.count(), 1);
+
+        QCOMPARE(panel.findChild<QLineEdit*>("filePath")->text(), refused);
+        const QString error = shown(panel, "errorLabel");
+        QVERIFY2(error.contains("x.csv") && error.contains("(y.csv stays in use.)"), qPrintable(error));
+        QVERIFY2(failed.at(0).at(0).toString().contains("x.csv"), qPrintable(failed.at(0).at(0).toString()));
+        const QString inUse = shown(panel, "inUseLine");
+        QVERIFY2(inUse.startsWith("In use: y.csv (x.csv was refused: "), qPrintable(inUse));
+        QCOMPARE(shown(panel, "sourceValue"), QString("y.csv"));
+        QCOMPARE(panel.previewModel()->columnCount(), 3);
+        QCOMPARE(QFileInfo(QString::fromStdString(panel.dataSpec().path)).fileName(), QString("y.csv"));
     }
 
     void textLabelsShowTheirMapping() {

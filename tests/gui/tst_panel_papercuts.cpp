@@ -1,5 +1,6 @@
-// The configuration panels' papercuts: the mouse wheel edits a field only after the user clicked
-// into it (scrolling the dock must not change what it passes over), a number outside a field's range
+// The configuration panels' papercuts: the mouse wheel edits a field (or scrolls the data preview)
+// only after the user clicked into it (scrolling the dock must not change what it passes over), the
+// preview starts at its top-left with each new data set, a number outside a field's range
 // is refused with the range instead of snapping back, and a long load error (a CSV row quoted whole)
 // wraps and is cut instead of widening the dock, with the whole text in its tooltip.
 #include <QAbstractSpinBox>
@@ -11,6 +12,7 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QVBoxLayout>
 #include <QWheelEvent>
@@ -60,6 +62,8 @@ private slots:
     void outOfRangeValueIsRefusedWithItsRange();
     void longLoadErrorIsWrappedAndCut_data();
     void longLoadErrorIsWrappedAndCut();
+    void previewStartsAtTopLeftForANewDataSet();
+    void previewPassesTheWheelUntilClickedInto();
 };
 
 void TestPanelPapercuts::initTestCase() {
@@ -217,6 +221,70 @@ void TestPanelPapercuts::longLoadErrorIsWrappedAndCut() {
     QVERIFY2(error->minimumSizeHint().width() < 300, qPrintable(QString::number(error->minimumSizeHint().width())));
     // ... and the panel asks for no more width because of it.
     QVERIFY2(panel.minimumSizeHint().width() < 500, qPrintable(QString::number(panel.minimumSizeHint().width())));
+}
+
+namespace {
+// Loads `rows` built-in rows into `panel` and waits until they are shown.
+bool loadBuiltin(DataPanel& panel, int rows) {
+    DataSpec spec;
+    spec.rows = static_cast<std::size_t>(rows);
+    panel.setDataSpec(spec);
+    panel.loadBuiltin();
+    return QTest::qWaitFor([&] { return panel.dataset() && panel.dataset()->rows == spec.rows; }, 30000);
+}
+}  // namespace
+
+// Scrolled to its last row and column, the preview of the next data set starts at row 1, column 1.
+void TestPanelPapercuts::previewStartsAtTopLeftForANewDataSet() {
+    DataPanel panel;
+    panel.resize(360, 900);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QVERIFY(loadBuiltin(panel, 500));
+    auto* table = panel.findChild<QTableView*>("previewTable");
+    QVERIFY(table);
+    table->verticalScrollBar()->setValue(table->verticalScrollBar()->maximum());
+    table->horizontalScrollBar()->setValue(table->horizontalScrollBar()->maximum());
+    QVERIFY(table->verticalScrollBar()->value() > 0);
+    QVERIFY(table->horizontalScrollBar()->value() > 0);
+
+    QVERIFY(loadBuiltin(panel, 400));
+    QCOMPARE(table->verticalScrollBar()->value(), 0);
+    QCOMPARE(table->horizontalScrollBar()->value(), 0);
+}
+
+// In the configuration dock's scroll area: the wheel over the preview scrolls the dock, not the
+// preview; once the user has clicked into the preview, the wheel scrolls its rows.
+void TestPanelPapercuts::previewPassesTheWheelUntilClickedInto() {
+    QScrollArea area;
+    auto* panel = new DataPanel;
+    area.setWidget(panel);
+    area.setWidgetResizable(true);
+    area.resize(380, 420);
+    area.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&area));
+    QVERIFY(loadBuiltin(*panel, 500));
+    auto* table = panel->findChild<QTableView*>("previewTable");
+    area.ensureWidgetVisible(table);
+    QCOMPARE(table->focusPolicy(), Qt::StrongFocus);  // the wheel does not give it focus
+    QScrollBar* dock = area.verticalScrollBar();
+    QScrollBar* rows = table->verticalScrollBar();
+    QVERIFY(dock->value() > 0);  // the preview sits low in the panel: the dock scrolled to it
+    const int dockBefore = dock->value();
+
+    wheel(table->viewport(), 1);  // up
+    QVERIFY2(dock->value() < dockBefore, "the dock scrolls");
+    QCOMPARE(rows->value(), 0);
+
+    area.ensureWidgetVisible(table);
+    area.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&area));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, Qt::NoModifier, QPoint(20, 20));
+    QTRY_VERIFY(table->hasFocus());
+    const int dockNow = dock->value();
+    wheel(table->viewport(), -1);  // down
+    QVERIFY2(rows->value() > 0, "a clicked preview scrolls its rows");
+    QCOMPARE(dock->value(), dockNow);
 }
 
 QTEST_MAIN(TestPanelPapercuts)
