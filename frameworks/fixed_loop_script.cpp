@@ -5,9 +5,10 @@
 #include <sstream>
 #include <vector>
 
-#include "ablation_attribution.h"
 #include "errors.h"
+#include "execution_settings.h"
 #include "framework_backend.h"
+#include "framework_options.h"
 #include "script_text.h"
 
 namespace wb {
@@ -63,20 +64,23 @@ std::string joined(const std::vector<std::string>& parts, const char* separator)
     return text;
 }
 
-// The fixes that cost time on this engine (their interval below zero), as the runner found them
-// when it measured every fix but those.
-std::vector<const AblationStep*> costlySteps(const AblationResult& r) {
-    std::vector<const AblationStep*> costly;
-    const Attribution a = attribute(r);
-    for (const std::size_t i : a.costly) {
-        const AblationStep& s = r.steps[a.causes[i].step];
-        if (s.fix != AblationStep::kWithoutCostly) costly.push_back(&s);
-    }
-    return costly;
+// Whether `loop` holds what step `s` changed on top of `before`, the step it was applied to: every
+// switch and torch option it set. (The steps' settings are cumulative: each is its `before`'s with
+// its fix applied, or its `before`'s where the fix was not applied.)
+bool holds(const AblationStep& loop, const AblationStep& s, const AblationStep& before) {
+    const auto now = describeSwitches(s.settings), was = describeSwitches(before.settings);
+    const auto in = describeSwitches(loop.settings);
+    for (std::size_t k = 0; k < now.size(); ++k)
+        if (now[k].value != was[k].value && in[k].value != now[k].value) return false;
+    const auto keeps = [&](auto TorchOptions::*option) {
+        return s.torch.*option == before.torch.*option || loop.torch.*option == s.torch.*option;
+    };
+    return keeps(&TorchOptions::numWorkers) && keeps(&TorchOptions::prefetchFactor) &&
+           keeps(&TorchOptions::pinMemory) && keeps(&TorchOptions::scriptModel);
 }
 
 // Which fixes the fixed loop holds, and the measured ones it leaves out: those after it, or, where
-// it is the closing step without the costly fixes, those.
+// it is the closing step without the costly fixes, those it does not hold.
 struct LoopFixes {
     std::vector<std::string> applied;
     std::vector<const AblationStep*> leftOut;
@@ -84,19 +88,16 @@ struct LoopFixes {
 
 LoopFixes loopFixes(const AblationResult& r) {
     const AblationStep* fixed = r.fixedLoop();
+    const bool pruned = fixed->fix == AblationStep::kWithoutCostly;
     LoopFixes f;
-    if (fixed->fix == AblationStep::kWithoutCostly)
-        f.leftOut = costlySteps(r);
-    else
-        for (const AblationStep* s : r.leftOut())
-            if (s->fix != AblationStep::kWithoutCostly) f.leftOut.push_back(s);
-    const auto isLeftOut = [&](const AblationStep& s) {
-        return std::find(f.leftOut.begin(), f.leftOut.end(), &s) != f.leftOut.end();
-    };
-    for (const AblationStep* s = r.steps.data() + 1; s < r.steps.data() + r.steps.size(); ++s) {
-        if (fixed->fix != AblationStep::kWithoutCostly && s > fixed) break;
-        if (s->status == StepStatus::Ran && s->fix != AblationStep::kWithoutCostly && !isLeftOut(*s))
-            f.applied.push_back(oneLine(s->name));
+    for (std::size_t i = 1; i < r.steps.size(); ++i) {
+        const AblationStep& s = r.steps[i];
+        if (s.status != StepStatus::Ran || s.fix == AblationStep::kWithoutCostly) continue;
+        const bool in = pruned ? holds(*fixed, s, r.steps[i - 1]) : &s <= fixed;
+        if (in)
+            f.applied.push_back(oneLine(s.name));
+        else
+            f.leftOut.push_back(&s);
     }
     return f;
 }
