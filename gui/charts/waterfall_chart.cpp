@@ -180,7 +180,7 @@ void WaterfallChart::clearDrawing() {
 
 void WaterfallChart::clear() {
     clearDrawing();
-    fullTitle_ = kEmptyTitle;
+    fullTitle_ = shortTitle_ = kEmptyTitle;
     title_->setText(fullTitle_);
     placeholder_->setVisible(true);
     plot_->replot();
@@ -258,10 +258,15 @@ void WaterfallChart::setResult(const AblationResult& result) {
     // One order of the fixes: another order would give each fix another bar (the shares chart has
     // what the rounds can tell whatever the order).
     title += ", the fixes in the order applied";
-    if (result.status == AblationStatus::Running) title += " — running";
-    if (result.status == AblationStatus::Cancelled) title += " — cancelled";
-    if (result.status == AblationStatus::Failed) title += " — failed";
-    fullTitle_ = title;
+    QString state;
+    if (result.status == AblationStatus::Running) state = " — running";
+    if (result.status == AblationStatus::Cancelled) state = " — cancelled";
+    if (result.status == AblationStatus::Failed) state = " — failed";
+    fullTitle_ = title + state;
+    shortTitle_ = (backend.empty()
+                       ? QString("Ablation")
+                       : QString("On %1, %2 round(s)").arg(QString::fromStdString(backend)).arg(result.roundsMade())) +
+                  ", in the order applied" + state;
     fitted_.clear();  // new texts: fit them at the next layout
     plot_->replot();
 }
@@ -338,7 +343,11 @@ void WaterfallChart::fitLabelsToSize() {
         bars_.empty() ? axes.width() : static_cast<int>(axes.width() / plot_->xAxis->range().size()) - kBarMarginPx;
     const QFontMetrics tickFont(plot_->xAxis->tickLabelFont());
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    QString fitted = wrapWords(fullTitle_, QFontMetrics(title_->font()), plot_->viewport().width() - 24);
+    // The whole title in two lines at most, else the short one (the tooltip and the tab say the rest):
+    // every line of a title is a line less for the bars.
+    const QFontMetrics titleFont(title_->font());
+    QString fitted = wrapWords(fullTitle_, titleFont, plot_->viewport().width() - 24);
+    if (fitted.count('\n') > 1) fitted = wrapWords(shortTitle_, titleFont, plot_->viewport().width() - 24);
     title_->setText(fitted);
     const QFontMetrics axisTitleFont(plot_->yAxis->labelFont());
     const QString valueTitle = axisTitleFont.horizontalAdvance(kValueTitle) <= axes.height()        ? kValueTitle
@@ -356,8 +365,10 @@ void WaterfallChart::fitLabelsToSize() {
         const bool fits = labelFont.horizontalAdvance(bars_[i].label.section('\n', 0, 0)) <= room;
         QString compact = bars_[i].shortLabel;
         if (labelFont.horizontalAdvance(compact) > room) compact.remove(" ms");  // the axis says ms
-        const QString text =
-            fits ? keepFittingLines(bars_[i].label, labelFont, room) : elideLines(compact, labelFont, room);
+        // A number that does not fit whole is left to the tooltip: one cut mid-number reads as another.
+        const QString text = fits ? keepFittingLines(bars_[i].label, labelFont, room)
+                             : labelFont.horizontalAdvance(compact) <= room ? compact
+                                                                            : QString();
         labels_[i]->setText(text);
         labelLines = std::max(labelLines, static_cast<int>(text.count('\n')) + 1);
         fitted += text;

@@ -68,6 +68,7 @@ private:
     std::vector<QString> tooltips_;
     // What is drawn in full when there is room; fitLabelsToSize() shortens it to the pixels there are.
     QString fullTitle_;
+    QString shortTitle_;  // where the full one would take more than two lines: the engine and the rounds
     std::vector<QString> tickTexts_;
     std::vector<QCPItemText*> labels_;  // one per bar
     double top_ = 0;                    // the highest bar or whisker (ms)
