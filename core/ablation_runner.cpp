@@ -264,7 +264,8 @@ private:
     // Rounds 2..repeats run every measured step once more, in the same order, so that a slow stretch of a
     // busy machine spreads over all steps instead of landing on one; then more rounds while a median is
     // known less well than the plan's target and the budget has room for one more round. After every
-    // round the late steps (the closing step without the costly fixes) may join; a late step that
+    // round late steps may join (the subsets of the honoured fixes after round 1, the closing step
+    // without the costly fixes once they are named); a late step that
     // joined after the last round wanted gets one more round, so that it is measured among the others
     // and not after them. False when the ablation must stop.
     bool repeatRounds() {
@@ -289,7 +290,8 @@ private:
         bool late;
     };
 
-    // The steps a round runs, in order: the cumulative ones (the closing step last), the alone ones.
+    // The steps a round runs, in order: the cumulative ones (the closing step last), the alone ones,
+    // the subsets measured here.
     // Indices: the plan's cumulative steps 0.., the alone steps after them, the closing step after those,
     // then the subsets measured for the attribution (slots_).
     // (Pointers stay valid through a round: no step is added during one.)
