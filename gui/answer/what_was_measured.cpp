@@ -3,6 +3,7 @@
 #include <QLocale>
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace wb::gui {
 
@@ -93,8 +94,17 @@ QString environmentSummary(const std::map<std::string, std::string>& env) {
     QStringList versions;
     const std::string framework = valueOf(env, "framework");
     if (!framework.empty()) versions << q(framework + " " + valueOf(env, framework + "_version")).trimmed();
-    for (const auto& [key, value] : env) {  // every other version the run recorded (eigen, tensorflow, ...)
-        const bool version = key.size() > 8 && key.ends_with("_version");
+    // The framework's companions its loop reported ("framework_tensorflow", "framework_jaxlib"),
+    // then every other version the run recorded; the loop's own facts repeat what is said already.
+    static const std::set<std::string> kLoopFacts = {"framework", "python",      "python_version",
+                                                     "device",    "device_name", "threads"};
+    for (const auto& [key, value] : env) {
+        const std::string fact = key.starts_with("framework_") ? key.substr(10) : std::string();
+        if (!fact.empty() && fact != framework && !kLoopFacts.count(fact) && !value.empty())
+            versions << q(fact + " " + value);
+    }
+    for (const auto& [key, value] : env) {
+        const bool version = key.size() > 8 && key.ends_with("_version") && !key.starts_with("framework_");
         if (version && key != framework + "_version" && key != "python_version")
             versions << q(key.substr(0, key.size() - 8) + " " + value);
     }

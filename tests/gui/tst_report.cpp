@@ -118,6 +118,8 @@ Answer twoEngineAnswer(AnswerStatus status) {
                   {"python_version", "3.11.2"},
                   {"framework_device", "cpu"},
                   {"framework_threads", "1"},
+                  {"framework_torch", "2.1.0"},  // the loop's own facts: said once in the summary
+                  {"framework_python_version", "3.11.2"},
                   {"hardware_threads", "2"}},
                  7, "the time budget (60 s) allowed 7 rounds", 0.8)};
     AnswerEngine jax;
