@@ -80,6 +80,7 @@ void AnswerChart::setAnswer(const Answer& answer) {
             label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
             label->setText(formatMs(step->medianEpochMs));
             label->setFont(QFont(font().family(), 8));
+            label->setPadding(QMargins(0, 0, 0, 4));  // clear of the whisker's cap
             if (!highest || step->maxEpochMs >= s.maxEpochMs) highest = label;
         }
         if (const auto gap = e.gap()) {  // above the engine's bars and their labels, a few pixels up
