@@ -6,7 +6,9 @@
 #include <QPageLayout>
 #include <QPdfWriter>
 #include <QSvgGenerator>
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
@@ -128,14 +130,61 @@ QByteArray renderChart(QCustomPlot& plot, ChartFormat format, const QString& pat
     return {};
 }
 
-// The chart rendered with its legend laid out for the exported width, and back for the widget's
-// however the rendering ends.
+// Whether a legend entry stands for a run the chart does not draw: a hidden run's grey entry, kept in
+// the window's legend as the control that shows it again (chart_legend.h marks a run's entries with
+// the property "wbRunId"; a hidden run's has no data).
+bool listsARunNotShown(QCPAbstractLegendItem* item) {
+    auto* entry = qobject_cast<QCPPlottableLegendItem*>(item);
+    if (!entry || !entry->plottable()->property("wbRunId").isValid()) return false;
+    QCPPlottableInterface1D* data = entry->plottable()->interface1D();
+    return !entry->plottable()->visible() || (data && data->dataCount() == 0);
+}
+
+// For the length of an export, the legend lists only what the chart shows: the other entries are
+// taken out (and hidden, as a taken element would still be drawn where it was), the rest packed in
+// their order; all of them go back, in the order they had, when it ends however it ends.
+class LegendOfShownRuns {
+public:
+    explicit LegendOfShownRuns(QCPLegend* legend) : legend_(legend) {
+        for (int i = 0; legend_ && i < legend_->itemCount(); ++i)
+            if (QCPAbstractLegendItem* item = legend_->item(i)) items_.push_back(item);
+        if (std::none_of(items_.begin(), items_.end(), listsARunNotShown)) return;
+        changed_ = true;
+        relist([](QCPAbstractLegendItem* item) { return !listsARunNotShown(item); });
+    }
+    ~LegendOfShownRuns() {
+        if (changed_) relist([](QCPAbstractLegendItem*) { return true; });
+    }
+    LegendOfShownRuns(const LegendOfShownRuns&) = delete;
+    LegendOfShownRuns& operator=(const LegendOfShownRuns&) = delete;
+
+private:
+    template <class Keep>
+    void relist(Keep keep) {
+        for (QCPAbstractLegendItem* item : items_)
+            if (item->layout() == legend_) legend_->take(item);
+        legend_->simplify();
+        for (QCPAbstractLegendItem* item : items_) {
+            item->setVisible(keep(item));
+            if (keep(item)) legend_->addItem(item);
+        }
+        legend_->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+
+    QCPLegend* legend_;
+    std::vector<QCPAbstractLegendItem*> items_;
+    bool changed_ = false;
+};
+
+// The chart rendered with its legend laid out for the exported width, listing only the runs it
+// shows, and back for the widget's however the rendering ends.
 QByteArray renderLaidOut(QCustomPlot& plot, ChartFormat format, const QString& path, int width, int height,
                          double scale) {
     struct LegendWidth {
         QCustomPlot& plot;
         ~LegendWidth() { fitLegendColumns(plot, plot.width()); }
     } restore{plot};
+    const LegendOfShownRuns shownOnly(plot.legend);
     fitLegendColumns(plot, width);
     return renderChart(plot, format, path, width, height, scale);
 }

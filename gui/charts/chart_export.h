@@ -1,5 +1,7 @@
 // Getting charts and numbers out of the workbench: a chart as PNG, JPG, PDF or SVG (title and
-// legend included, they are part of the plot), and the selected runs' per-epoch data as CSV or JSON.
+// legend included, they are part of the plot; the legend lists only the runs the chart shows, not the
+// hidden runs the window's legend keeps as controls), and the selected runs' per-epoch data as CSV or
+// JSON.
 #pragma once
 
 #include <QByteArray>

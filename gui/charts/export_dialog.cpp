@@ -20,6 +20,11 @@
 namespace wb::gui {
 
 namespace {
+constexpr int kMinSide = 100;
+constexpr int kMaxSide = 8000;
+constexpr double kMillimetresPerPoint = 25.4 / 72.0;
+const QSize kPagePoints(720, 405);  // 10 × 5.6 inches: a slide's or a page's width
+
 struct FormatChoice {
     ChartFormat format;
     const char* label;
@@ -80,6 +85,10 @@ double ExportDialog::scale() const {
     return format() == ChartFormat::Pdf ? 1.0 : scaleBox_->value();
 }
 
+void ExportDialog::setFormat(ChartFormat format) {
+    formatBox_->setCurrentIndex(formatBox_->findData(static_cast<int>(format)));
+}
+
 void ExportDialog::setPath(const QString& path) {
     pathEdit_->setText(path);
     pathEdited();
@@ -94,10 +103,12 @@ void ExportDialog::buildForm() {
     formatBox_ = new QComboBox;
     for (const FormatChoice& c : kFormats) formatBox_->addItem(c.label, static_cast<int>(c.format));
     widthBox_ = new QSpinBox;
-    widthBox_->setRange(200, 8000);
+    widthBox_->setObjectName("exportWidth");
+    widthBox_->setRange(kMinSide, kMaxSide);
     widthBox_->setSuffix(" px");
     heightBox_ = new QSpinBox;
-    heightBox_->setRange(150, 8000);
+    heightBox_->setObjectName("exportHeight");
+    heightBox_->setRange(kMinSide, kMaxSide);
     heightBox_->setSuffix(" px");
     scaleBox_ = new QDoubleSpinBox;
     scaleBox_->setRange(0.5, 4.0);
@@ -105,6 +116,7 @@ void ExportDialog::buildForm() {
     scaleBox_->setDecimals(2);
     scaleBox_->setToolTip("Draws the same layout finer: 2 gives a sharp image for print or high-DPI screens");
     outputLabel_ = new QLabel;
+    outputLabel_->setObjectName("exportOutput");
     pathEdit_ = new QLineEdit;
     auto* browseButton = new QPushButton("Browse…");
     auto* fileRow = new QHBoxLayout;
@@ -147,6 +159,7 @@ void ExportDialog::browse() {
 // The file name follows the format, so the two never disagree.
 void ExportDialog::formatChosen() {
     if (!path().isEmpty()) pathEdit_->setText(withExtension(path(), format()));
+    showSizeFor(format());
     updateState();
 }
 
@@ -155,15 +168,37 @@ void ExportDialog::pathEdited() {
     if (const auto f = chartFormatForPath(path())) {
         const QSignalBlocker block(formatBox_);
         formatBox_->setCurrentIndex(formatBox_->findData(static_cast<int>(*f)));
+        showSizeFor(*f);
     }
     updateState();
+}
+
+void ExportDialog::showSizeFor(ChartFormat format) {
+    const bool page = format == ChartFormat::Pdf;
+    const QSize shown(widthBox_->value(), heightBox_->value());
+    if (page == showsPage_) return;
+    (showsPage_ ? pagePoints_ : imagePixels_) = shown;
+    showsPage_ = page;
+    const QSize next = page ? pagePoints_ : imagePixels_;
+    const QString unit = page ? " pt" : " px";
+    for (QSpinBox* box : {widthBox_, heightBox_}) {
+        const QSignalBlocker block(box);
+        box->setSuffix(unit);
+    }
+    const QSignalBlocker blockWidth(widthBox_), blockHeight(heightBox_);
+    widthBox_->setValue(next.width());
+    heightBox_->setValue(next.height());
 }
 
 void ExportDialog::updateState() {
     const bool vectorPage = format() == ChartFormat::Pdf;
     scaleBox_->setEnabled(!vectorPage);
     if (vectorPage)
-        outputLabel_->setText(QString("a %1 × %2 pt vector page").arg(chartWidth()).arg(chartHeight()));
+        outputLabel_->setText(QString("a %1 × %2 pt vector page (%3 × %4 mm)")
+                                  .arg(chartWidth())
+                                  .arg(chartHeight())
+                                  .arg(std::lround(chartWidth() * kMillimetresPerPoint))
+                                  .arg(std::lround(chartHeight() * kMillimetresPerPoint)));
     else
         outputLabel_->setText(QString("%1 × %2 px%3")
                                   .arg(std::lround(chartWidth() * scale()))
@@ -175,10 +210,15 @@ void ExportDialog::updateState() {
 void ExportDialog::restoreSettings(const QString& chartName) {
     QSettings settings;
     settings.beginGroup("export");
+    imagePixels_ = QSize(settings.value("width", 1600).toInt(), settings.value("height", 900).toInt());
+    pagePoints_ = QSize(settings.value("pageWidth", kPagePoints.width()).toInt(),
+                        settings.value("pageHeight", kPagePoints.height()).toInt());
+    showsPage_ = false;
+    widthBox_->setValue(imagePixels_.width());
+    heightBox_->setValue(imagePixels_.height());
     const int formatIndex = formatBox_->findData(settings.value("format", 0).toInt());
     formatBox_->setCurrentIndex(formatIndex < 0 ? 0 : formatIndex);
-    widthBox_->setValue(settings.value("width", 1600).toInt());
-    heightBox_->setValue(settings.value("height", 900).toInt());
+    showSizeFor(format());  // the signal does not come when the index stays 0
     scaleBox_->setValue(settings.value("scale", 1.0).toDouble());
     QString folder = settings.value("folder").toString();
     if (folder.isEmpty() || !QDir(folder).exists())
@@ -187,12 +227,15 @@ void ExportDialog::restoreSettings(const QString& chartName) {
     pathEdit_->setText(QDir(folder).filePath(fileStem(chartName) + "." + extensionOf(format())));
 }
 
-void ExportDialog::saveSettings() const {
+void ExportDialog::saveSettings() {
+    (showsPage_ ? pagePoints_ : imagePixels_) = QSize(chartWidth(), chartHeight());
     QSettings settings;
     settings.beginGroup("export");
     settings.setValue("format", static_cast<int>(format()));
-    settings.setValue("width", chartWidth());
-    settings.setValue("height", chartHeight());
+    settings.setValue("width", imagePixels_.width());
+    settings.setValue("height", imagePixels_.height());
+    settings.setValue("pageWidth", pagePoints_.width());
+    settings.setValue("pageHeight", pagePoints_.height());
     settings.setValue("scale", scaleBox_->value());
     settings.setValue("folder", QFileInfo(path()).absolutePath());
 }

@@ -1,8 +1,11 @@
 // "Export chart…": the format (PNG, JPG, PDF, SVG), the chart's size and scale, and the file.
+// The size is asked in the unit the file has: pixels for an image (and an SVG's view box), points for
+// a PDF page (the dialog says it, and the page in millimetres too); each keeps its own last value.
 // Remembers the last choices (QSettings) so a series of exports keeps one size.
 #pragma once
 
 #include <QDialog>
+#include <QSize>
 #include <QString>
 
 #include "chart_export.h"
@@ -23,7 +26,8 @@ public:
     // `chartName` (e.g. "Epoch time") suggests the file name.
     explicit ExportDialog(const QString& chartName, QWidget* parent = nullptr);
 
-    // What to pass to exportChart(). (width() and height() are the chart's, not the dialog's.)
+    // What to pass to exportChart(): pixels, or for a PDF points. (width() and height() are the chart's,
+    // not the dialog's.)
     QString path() const;
     ChartFormat format() const;
     int chartWidth() const;
@@ -31,6 +35,7 @@ public:
     double scale() const;
 
     void setPath(const QString& path);  // also selects the format its extension names
+    void setFormat(ChartFormat format);
 
 public slots:
     void accept() override;
@@ -42,7 +47,10 @@ private:
     void pathEdited();
     void updateState();
     void restoreSettings(const QString& chartName);
-    void saveSettings() const;
+    void saveSettings();
+    // Shows the image's size in pixels or the page's in points in the width and height boxes, keeping
+    // the other's value for when its format comes back.
+    void showSizeFor(ChartFormat format);
 
     QComboBox* formatBox_ = nullptr;
     QSpinBox* widthBox_ = nullptr;
@@ -51,6 +59,9 @@ private:
     QLabel* outputLabel_ = nullptr;
     QLineEdit* pathEdit_ = nullptr;
     QDialogButtonBox* buttons_ = nullptr;
+    QSize imagePixels_;       // PNG, JPG, SVG
+    QSize pagePoints_;        // PDF
+    bool showsPage_ = false;  // the boxes hold pagePoints_ (else imagePixels_)
 };
 
 }  // namespace wb::gui

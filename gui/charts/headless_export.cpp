@@ -67,11 +67,12 @@ void parseSize(const QString& text, Options& o) {
     static const QRegularExpression pattern("^(\\d{2,5})[xX](\\d{2,5})$");
     const auto match = pattern.match(text);
     if (!match.hasMatch())
-        throw UsageError("--size wants WIDTHxHEIGHT in pixels, e.g. 1600x900, not '" + text.toStdString() + "'");
+        throw UsageError("--size wants WIDTHxHEIGHT in pixels (points for a .pdf page), e.g. 1600x900, not '" +
+                         text.toStdString() + "'");
     o.width = match.captured(1).toInt();
     o.height = match.captured(2).toInt();
     if (o.width < 100 || o.height < 100 || o.width > 16384 || o.height > 16384)
-        throw UsageError("--size " + text.toStdString() + " is out of range (100 to 16384 pixels a side)");
+        throw UsageError("--size " + text.toStdString() + " is out of range (100 to 16384 pixels or points a side)");
 }
 
 double parseNumber(const QString& flag, const QString& text, double low, double high) {

@@ -8,6 +8,7 @@
 // folder (mlpwb sweep --out), builds the
 // chart, writes it and returns the exit
 // code: 0 done, 2 bad arguments, 3 a bad run file, 6 the chart could not be written (mlpwb's codes).
+// --size: pixels for .png/.jpg/.svg, points for a .pdf page (one pixel of the layout per point).
 // --baseline N: the speedup baseline is the N-th of --runs (default 1); --log: a logarithmic value
 // axis for the line charts. Errors are one line on stderr starting "mlp-workbench:".
 #pragma once

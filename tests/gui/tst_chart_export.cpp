@@ -1,8 +1,13 @@
 // Exports: a chart to PNG, JPG, PDF and SVG at the requested size, refusals as IoError, the runs'
-// data as CSV and JSON, and the headless `--export-chart` command on our and a peer's run files.
+// data as CSV and JSON, and the headless `--export-chart` command on our and a peer's run files. An
+// exported legend lists only the runs the chart shows; a PDF page is asked for, and written, in points.
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QProcess>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QXmlStreamReader>
 #include <QtTest>
@@ -13,6 +18,7 @@
 
 #include "chart_export.h"
 #include "errors.h"
+#include "export_dialog.h"
 #include "headless_export.h"
 #include "metric_chart.h"
 #include "run_store.h"
@@ -87,6 +93,10 @@ private slots:
     void headlessExportRefuses_data();
     void headlessExportRefuses();
     void headlessExportFromTheCommandLine();
+    void exportedLegendListsOnlyShownRuns_data();
+    void exportedLegendListsOnlyShownRuns();
+    void pdfPageIsTheSizeAskedInPoints();
+    void dialogAsksInTheUnitItWrites();
 
 private:
     QString path(const QString& name) const { return dir_.filePath(name); }
@@ -100,6 +110,7 @@ private:
 };
 
 void TestChartExport::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // the dialog's remembered sizes stay out of the user's
     QVERIFY(dir_.isValid());
     RunRecord ours = makeRecord("Seed PyTorch loop", 12, 40.0);
     ourRunFile_ = path("ours.json");
@@ -287,6 +298,96 @@ void TestChartExport::headlessExportFromTheCommandLine() {
     QVERIFY(process.waitForFinished(60000));
     QCOMPARE(process.exitCode(), 0);
     QCOMPARE(QImage(out).size(), QSize(1000, 600));
+}
+
+void TestChartExport::exportedLegendListsOnlyShownRuns_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("svg") << "legend.svg";
+    QTest::newRow("svg, twice the scale") << "legend-2x.svg";
+}
+
+// Two runs, one hidden: the window's legend keeps the hidden one (grey, a click shows it again), the
+// exported chart's legend (read back from the SVG's text) names only the one it draws; afterwards the
+// window's legend is as it was.
+void TestChartExport::exportedLegendListsOnlyShownRuns() {
+    QFETCH(QString, file);
+    RunStore store;
+    const int shown = store.addRecord(makeRecord("Shown run", 6, 30.0), QString());
+    const int hidden = store.addRecord(makeRecord("Hidden run", 6, 50.0), QString());
+    Q_UNUSED(shown);
+    store.setVisible(hidden, false);
+    MetricChart chart(&store, MetricChart::Kind::Loss);
+    chart.refreshNow();
+    auto legendTexts = [&] {
+        QStringList texts;
+        for (int i = 0; i < chart.plot().legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(chart.plot().legend->item(i)))
+                texts << item->plottable()->name();
+        return texts;
+    };
+    const QStringList before = legendTexts();
+    QVERIFY2(before.contains("Hidden run") && before.contains("Shown run"), qPrintable(before.join(", ")));
+
+    const QString out = path(file);
+    wb::gui::exportChart(chart.plot(), out, 800, 450, file.contains("2x") ? 2.0 : 1.0);
+    QStringList texts;
+    QXmlStreamReader xml(readAll(out));
+    while (!xml.atEnd())
+        if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QString("text"))
+            texts << xml.readElementText(QXmlStreamReader::IncludeChildElements).trimmed();
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QVERIFY2(texts.contains("Shown run"), qPrintable(texts.join(" | ")));
+    QVERIFY2(!texts.contains("Hidden run"), qPrintable(texts.join(" | ")));
+    QCOMPARE(legendTexts(), before);
+    for (int i = 0; i < chart.plot().legend->itemCount(); ++i)
+        if (QCPAbstractLegendItem* item = chart.plot().legend->item(i)) QVERIFY(item->visible());
+}
+
+// A PDF export of 720 x 405 is a 720 x 405 pt page (10 x 5.625 inches), as poppler reads it.
+void TestChartExport::pdfPageIsTheSizeAskedInPoints() {
+    const QString pdfinfo = QStandardPaths::findExecutable("pdfinfo");
+    if (pdfinfo.isEmpty()) QSKIP("pdfinfo (poppler-utils, scripts/setup.sh) is not installed");
+    const QString out = path("page.pdf");
+    wb::gui::exportChart(chart_->plot(), out, 720, 405);
+    QProcess process;
+    process.start(pdfinfo, {out});
+    QVERIFY(process.waitForFinished(30000));
+    QCOMPARE(process.exitCode(), 0);
+    const QString info = QString::fromUtf8(process.readAllStandardOutput());
+    QVERIFY2(info.contains(QRegularExpression("Page size:\\s+720 x 405 pts")), qPrintable(info));
+}
+
+// The dialog asks for an image in pixels and a PDF page in points, says which, and keeps each
+// format's size when the other is chosen in between.
+void TestChartExport::dialogAsksInTheUnitItWrites() {
+    wb::gui::ExportDialog dialog("Loss");
+    auto* width = dialog.findChild<QSpinBox*>("exportWidth");
+    auto* height = dialog.findChild<QSpinBox*>("exportHeight");
+    auto* output = dialog.findChild<QLabel*>("exportOutput");
+    QVERIFY(width && height && output);
+    dialog.setFormat(wb::gui::ChartFormat::Png);
+    QCOMPARE(width->suffix(), QString(" px"));
+    width->setValue(1200);
+    height->setValue(700);
+    QVERIFY2(output->text().contains("1200 × 700 px"), qPrintable(output->text()));
+
+    dialog.setFormat(wb::gui::ChartFormat::Pdf);
+    QCOMPARE(width->suffix(), QString(" pt"));
+    QCOMPARE(height->suffix(), QString(" pt"));
+    width->setValue(720);
+    height->setValue(405);
+    QCOMPARE(dialog.chartWidth(), 720);
+    QCOMPARE(dialog.scale(), 1.0);
+    QVERIFY2(output->text().contains("720 × 405 pt") && output->text().contains("254 × 143 mm"),
+             qPrintable(output->text()));
+
+    dialog.setFormat(wb::gui::ChartFormat::Svg);
+    QCOMPARE(width->suffix(), QString(" px"));
+    QCOMPARE(dialog.chartWidth(), 1200);
+    QCOMPARE(dialog.chartHeight(), 700);
+    dialog.setPath(path("again.pdf"));  // the format follows the extension, and the size its unit
+    QCOMPARE(width->suffix(), QString(" pt"));
+    QCOMPARE(dialog.chartWidth(), 720);
 }
 
 QTEST_MAIN(TestChartExport)
