@@ -172,7 +172,7 @@ int runAblate(const AblateOptions& opt, const CLI::App& app) {
     AblationCallbacks callbacks;
     int runs = 0;
     callbacks.onRunStarted = [&](int, const std::string& name, int repeat, int planned) {
-        if (!opt.quiet) std::printf("[%d/%d] %s, run %d/%d\n", ++runs, planned, name.c_str(), repeat, plan.repeats);
+        if (!opt.quiet) std::printf("[%d/%d planned] %s, round %d\n", ++runs, planned, name.c_str(), repeat);
         std::fflush(stdout);
     };
     callbacks.onStepFinished = [&](const AblationResult& partial, const AblationStep&) {

@@ -134,8 +134,7 @@ int runAnswerCommand(AnswerOptions& opt, const CLI::App& app) {
     callbacks.onRunStarted = [&](const std::string& engine, const std::string& step, int repeat, int done,
                                  int planned) {
         if (!opt.quiet)
-            std::printf("[%d/%d at most] %s: %s, run %d/%d\n", done + 1, planned, engine.c_str(), step.c_str(), repeat,
-                        opt.plan.repeats);
+            std::printf("[%d/%d planned] %s: %s, round %d\n", done + 1, planned, engine.c_str(), step.c_str(), repeat);
         std::fflush(stdout);
     };
     callbacks.onProgress = [&](const Answer& partial) {

@@ -22,7 +22,9 @@ struct AblationCallbacks {
     // Before each run: the step's index in the plan (0 = baseline; alone steps follow the cumulative
     // ones, then the closing step without the costly fixes, then the subsets measured for the
     // attribution, AblationResult::subsets), its name, the run's number for that step (1-based: the
-    // round, or a make-up run of a step that joined late), and the number of runs planned at least.
+    // round, or a make-up run of a step that joined late), and the number of runs planned as far as
+    // is known now (it grows as configurations join the rounds; more rounds may follow where the
+    // target asks for them).
     std::function<void(int step, const std::string& name, int repeat, int plannedRuns)> onRunStarted;
     std::function<void(const EpochMetrics&)> onEpoch;
     // After every run of a step (and once for a step that did not run), with the result so far (levels

@@ -220,7 +220,9 @@ private:
         config.execution = step.settings;
         config.framework.torch = step.torch;
         config.name = step.fix.empty() ? plan_.baseline : step.name;
-        if (callbacks_.onRunStarted) callbacks_.onRunStarted(index, step.name, repeat, plannedRuns(plan_));
+        ++runsStarted_;
+        roundRunsLeft_ = std::max(0, roundRunsLeft_ - 1);
+        if (callbacks_.onRunStarted) callbacks_.onRunStarted(index, step.name, repeat, plannedNow());
         ++runsMade_;
         RunRecord record;
         try {
@@ -330,6 +332,7 @@ private:
         const auto behind = [round](const RoundStep& s) {
             return s.late && s.step->status == StepStatus::Ran && static_cast<int>(s.step->runs.size()) < round - 1;
         };
+        countRound(order, round);
         for (const RoundStep& s : order) {
             const auto lagging = std::find_if(order.begin(), order.end(), behind);
             if (lagging != order.end() && !makeUp(*lagging, round)) return false;
@@ -340,6 +343,28 @@ private:
         }
         result_.rounds = round;
         return true;
+    }
+
+    // For the progress: the runs round `round` makes (every measured configuration once, and the
+    // runs a late step makes up).
+    void countRound(const std::vector<RoundStep>& order, int round) {
+        currentRound_ = round;
+        perRound_ = 0;
+        int makeUps = 0;
+        for (const RoundStep& s : order) {
+            if (s.step->status != StepStatus::Ran) continue;
+            ++perRound_;
+            if (s.late) makeUps += std::max(0, round - 1 - static_cast<int>(s.step->runs.size()));
+        }
+        roundRunsLeft_ = perRound_ + makeUps;
+    }
+
+    // The runs planned as far as is known now: those started, the rest of this round, and one round
+    // of every measured configuration for each of the plan's repeats still to come. More rounds may
+    // follow while a median is wider than the target; never fewer than the plan's own count.
+    int plannedNow() const {
+        const int roundsLeft = std::max(0, plan_.repeats - currentRound_);
+        return std::max(plannedRuns(plan_), runsStarted_ + roundRunsLeft_ + perRound_ * roundsLeft);
     }
 
     // One make-up run of a late step, during round `round`.
@@ -709,6 +734,12 @@ private:
     AblationResult result_;
     std::chrono::steady_clock::time_point started_;
     LoadMeter load_;  // from the runner's start: the machine's state over the whole ablation
+    // The progress (plannedNow): runs started, the round being made, the configurations it measures
+    // and the runs of it still to start.
+    int runsStarted_ = 0;
+    int currentRound_ = 1;
+    int perRound_ = 0;
+    int roundRunsLeft_ = 0;
     int runsMade_ = 0;
     std::vector<SubsetSlot> slots_;  // the subsets measured for the attribution (AblationResult::subsets)
 };

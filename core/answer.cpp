@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 
 #include "ablation_attribution.h"
 #include "enum_names.h"
@@ -187,11 +188,12 @@ Answer runAnswer(const AnswerPlan& plan, std::vector<AnswerEngine> engines, cons
     answer.plan = plan;
     answer.config = config;
     answer.engines = std::move(engines);
-    int available = 0, planned = 0;
-    for (const AnswerEngine& e : answer.engines)
-        if (e.available) {
+    int available = 0;
+    std::vector<int> planned(answer.engines.size(), 0);  // each engine's runs, as far as is known
+    for (std::size_t i = 0; i < answer.engines.size(); ++i)
+        if (answer.engines[i].available) {
             ++available;
-            planned += plannedRuns(plan.ablation(e.engine));
+            planned[i] = plannedRuns(plan.ablation(answer.engines[i].engine));
         }
     int done = 0;
     answer.status = AnswerStatus::Completed;
@@ -200,8 +202,11 @@ Answer runAnswer(const AnswerPlan& plan, std::vector<AnswerEngine> engines, cons
         RunConfig engineConfig = config;
         engineConfig.backend = engine.engine;
         AblationCallbacks steps;
-        steps.onRunStarted = [&](int, const std::string& step, int repeat, int) {
-            if (callbacks.onRunStarted) callbacks.onRunStarted(engine.engine, step, repeat, done, planned);
+        steps.onRunStarted = [&](int, const std::string& step, int repeat, int plannedHere) {
+            planned[static_cast<std::size_t>(&engine - answer.engines.data())] = plannedHere;
+            if (callbacks.onRunStarted)
+                callbacks.onRunStarted(engine.engine, step, repeat, done,
+                                       std::accumulate(planned.begin(), planned.end(), 0));
             ++done;
         };
         steps.onStepFinished = [&](const AblationResult& partial, const AblationStep&) {

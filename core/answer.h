@@ -110,9 +110,9 @@ std::vector<AnswerEstimate> estimateAnswer(const AnswerPlan& plan, const std::ve
                                            const CancelFlag& cancel);
 
 struct AnswerCallbacks {
-    // Before each run: the engine, the step's name, the repeat, and the runs done and planned in all
-    // (planned counts every step of every available engine: an upper bound, as steps that do not
-    // apply to an engine do not run).
+    // Before each run: the engine, the step's name, its round, and the runs done and planned in all
+    // (the engine measuring now as its runner plans it so far, the others by their plans: an estimate
+    // that grows as configurations join the rounds and shrinks where fixes do not apply).
     std::function<void(const std::string& engine, const std::string& step, int repeat, int done, int planned)>
         onRunStarted;
     std::function<void(const Answer&)> onProgress;  // after each step of each engine (the answer so far)

@@ -108,8 +108,30 @@ std::string costSentence(const AblationResult& r, const Attribution& a) {
     }
     if (without)
         text += " Every fix but those (" + without->name + ") was no faster, " + ms(without->medianEpochMs) +
-                " ms; it was measured after the rounds, not among them, so a drift of the machine may be part of "
-                "that, and it is not recommended.";
+                " ms per epoch, measured in the same rounds as the others: it is not recommended.";
+    return text;
+}
+
+// Where every combination of the fixes was measured: each one's saving averaged over every order
+// (its Shapley value), which do not depend on the order the waterfall shows, and the fixes that
+// save the same time (either alone removes it, so one order gives it to whichever comes first).
+std::string everyOrderSentence(const AblationResult& r, const Attribution& a) {
+    std::string text;
+    if (a.shapleyGapMs) {
+        std::string values;
+        for (const CauseShare& c : a.causes)
+            if (c.shapley)
+                values += (values.empty() ? "" : ", ") + r.steps[c.step].name + " " + ms(*c.shapley) + " ms (" +
+                          range(c.shapleyInterval) + ")";
+        if (!values.empty())
+            text += " Over every order of the fixes (Shapley values, from all " +
+                    std::to_string(1U << r.subsetFixes.size()) + " combinations measured): " + values +
+                    "; they sum to the " + ms(*a.shapleyGapMs) + " ms they close together.";
+    }
+    for (const SharedSaving& s : a.shared)
+        text += " " + r.steps[a.causes[s.first].step].name + " and " + r.steps[a.causes[s.second].step].name +
+                " save the same time: either alone removes " + ms(s.ms) + " ms (" + range(s.interval) +
+                "), which one order gives to whichever comes first.";
     return text;
 }
 
@@ -165,8 +187,8 @@ std::string engineSentence(const AnswerEngine& e) {
         "On " + engineName(e) + ", the fixed loop is " + gap.label() + " than the seed loop: " + levels + ".";
     if (gap.ratio < 1) return s;
     const Attribution a = attribute(r);
-    return s + causeSentence(r, a) + costSentence(r, a) + outlierSentence(r, a) + machineSentence(r) +
-           (r.precision.empty() ? "" : " Precision: " + r.precision + ".");
+    return s + causeSentence(r, a) + everyOrderSentence(r, a) + costSentence(r, a) + outlierSentence(r, a) +
+           machineSentence(r) + (r.precision.empty() ? "" : " Precision: " + r.precision + ".");
 }
 
 // PyTorch's causes in the fixed loop, largest share first, each with its interval: "data_path=

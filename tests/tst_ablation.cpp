@@ -469,9 +469,11 @@ void TestAblation::everySubsetIsMeasuredOnceInTheRounds() {
     RunConfig config = f.config;
     config.backend = "torch";
     QStringList order;
+    std::vector<int> planned;  // what each run's progress said was planned
     AblationCallbacks cb;
-    cb.onRunStarted = [&](int step, const std::string&, int repeat, int) {
+    cb.onRunStarted = [&](int step, const std::string&, int repeat, int plannedRuns) {
         order << QString("%1/%2").arg(step).arg(repeat);
+        planned.push_back(plannedRuns);
     };
     AblationPlan p = plan({"data_path", "launch", "loss"}, 3);
     p.budgetSeconds = 3600;
@@ -486,6 +488,11 @@ void TestAblation::everySubsetIsMeasuredOnceInTheRounds() {
                                  "7/1", "0/2", "9/1",  "1/2",  "10/1", "2/2", "11/1", "3/2",      // round 2
                                  "7/2", "9/2", "10/2", "11/2",                                    //
                                  "0/3", "1/3", "2/3",  "3/3",  "7/3",  "9/3", "10/3", "11/3"}));  // round 3
+    // The progress never counts fewer runs planned than it has started, and knows the whole count
+    // (4 + 12 + 8) once the last round began.
+    for (std::size_t i = 0; i < planned.size(); ++i) QVERIFY2(planned[i] > int(i), qPrintable(QString::number(i)));
+    QCOMPARE(planned.back(), 24);
+    QCOMPARE(planned[16], 24);
     QCOMPARE(r.steps.back().name, std::string("without launch=graph_step"));
     QCOMPARE(int(r.steps.back().runs.size()), 3);
     QCOMPARE(r.subsetFixes, (std::vector<std::size_t>{1, 2, 3}));

@@ -281,7 +281,8 @@ private slots:
         callbacks.onRunStarted = [&](const std::string& name, const std::string&, int, int done, int planned) {
             QCOMPARE(name, std::string("cpu"));
             QCOMPARE(done, started++);
-            QCOMPARE(planned, plannedRuns(plan.ablation("cpu")));
+            QVERIFY(planned >= plannedRuns(plan.ablation("cpu")));  // more once more rounds are wanted
+            QVERIFY(planned > done);
         };
         callbacks.onProgress = [&](const Answer&) { ++progress; };
         const Answer a = runAnswer(plan, engines, config, dataset, data, cancel, callbacks);

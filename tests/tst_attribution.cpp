@@ -213,6 +213,14 @@ private slots:
         // The file keeps them: the same attribution after a round trip.
         const AblationResult back = AblationResult::fromJson(r.toJson());
         QCOMPARE(*attribute(back).causes[2].shapley, *a.causes[2].shapley);
+        // The conclusion gives every order's values beside the one order's, and names the shared time.
+        const QString said = QString::fromStdString(answerOf(r).conclusion().front());
+        QVERIFY2(said.contains("Over every order of the fixes (Shapley values, from all 8 combinations measured): "
+                               "a 630 ms ("),
+                 qPrintable(said));
+        QVERIFY2(said.contains("b 180 ms (") && said.contains("c 270 ms ("), qPrintable(said));
+        QVERIFY2(said.contains("; they sum to the 1080 ms they close together."), qPrintable(said));
+        QVERIFY2(said.contains(" a and c save the same time: either alone removes 60.0 ms ("), qPrintable(said));
     }
 
     // Two fixes that save the same 400 ms (the gather and the copy: either alone removes it). In the

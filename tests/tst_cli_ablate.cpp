@@ -106,7 +106,7 @@ private slots:
                                     << "--quiet"
                                     << "--out" << path("alone.json"));
         QVERIFY2(r.exitCode == 0, r.describe());
-        QVERIFY2(!r.out.contains("run 1/1"), "--quiet printed progress");
+        QVERIFY2(!r.out.contains("round 1"), "--quiet printed progress");
         const nlohmann::json j = readJson(path("alone.json"));
         QCOMPARE(j["alone"].size(), std::size_t{2});
         QCOMPARE(str(j["alone"][1]["settings"]["zero_grad"]), QString("none"));
@@ -156,11 +156,11 @@ private slots:
         QByteArray out;
         QElapsedTimer timer;
         timer.start();
-        while (!out.contains("baseline, run 1/1") && p.state() == QProcess::Running && timer.elapsed() < kTimeoutMs) {
+        while (!out.contains("baseline, round 1") && p.state() == QProcess::Running && timer.elapsed() < kTimeoutMs) {
             p.waitForReadyRead(1000);
             out += p.readAllStandardOutput();
         }
-        QVERIFY2(out.contains("baseline, run 1/1"), out.constData());
+        QVERIFY2(out.contains("baseline, round 1"), out.constData());
         QCOMPARE(::kill(static_cast<pid_t>(p.processId()), SIGINT), 0);
         if (!p.waitForFinished(kTimeoutMs)) {
             p.kill();

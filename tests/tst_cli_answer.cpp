@@ -23,7 +23,7 @@ private slots:
         QVERIFY2(r.exitCode == 0, r.describe());
         const QString out = QString::fromUtf8(r.out);
         QVERIFY2(out.contains("Engines on this machine:"), r.describe());
-        QVERIFY2(out.contains("cpu: baseline, run 1/1"), r.describe());
+        QVERIFY2(out.contains("cpu: baseline, round 1"), r.describe());
         QVERIFY2(out.contains("\ncpu "), r.describe());  // its row of the table
         QVERIFY2(out.contains("Conclusion:\n  On our CPU backend"), r.describe());
         QVERIFY2(!out.contains("Estimate"), r.describe());

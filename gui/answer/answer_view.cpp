@@ -249,11 +249,16 @@ void AnswerView::onProgress(int id, int done, int planned, const QString& engine
     progress_->setRange(0, planned);
     progress_->setValue(done);
     QString left;
-    if (done > 0) {  // what the runs so far took, for the runs planned (an upper bound: some do not run)
+    if (done > 0) {  // what the runs so far took, for the runs planned so far (more rounds may follow)
         const double elapsed = static_cast<double>(QDateTime::currentMSecsSinceEpoch() - startedMs_) / 1000.0;
-        left = QString(" \u2014 at most %1 left").arg(duration(elapsed / done * (planned - done)));
+        left = QString(" \u2014 about %1 left").arg(duration(elapsed / done * std::max(0, planned - done)));
     }
-    status_->setText(QString("%1: %2, run %3 of %4%5").arg(engine, step).arg(repeat).arg(plan().repeats).arg(left));
+    status_->setText(QString("%1: %2, round %3 (run %4 of %5 planned)%6")
+                         .arg(engine, step)
+                         .arg(repeat)
+                         .arg(done + 1)
+                         .arg(planned)
+                         .arg(left));
 }
 
 void AnswerView::onUpdated(int id, const Answer& partial) {

@@ -275,12 +275,7 @@ void AblationTab::onProgress(int id, int run, int planned, const QString& step, 
     if (id != current_) return;
     progress_->setRange(0, planned);
     progress_->setValue(run - 1);
-    status_->setText(QString("Run %1 of at most %2: %3, round %4 of %5")
-                         .arg(run)
-                         .arg(planned)
-                         .arg(step)
-                         .arg(repeat)
-                         .arg(repeats_->value()));
+    status_->setText(QString("Run %1 of %2 planned: %3, round %4").arg(run).arg(planned).arg(step).arg(repeat));
 }
 
 void AblationTab::onStepFinished(int id, const AblationResult& partial) {
