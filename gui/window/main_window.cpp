@@ -50,6 +50,9 @@
 namespace wb::gui {
 
 namespace {
+// The runs dock's first height in pixels: the filter, the header, six rows and the buttons.
+constexpr int kRunsDockHeight = 300;
+
 QString formatEta(double ms) {
     const auto s = static_cast<long long>(ms / 1000.0 + 0.5);
     return QString("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
@@ -150,7 +153,8 @@ void MainWindow::buildDocks() {
     addDockWidget(Qt::BottomDockWidgetArea, queueDock);
     splitDockWidget(runsDock, queueDock, Qt::Horizontal);
     resizeDocks({runsDock, queueDock}, {1200, 240}, Qt::Horizontal);  // pixels, as a ratio
-    resizeDocks({runsDock}, {230}, Qt::Vertical);                     // room for a few runs
+    // Six runs' rows under the filter and above the buttons (at 1,280 x 800 too), so a new run shows.
+    resizeDocks({runsDock}, {kRunsDockHeight}, Qt::Vertical);
 
     ablationTab_->setSources([this] { return currentConfig(); }, [this] { return dataPanel_->dataset(); });
     sweepsView_->setBaseConfig([this] { return currentConfig(); });
