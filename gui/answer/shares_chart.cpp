@@ -43,12 +43,14 @@ QString shareText(const SharesChart::Cause& c, bool withInterval) {
 // In full: "largest: 62 % (55 – 70 %)", "costs 4.24 ms: −6 % (−7 – −5 %), left out"; short, where
 // the plot is narrow: "largest: 62 %", "costs 4.24 ms" (the cost is always named).
 QString labelOf(const SharesChart::Cause& c, bool full, bool withInterval) {
+    // Beside Shapley values, a share of one order says so.
+    const QString order = c.everyOrder || !c.inOneOrderAmongOthers ? QString() : QString(", in the order applied");
     if (c.savedMs < 0) {
         const QString cost = "costs " + formatMs(-c.savedMs);
-        return full ? cost + ": " + shareText(c, withInterval) + (c.leftOut ? ", left out" : "") : cost;
+        return full ? cost + ": " + shareText(c, withInterval) + (c.leftOut ? ", left out" : "") + order : cost;
     }
     const QString text = (c.largest ? "largest: " : "") + shareText(c, full && withInterval);
-    return full && c.leftOut ? text + ", left out" : text;
+    return full ? text + (c.leftOut ? ", left out" : "") + order : text;
 }
 
 bool named(const std::vector<std::size_t>& list, std::size_t index) {
@@ -112,10 +114,14 @@ void SharesChart::setResult(const AblationResult& result) {
     clearDrawing();
     const Attribution a = attribute(result);
     const double gap = result.totalGapMs();
-    const bool shared = gap > 0 && std::any_of(a.causes.begin(), a.causes.end(),
-                                               [](const CauseShare& c) { return c.share.has_value(); });
+    // Where every combination of the fixes was measured, each one's Shapley value: its saving
+    // averaged over every order, the values summing to the gap all of them make.
+    const bool everyOrder = a.shapleyGapMs && *a.shapleyGapMs > 0;
+    const bool shared = everyOrder || (gap > 0 && std::any_of(a.causes.begin(), a.causes.end(),
+                                                              [](const CauseShare& c) { return c.share.has_value(); }));
     const QString engine = QString::fromStdString(result.backend.empty() ? "this engine" : result.backend);
-    fullTitle_ = "Share of the gap on " + engine + ": " + roundsText(a.rounds);
+    fullTitle_ = "Share of the gap on " + engine + (everyOrder ? ", over every order of the fixes: " : ": ") +
+                 roundsText(a.rounds);
     if (result.status == AblationStatus::Running) fullTitle_ += " \u2014 provisional";
     title_->setText(fullTitle_);  // whole until a layout fits it to the width
     if (!shared) {
@@ -133,18 +139,30 @@ void SharesChart::setResult(const AblationResult& result) {
     placeholder_->setVisible(false);
     for (std::size_t i = 0; i < a.causes.size(); ++i) {
         const CauseShare& c = a.causes[i];
+        // The closing step that takes the costly fixes back is no fix: their Shapley values say it.
+        if (everyOrder && result.steps[c.step].fix == AblationStep::kWithoutCostly) continue;
         Cause cause;
         cause.name = QString::fromStdString(result.steps[c.step].name);
         cause.savedMs = c.savedMs;
-        // A step after the fixed loop has no share of its gap: what it saved over that gap, with its
-        // saving's interval, says the same in the same unit.
-        cause.share = c.share.value_or(c.savedMs / gap);
-        const Interval interval = c.share ? c.shareInterval : Interval{c.saved.low / gap, c.saved.high / gap};
+        Interval interval;
+        if (everyOrder && c.shapley) {
+            cause.everyOrder = true;
+            cause.savedMs = *c.shapley;
+            cause.share = *c.shapley / *a.shapleyGapMs;
+            interval = {c.shapleyInterval.low / *a.shapleyGapMs, c.shapleyInterval.high / *a.shapleyGapMs};
+        } else {
+            // A step after the fixed loop has no share of its gap: what it saved over that gap, with
+            // its saving's interval, says the same in the same unit.
+            const double whole = everyOrder ? *a.shapleyGapMs : gap;
+            cause.share = c.share && !everyOrder ? *c.share : c.savedMs / whole;
+            interval = c.share && !everyOrder ? c.shareInterval : Interval{c.saved.low / whole, c.saved.high / whole};
+        }
         cause.low = std::min(interval.low, cause.share);  // a percentile interval can miss its point
         cause.high = std::max(interval.high, cause.share);
         cause.largest = a.largest == i;
-        cause.costly = named(a.costly, i);
+        cause.costly = cause.everyOrder ? c.shapleyInterval.high < 0 : named(a.costly, i);
         cause.leftOut = !c.inFixedLoop;
+        cause.inOneOrderAmongOthers = everyOrder && !cause.everyOrder;
         cause.label = labelOf(cause, true, a.rounds > 1);
         cause.shortLabel = labelOf(cause, false, false);
         causes_.push_back(cause);

@@ -1,7 +1,9 @@
 // Which fix removed how much of the gap, and how sure that is: one horizontal bar per cause of an
 // ablation (its measured cumulative steps, in the order applied, top to bottom) at its share of the
 // gap between the seed loop and the fixed loop, in percent, with an error bar for its 95 % interval
-// over the rounds (core/ablation_attribution.h). A cause that costs time is a red bar below zero with
+// over the rounds (core/ablation_attribution.h). Where every combination of the fixes was measured,
+// the shares are the Shapley values' (each fix's saving averaged over every order, summing to the
+// gap all the fixes make), and the title says so. A cause that costs time is a red bar below zero with
 // its cost named; the largest cause is marked only when attribute() names it (its interval clear of
 // every other's). Unlike the waterfall, which pictures one order, this is what the rounds can tell.
 #pragma once
@@ -32,8 +34,11 @@ public:
         bool largest = false;
         bool costly = false;   // its saving's interval lies below zero
         bool leftOut = false;  // after the fixed loop: measured on top of a slower step, not recommended
-        QString label;         // the text beside its bar: the share, its interval, its cost
-        QString shortLabel;    // where the plot is too narrow for that: the share, or the cost
+        // Its Shapley value's share (every combination of the fixes measured): whatever the order.
+        bool everyOrder = false;
+        bool inOneOrderAmongOthers = false;  // a share of one order beside Shapley values (said in its label)
+        QString label;                       // the text beside its bar: the share, its interval, its cost
+        QString shortLabel;                  // where the plot is too narrow for that: the share, or the cost
     };
 
     explicit SharesChart(QWidget* parent = nullptr);

@@ -427,9 +427,11 @@ void addWaterfall(ReportDocument& doc, const AblationResult& a, const std::strin
     shares->resize(kChartLayout);
     shares->setResult(a);
     QCustomPlot& sharesPlot = shares->plot();
-    doc.addChart(std::move(shares), sharesPlot, kChartLayout,
-                 QString::fromStdString("Each fix's share of the gap on " + who +
-                                        ", with its 95 % interval over the rounds (whatever the order)"));
+    doc.addChart(
+        std::move(shares), sharesPlot, kChartLayout,
+        QString::fromStdString(
+            "Each fix's share of the gap on " + who +
+            ", with its 95 % interval over the rounds (the title says whether over every order of the fixes)"));
 }
 }  // namespace
 

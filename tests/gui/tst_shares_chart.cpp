@@ -1,6 +1,7 @@
 // The shares chart of an ablation, read back from its plottables: one bar per cause at its share of
 // the gap (hand-computed from the levels), each error bar's ends the cause's 95 % interval as
-// attribute() gives it, a cause that costs time below zero with its cost named, the largest cause
+// attribute() gives it (the Shapley values' where every combination was measured), a cause that
+// costs time below zero with its cost named, the largest cause
 // marked only when attribute() names it (not with two rounds, not when the intervals overlap), and
 // at the Answer tab's and the report's sizes every label inside the plot, none over another.
 #include <QtTest>
@@ -74,6 +75,27 @@ AblationResult overlappingCase() {
                        {"data_path=device_resident", {70, 62, 78, 66, 74}},
                        {"loss=bce_with_logits", {41, 41, 41, 41, 41}}},
                       5);
+}
+
+// Two fixes measured in every combination, each round's levels scaled alike: the seed loop at 100 ms,
+// A alone at 40, B alone at 50, both at 30. In the order applied A saves 60 and B 10; their Shapley
+// values, by hand: A = ((100 - 40) + (50 - 30)) / 2 = 40, B = ((100 - 50) + (40 - 30)) / 2 = 30, of a
+// 70 ms gap.
+AblationResult everyOrderCase() {
+    const std::vector<double> scale = {1, 1.01, 0.99, 1.005, 0.995};
+    const auto times = [&](double ms) {
+        std::vector<double> t;
+        for (double f : scale) t.push_back(ms * f);
+        return t;
+    };
+    AblationResult a = ablationOf(
+        {{"baseline", times(100)}, {"data_path=device_resident", times(40)}, {"loss=bce_with_logits", times(30)}}, 5);
+    a.subsetFixes = {1, 2};
+    a.subsets = {{0, {}, 0, times(100)},
+                 {1, {"data_path=device_resident"}, 1, times(40)},
+                 {2, {"loss=bce_with_logits"}, std::nullopt, times(50)},
+                 {3, {"data_path=device_resident", "loss=bce_with_logits"}, 2, times(30)}};
+    return a;
 }
 
 struct DrawnBar {
@@ -159,6 +181,29 @@ private slots:
         QVERIFY(chart.causes()[2].label.contains("left out"));
         QVERIFY(chart.causes()[2].label.contains("\u2212"));  // its share, negative
         QVERIFY(chart.causes()[0].label.contains("("));       // the interval beside the share
+    }
+
+    // Every combination measured: the bars are the Shapley values' shares, whatever the order, and
+    // their error bars the Shapley intervals over the same gap.
+    void everyOrderGivesShapleyShares() {
+        const AblationResult r = everyOrderCase();
+        const Attribution a = attribute(r);
+        QVERIFY(a.shapleyGapMs.has_value());
+        SharesChart chart;
+        chart.setResult(r);
+        const auto bars = drawnBars(chart.plot());
+        QCOMPARE(bars.size(), std::size_t{2});
+        const std::vector<double> shares = {4000.0 / 70, 3000.0 / 70};
+        for (std::size_t i = 0; i < 2; ++i) {
+            const DrawnBar& bar = bars.at(static_cast<double>(i + 1));
+            QVERIFY2(std::abs(bar.value - shares[i]) < 1e-6, qPrintable(QString::number(bar.value)));
+            const Interval expected = a.causes[i].shapleyInterval;
+            QVERIFY(sameValue(bar.low, std::min(expected.low / 70 * 100, bar.value)));
+            QVERIFY(sameValue(bar.high, std::max(expected.high / 70 * 100, bar.value)));
+            QVERIFY(chart.causes()[i].everyOrder);
+        }
+        auto* title = qobject_cast<QCPTextElement*>(chart.plot().plotLayout()->element(0, 0));
+        QVERIFY2(title->text().contains("every order"), qPrintable(title->text()));
     }
 
     void theLargestOnlyWhenNamed_data() {
