@@ -116,7 +116,9 @@ void SharesChart::setResult(const AblationResult& result) {
     const double gap = result.totalGapMs();
     // Where every combination of the fixes was measured, each one's Shapley value: its saving
     // averaged over every order, the values summing to the gap all of them make.
-    const bool everyOrder = a.shapleyGapMs && *a.shapleyGapMs > 0;
+    // Only where the gap is measurable at all: shares of no difference would be shares of noise.
+    const auto comparison = result.gapComparison();
+    const bool everyOrder = a.shapleyGapMs && *a.shapleyGapMs > 0 && comparison && comparison->measurable;
     const bool shared = everyOrder || (gap > 0 && std::any_of(a.causes.begin(), a.causes.end(),
                                                               [](const CauseShare& c) { return c.share.has_value(); }));
     const QString engine = QString::fromStdString(result.backend.empty() ? "this engine" : result.backend);
