@@ -188,7 +188,10 @@ SpeedupChart::SpeedupChart(RunStore* store, QWidget* parent) : ThrottledChart(st
     note_->setContentsMargins(8, 4, 8, 4);
     note_->hide();
     note_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);  // the plot keeps the height
-    if (auto* column = qobject_cast<QVBoxLayout*>(layout())) column->addWidget(note_);
+    if (auto* column = qobject_cast<QVBoxLayout*>(layout())) {
+        column->addWidget(note_);
+        column->setStretch(0, 1);  // what the note's lines leave goes to the plot, not around the note
+    }
 }
 
 void SpeedupChart::refresh() {
@@ -293,8 +296,10 @@ QStringList SpeedupChart::leftOut() const {
 
 void SpeedupChart::clearDrawing() {
     for (QCPAbstractPlottable* bars : bars_) plot().removePlottable(bars);
+    for (QCPAbstractItem* range : ranges_) plot().removeItem(range);
     for (const Label& label : labels_) plot().removeItem(label.item);
     bars_.clear();
+    ranges_.clear();
     labels_.clear();
 }
 
@@ -318,6 +323,9 @@ void SpeedupChart::drawBars() {
     fitAxisToLabels();  // at the present size; every later layout fits again
 }
 
+// A bar from 1× to the configuration's speedup. (QCPBars draws from its base value to base + value,
+// so the value is the bar's length: speedup − 1, negative for a slower one.) The baseline's own bar
+// has no length: its outline marks 1×.
 void SpeedupChart::addBar(const Row& row, double key) {
     if (!row.speedup || *row.speedup <= 0) return;
     const RunEntry* run = store().find(row.runId);
@@ -326,21 +334,21 @@ void SpeedupChart::addBar(const Row& row, double key) {
     bars->setWidth(kBarWidth);
     bars->setBaseValue(1.0);  // faster to the right of the baseline, slower to the left
     bars->setBrush(run ? run->color : neutralColor());
-    bars->setPen(row.baseline ? QPen(QColor(40, 40, 40), 2) : QPen(Qt::NoPen));
-    bars->addData(key, value);
+    bars->setPen(row.baseline ? QPen(run ? run->color.darker(140) : QColor(40, 40, 40), 4) : QPen(Qt::NoPen));
+    bars->addData(key, value - 1.0);
     bars_.push_back(bars);
     barLow_ = std::min(barLow_, std::log10(value));
     barHigh_ = std::max(barHigh_, std::log10(value));
     if (!drawsRange(row)) return;
-    // The range over the repeats (one run: over its epochs), as compareSpeed gives it.
-    auto* range = new QCPErrorBars(plot().yAxis, plot().xAxis);
-    range->setDataPlottable(bars);
-    range->setErrorType(QCPErrorBars::etValueError);
+    // The range over the repeats (one run: over its epochs), as compareSpeed gives it, with whiskers.
+    auto* range = new QCPItemLine(&plot());
+    range->start->setCoords(row.ratioLow, key);
+    range->end->setCoords(row.ratioHigh, key);
     range->setPen(QPen(QColor(40, 40, 40), 1.2));
-    range->setWhiskerWidth(8);
-    range->addData(std::max(0.0, value - row.ratioLow), std::max(0.0, row.ratioHigh - value));
-    range->removeFromLegend();
-    bars_.push_back(range);
+    range->setHead(QCPLineEnding(QCPLineEnding::esBar, 8));
+    range->setTail(QCPLineEnding(QCPLineEnding::esBar, 8));
+    range->setSelectable(false);
+    ranges_.push_back(range);
     barLow_ = std::min(barLow_, std::log10(std::min(value, row.ratioLow)));
     barHigh_ = std::max(barHigh_, std::log10(std::max(value, row.ratioHigh)));
 }

@@ -23,6 +23,7 @@
 #include "throttled_chart.h"
 
 class QCustomPlot;
+class QCPAbstractItem;
 class QCPAbstractPlottable;
 class QCPItemStraightLine;
 class QCPItemText;
@@ -117,6 +118,7 @@ private:
     QCPItemStraightLine* baselineLine_ = nullptr;
     QLabel* note_ = nullptr;
     std::vector<QCPAbstractPlottable*> bars_;
+    std::vector<QCPAbstractItem*> ranges_;  // the range over the repeats, one line per bar
     std::vector<Label> labels_;
     std::vector<Row> rows_;
     std::optional<int> baselineRun_;
