@@ -103,6 +103,7 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
 
     chart_ = new AnswerChart;
     waterfall_ = new WaterfallChart;
+    waterfall_->setPlaceholder("No answer yet: press \u201cAnswer the question\u201d, or open an answer file");
     shares_ = new SharesChart;
     engineChoice_ = new QComboBox;
     engineChoice_->setToolTip(

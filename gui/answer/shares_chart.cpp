@@ -72,7 +72,7 @@ SharesChart::SharesChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPl
     plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
     plot_->yAxis->grid()->setVisible(false);
     plot_->yAxis->setRangeReversed(true);  // the first fix applied on top
-    fullPlaceholder_ = "No ablation yet";
+    fullPlaceholder_ = "No answer yet: press \u201cAnswer the question\u201d, or open an answer file";
     placeholder_ = addPlaceholder(*plot_, fullPlaceholder_);
     placeholder_->setVisible(true);
     fullTitle_ = kEmptyTitle;
@@ -103,7 +103,7 @@ void SharesChart::clearDrawing() {
 void SharesChart::clear() {
     clearDrawing();
     fullTitle_ = kEmptyTitle;
-    fullPlaceholder_ = "No ablation yet";
+    fullPlaceholder_ = "No answer yet: press \u201cAnswer the question\u201d, or open an answer file";
     title_->setText(fullTitle_);
     placeholder_->setText(fullPlaceholder_);
     placeholder_->setVisible(true);

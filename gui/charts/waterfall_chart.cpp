@@ -156,7 +156,8 @@ WaterfallChart::WaterfallChart(QWidget* parent) : QWidget(parent), plot_(new QCu
     plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
     plot_->xAxis->grid()->setVisible(false);
     plot_->yAxis->setLabel(kValueTitle);
-    placeholder_ = addPlaceholder(*plot_, "No ablation yet: press Run in the Ablation tab, or open an ablation JSON");
+    placeholderText_ = "No ablation yet: press Run in the Ablation tab, or open an ablation JSON";
+    placeholder_ = addPlaceholder(*plot_, placeholderText_);
     placeholder_->setVisible(true);
     connect(plot_, &QCustomPlot::mouseMove, this, &WaterfallChart::showHoverTip);
     // Every layout (a resize, new data, an export at another size) fits the labels to the pixels
@@ -349,6 +350,9 @@ void WaterfallChart::fitLabelsToSize() {
     QString fitted = wrapWords(fullTitle_, titleFont, plot_->viewport().width() - 24);
     if (fitted.count('\n') > 1) fitted = wrapWords(shortTitle_, titleFont, plot_->viewport().width() - 24);
     title_->setText(fitted);
+    const QString note = wrapWords(placeholderText_, QFontMetrics(placeholder_->font()), axes.width() - 16);
+    placeholder_->setText(note);
+    fitted += note;
     const QFontMetrics axisTitleFont(plot_->yAxis->labelFont());
     const QString valueTitle = axisTitleFont.horizontalAdvance(kValueTitle) <= axes.height()        ? kValueTitle
                                : axisTitleFont.horizontalAdvance(kShortValueTitle) <= axes.height() ? kShortValueTitle
@@ -386,6 +390,13 @@ void WaterfallChart::fitLabelsToSize() {
     plot_->yAxis->setRange(0, upper);
     for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
         plot_->plotLayout()->update(phase);
+}
+
+void WaterfallChart::setPlaceholder(const QString& text) {
+    placeholderText_ = text;
+    placeholder_->setText(text);
+    fitted_.clear();
+    plot_->replot();
 }
 
 QString WaterfallChart::tooltipFor(std::size_t index) const {

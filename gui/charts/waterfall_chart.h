@@ -46,6 +46,8 @@ public:
     // Draws `result` (the cumulative steps; the "alone" steps are not part of the waterfall).
     void setResult(const AblationResult& result);
     void clear();
+    // What the empty chart says (the Ablation tab's by default: where another view shows it, its own).
+    void setPlaceholder(const QString& text);
     QCustomPlot& plot() { return *plot_; }
     const std::vector<Bar>& bars() const { return bars_; }
     // What the tooltip over bar `index` says: the step's description, settings, numbers and notes.
@@ -62,6 +64,7 @@ private:
     QCustomPlot* plot_;
     QCPTextElement* title_ = nullptr;
     QCPItemText* placeholder_ = nullptr;
+    QString placeholderText_;  // whole; fitLabelsToSize() wraps it to the axes' width
     std::vector<QCPAbstractPlottable*> plottables_;
     std::vector<QCPAbstractItem*> items_;
     std::vector<Bar> bars_;
