@@ -27,6 +27,7 @@ constexpr double kBarWidth = 0.6;
 constexpr double kMinLow = 0.8;
 constexpr double kMinHigh = 1.25;
 constexpr const char* kSeedPreset = "Seed PyTorch loop";
+constexpr double kEndPixels = 8;
 
 // `text` broken at spaces into lines no wider than `width` pixels (a single word stays whole).
 QString wrapped(const QString& text, const QFontMetrics& metrics, int width) {
@@ -419,7 +420,8 @@ std::pair<double, double> SpeedupChart::fittedRange(const std::vector<LabelNeed>
     double low = barsLow, high = barsHigh;
     for (int round = 0; round < 60; ++round) {
         const double decadesPerPixel = (high - low) / pixels;
-        double newLow = barsLow, newHigh = barsHigh;
+        // A few pixels beyond the outermost bar or whisker, so its end is drawn whole.
+        double newLow = barsLow - kEndPixels * decadesPerPixel, newHigh = barsHigh + kEndPixels * decadesPerPixel;
         for (const LabelNeed& need : needs) {
             const double reach = need.width * shrink * decadesPerPixel;
             if (need.left)
