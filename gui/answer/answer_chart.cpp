@@ -6,11 +6,13 @@
 #include <qcustomplot.h>
 
 #include "chart_style.h"
+#include "label_fitting.h"
 #include "waterfall_chart.h"
 
 namespace wb::gui {
 
 namespace {
+const QString kPlaceholder = "Press \u201cAnswer the question\u201d, or open an answer file";
 const QColor kSeedColor(150, 150, 150);
 const QColor kFixedColor(31, 119, 180);
 
@@ -35,7 +37,32 @@ AnswerChart::AnswerChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPl
     plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
     plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     plot_->legend->setVisible(true);
-    placeholder_ = addPlaceholder(*plot_, "Press \u201cAnswer the question\u201d, or open an answer file");
+    placeholder_ = addPlaceholder(*plot_, kPlaceholder);
+    placeholder_->setVisible(true);
+    plot_->xAxis->setVisible(false);  // an empty chart is its note alone
+    plot_->yAxis->setVisible(false);
+    connect(plot_, &QCustomPlot::afterLayout, this, &AnswerChart::fitAxisTitle);
+}
+
+// The value axis's title, as long as the axis has room for (rotated, a longer one would run into
+// the chart's title), and the note of an empty chart wrapped to its width; the layout is redone
+// when they change.
+void AnswerChart::fitAxisTitle() {
+    const int room = plot_->axisRect()->height();
+    if (room <= 0) return;
+    const QFontMetrics metrics(plot_->yAxis->labelFont());
+    QString fitting = "ms";
+    for (const QString& title : {QString("Median epoch, ms (log)"), QString("ms per epoch (log)")})
+        if (metrics.horizontalAdvance(title) <= room) {
+            fitting = title;
+            break;
+        }
+    const QString note = wrapWords(kPlaceholder, QFontMetrics(placeholder_->font()), plot_->axisRect()->width() - 16);
+    if (fitting == plot_->yAxis->label() && note == placeholder_->text()) return;
+    placeholder_->setText(note);
+    plot_->yAxis->setLabel(fitting);
+    for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+        plot_->plotLayout()->update(phase);
 }
 
 void AnswerChart::setAnswer(const Answer& answer) {
@@ -98,6 +125,8 @@ void AnswerChart::setAnswer(const Answer& answer) {
         }
     }
     placeholder_->setVisible(engines_ == 0);
+    plot_->xAxis->setVisible(engines_ > 0);
+    plot_->yAxis->setVisible(engines_ > 0);
     plot_->xAxis->setTicker(ticks);
     plot_->xAxis->setRange(0.4, std::max(1, engines_) + 0.6);
     // Room above the tallest bar for its two labels (~45 px) where the chart is ~150 px tall.

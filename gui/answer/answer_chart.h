@@ -22,6 +22,8 @@ public:
     int engineCount() const { return engines_; }  // engines drawn (seed loop measured)
 
 private:
+    void fitAxisTitle();
+
     QCustomPlot* plot_;
     QCPItemText* placeholder_ = nullptr;
     int engines_ = 0;

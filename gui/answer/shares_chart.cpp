@@ -75,6 +75,7 @@ SharesChart::SharesChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPl
     fullPlaceholder_ = "No answer yet: press \u201cAnswer the question\u201d, or open an answer file";
     placeholder_ = addPlaceholder(*plot_, fullPlaceholder_);
     placeholder_->setVisible(true);
+    showAxes(false);
     fullTitle_ = kEmptyTitle;
     connect(plot_, &QCustomPlot::afterLayout, this, &SharesChart::fitLabelsToSize);
     connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* event) {
@@ -91,7 +92,14 @@ SharesChart::SharesChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPl
     });
 }
 
+// An empty chart is its note alone: axes without bars would only crowd it.
+void SharesChart::showAxes(bool shown) {
+    plot_->xAxis->setVisible(shown);
+    plot_->yAxis->setVisible(shown);
+}
+
 void SharesChart::clearDrawing() {
+    showAxes(false);
     plot_->clearPlottables();
     for (int i = plot_->itemCount() - 1; i >= 0; --i)
         if (plot_->item(i) != placeholder_) plot_->removeItem(i);
@@ -175,6 +183,7 @@ void SharesChart::setResult(const AblationResult& result) {
 }
 
 void SharesChart::draw() {
+    showAxes(true);
     for (std::size_t i = 0; i < causes_.size(); ++i) {
         const Cause& c = causes_[i];
         const double key = static_cast<double>(i + 1);

@@ -51,6 +51,7 @@ public:
 private:
     void draw();
     void clearDrawing();
+    void showAxes(bool shown);
     void fitLabelsToSize();
 
     QCustomPlot* plot_;
