@@ -116,29 +116,34 @@ const std::vector<Preset>& presets() {
         {"Seed PyTorch loop",
          "the founding PyTorch loop: DataLoader gathers rows, a sync every step, Sigmoid+BCELoss, zero_grad twice",
          make(PerSampleGather, Launch::EagerSync, LossKind::SigmoidBce, ZeroGrad::Twice, OptimizerKernel::PerTensor,
-              Precision::Fp32, Gemm::Cublas)},
+              Precision::Fp32, Gemm::Cublas),
+         ""},
         // The founding post's Keras code: model.fit(x_train, y_train, batch_size=2048) on the arrays,
         // compiled as Keras 2 did (the step a tf.function graph, no XLA), the loss on the logit, fp32.
         // The Keras engine's seed loop in the answer: what the PyTorch loop was ~7x slower than.
         {"Seed Keras fit",
          "the founding Keras code: model.fit on the arrays, its step traced once into a graph, BCE on the logit",
          make(DeviceResident, Launch::GraphStep, LossKind::BceWithLogits, ZeroGrad::None, OptimizerKernel::PerTensor,
-              Precision::Fp32, Gemm::Cublas)},
+              Precision::Fp32, Gemm::Cublas),
+         "keras"},
         {"Seed answer's fixes",
          "what the founding answer proposed: data on the device, no sync, BCEWithLogitsLoss, one zero_grad, fp16",
          make(DeviceResident, Launch::Eager, LossKind::BceWithLogits, ZeroGrad::Once, OptimizerKernel::PerTensor,
-              Precision::Fp16, Gemm::Cublas)},
+              Precision::Fp16, Gemm::Cublas),
+         ""},
         {"Static graph (Keras-like)",
          "data on the device, each step captured once as a graph and replayed, one optimizer launch",
          make(DeviceResident, Launch::GraphStep, LossKind::BceWithLogits, ZeroGrad::None, OptimizerKernel::MultiTensor,
-              Precision::Fp32, Gemm::Cublas)},
+              Precision::Fp32, Gemm::Cublas),
+         ""},
         // launch=persistent since its first GPU run (an H200): every combination verified, no sanitizer
         // error, bit-identical repeats, 0.73 ms per seed epoch against the fused path's 0.99 (bench/RESULTS.md).
         {"Fastest",
          "the persistent path: every step of an epoch in one resident kernel, the weights and the optimizer "
          "state on chip between steps, fp32",
          make(DeviceResident, Launch::Persistent, LossKind::BceWithLogits, ZeroGrad::None, OptimizerKernel::MultiTensor,
-              Precision::Fp32, Gemm::Custom)},
+              Precision::Fp32, Gemm::Custom),
+         ""},
     };
     return all;
 }
@@ -152,9 +157,9 @@ const Preset& presetByName(const std::string& name) {
     throw ConfigError("unknown preset '" + name + "' (valid: " + valid + ")");
 }
 
-std::optional<std::string> matchingPreset(const ExecutionSettings& s) {
+std::optional<std::string> matchingPreset(const ExecutionSettings& s, const std::string& backend) {
     for (const auto& p : presets())
-        if (p.settings == s) return p.name;
+        if (p.settings == s && (backend.empty() || p.backend.empty() || p.backend == backend)) return p.name;
     return std::nullopt;
 }
 

@@ -59,11 +59,15 @@ struct Preset {
     std::string name;         // the user's vocabulary, e.g. "Seed PyTorch loop"
     std::string description;  // one line
     ExecutionSettings settings;
+    // The engine whose own code it describes ("keras": the founding Keras fit), empty for any. Its
+    // switches may equal some step of another engine's loop, which it does not name.
+    std::string backend;
 };
 const std::vector<Preset>& presets();
 const Preset& presetByName(const std::string& name);  // case-insensitive; throws ConfigError
-// The preset whose settings equal `s`, or nullopt ("custom").
-std::optional<std::string> matchingPreset(const ExecutionSettings& s);
+// The preset whose settings equal `s`, or nullopt ("custom"). Given the engine a run ran on, only a
+// preset for any engine or for that one: a torch run with the Keras fit's switches is no Keras fit.
+std::optional<std::string> matchingPreset(const ExecutionSettings& s, const std::string& backend = "");
 
 std::string toString(DataPath v);
 std::string toString(Launch v);

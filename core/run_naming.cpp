@@ -16,8 +16,8 @@ void add(std::string& list, const std::string& item) {
 }
 
 // The switches that differ from the default settings, or the preset's name when one matches.
-std::string executionPart(const ExecutionSettings& s) {
-    if (auto preset = matchingPreset(s)) return *preset;
+std::string executionPart(const ExecutionSettings& s, const std::string& backend) {
+    if (auto preset = matchingPreset(s, backend)) return *preset;
     const auto defaults = describeSwitches(ExecutionSettings{});
     const auto current = describeSwitches(s);
     std::string part;
@@ -48,7 +48,7 @@ std::string setupPart(const RunConfig& c) {
 
 // The name without the task: execution, backend, setup.
 std::string settingsName(const RunConfig& config) {
-    std::string name = executionPart(config.execution);
+    std::string name = executionPart(config.execution, config.backend);
     if (config.backend != "cpu") name += " · " + config.backend;
     if (const std::string setup = setupPart(config); !setup.empty()) name += " · " + setup;
     return name;

@@ -28,8 +28,15 @@ private slots:
             QVERIFY2(!p.settings.refusal(), qPrintable(QString::fromStdString(p.name)));
             const nlohmann::json j = p.settings;
             QVERIFY(j.get<ExecutionSettings>() == p.settings);
-            QCOMPARE(QString::fromStdString(matchingPreset(p.settings).value_or("")), QString::fromStdString(p.name));
+            QCOMPARE(QString::fromStdString(matchingPreset(p.settings, p.backend).value_or("")),
+                     QString::fromStdString(p.name));
         }
+        // The founding Keras fit's switches are also PyTorch's loop after four fixes: a torch run with
+        // them is no Keras fit.
+        const ExecutionSettings& fit = presetByName("Seed Keras fit").settings;
+        QCOMPARE(matchingPreset(fit, "keras").value_or(""), std::string("Seed Keras fit"));
+        QVERIFY(!matchingPreset(fit, "torch"));
+        QCOMPARE(matchingPreset(fit).value_or(""), std::string("Seed Keras fit"));  // no engine named
     }
 
     void seedPresetIsTheFoundingLoop() {

@@ -526,7 +526,7 @@ std::vector<IgnoredSwitch> ExecutionPanel::ignoredBy(const QString& backend, con
 
 void ExecutionPanel::refresh() {
     const ExecutionSettings current = settings();
-    const std::optional<std::string> match = matchingPreset(current);
+    const std::optional<std::string> match = matchingPreset(current);  // what the switches are, on any engine
     const bool was = std::exchange(updating_, true);
     presetCombo_->setCurrentIndex(presetCombo_->findData(match ? QString::fromStdString(*match) : kCustom));
     updating_ = was;
