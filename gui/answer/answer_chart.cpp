@@ -58,7 +58,19 @@ void AnswerChart::fitAxisTitle() {
             break;
         }
     const QString note = wrapWords(kPlaceholder, QFontMetrics(placeholder_->font()), plot_->axisRect()->width() - 16);
-    if (fitting == plot_->yAxis->label() && note == placeholder_->text()) return;
+    // Headroom above the tallest bar for its two labels (a line of 8 pt, two of 9 pt, their gaps), in
+    // pixels, on the logarithmic axis: log(upper) - log(high) = headroom / room of log(upper) - log(lower).
+    double upper = plot_->yAxis->range().upper;
+    if (engines_ > 0) {
+        const double headroom = QFontMetrics(QFont(font().family(), 8)).lineSpacing() +
+                                2 * QFontMetrics(QFont(font().family(), 9, QFont::Bold)).lineSpacing() + 12;
+        const double f = std::min(0.7, headroom / room);
+        const double lower = std::log(low_ / 2), high = std::log(high_);
+        upper = std::exp((high - f * lower) / (1 - f));
+    }
+    const bool rangeChanged = std::abs(upper - plot_->yAxis->range().upper) > 0.01 * upper;
+    if (fitting == plot_->yAxis->label() && note == placeholder_->text() && !rangeChanged) return;
+    if (rangeChanged) plot_->yAxis->setRange(low_ / 2, upper);
     placeholder_->setText(note);
     plot_->yAxis->setLabel(fitting);
     for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
@@ -130,7 +142,9 @@ void AnswerChart::setAnswer(const Answer& answer) {
     plot_->xAxis->setTicker(ticks);
     plot_->xAxis->setRange(0.4, std::max(1, engines_) + 0.6);
     // Room above the tallest bar for its two labels (~45 px) where the chart is ~150 px tall.
-    if (engines_ > 0) plot_->yAxis->setRange(low / 2, high * 20);
+    low_ = low;
+    high_ = high;
+    if (engines_ > 0) plot_->yAxis->setRange(low / 2, high * 20);  // fitAxisTitle() sets the headroom
     plot_->replot();
 }
 

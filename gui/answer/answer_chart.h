@@ -27,6 +27,7 @@ private:
     QCustomPlot* plot_;
     QCPItemText* placeholder_ = nullptr;
     int engines_ = 0;
+    double low_ = 1, high_ = 1;  // the lowest and highest whisker drawn (ms)
 };
 
 }  // namespace wb::gui

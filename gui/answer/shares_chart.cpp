@@ -19,6 +19,7 @@ namespace {
 constexpr double kBarWidth = 0.6;   // of a row's height
 constexpr int kLabelGapPx = 6;      // between an error bar's end and its label
 constexpr int kMaxTickLines = 3;    // a cause's name beside its bar
+constexpr int kTallPx = 300;        // a chart this tall has room for a title of two lines
 constexpr double kNameShare = 0.4;  // of the plot's width, at most, for the causes' names
 const QString kEmptyTitle = "Share of the gap per cause";
 const QColor kSavedColor(44, 160, 44);
@@ -111,6 +112,7 @@ void SharesChart::clearDrawing() {
 void SharesChart::clear() {
     clearDrawing();
     fullTitle_ = kEmptyTitle;
+    shortTitle_.clear();
     fullPlaceholder_ = "No answer yet: press \u201cAnswer the question\u201d, or open an answer file";
     title_->setText(fullTitle_);
     placeholder_->setText(fullPlaceholder_);
@@ -132,7 +134,11 @@ void SharesChart::setResult(const AblationResult& result) {
     const QString engine = QString::fromStdString(result.backend.empty() ? "this engine" : result.backend);
     fullTitle_ = "Share of the gap on " + engine + (everyOrder ? ", over every order of the fixes: " : ": ") +
                  roundsText(a.rounds);
-    if (result.status == AblationStatus::Running) fullTitle_ += " \u2014 provisional";
+    shortTitle_ = engine + ": " + roundsText(a.rounds);
+    if (result.status == AblationStatus::Running) {
+        fullTitle_ += " \u2014 provisional";
+        shortTitle_ += " \u2014 provisional";
+    }
     title_->setText(fullTitle_);  // whole until a layout fits it to the width
     if (!shared) {
         fullPlaceholder_ = a.causes.empty() ? QString("No fix measured yet on %1").arg(engine)
@@ -229,7 +235,13 @@ void SharesChart::fitLabelsToSize() {
     for (int pass = 0; pass < 2; ++pass) {
         const QRect axes = plot_->axisRect()->rect();
         if (axes.width() <= 0 || axes.height() <= 0) return;  // not laid out yet
-        QString fitted = wrapWords(fullTitle_, QFontMetrics(title_->font()), plot_->viewport().width() - 24);
+        // The whole title where it takes one line or the chart is tall, else the short one: a line of
+        // title is a row of bars less.
+        const QFontMetrics titleFont(title_->font());
+        const int titleWidth = plot_->viewport().width() - 24;
+        QString fitted = wrapWords(fullTitle_, titleFont, titleWidth);
+        if (fitted.contains('\n') && plot_->viewport().height() < kTallPx && !shortTitle_.isEmpty())
+            fitted = wrapWords(shortTitle_, titleFont, titleWidth);
         title_->setText(fitted);
         const QString note = wrapWords(fullPlaceholder_, QFontMetrics(placeholder_->font()), axes.width() - 16);
         placeholder_->setText(note);
@@ -254,7 +266,10 @@ void SharesChart::fitLabelsToSize() {
         for (std::size_t i = 0; i < causes_.size() && i < labels_.size(); ++i) {
             const QFontMetrics labelFont(labels_[i]->font());
             const auto widthOf = [&](const QString& t) { return labelFont.horizontalAdvance(t) + kLabelGapPx + 4; };
-            const QString text = widthOf(causes_[i].label) <= width * 2 / 3 ? causes_[i].label : causes_[i].shortLabel;
+            // Rows lower than a line of text would pile the labels up: then the tooltip has them.
+            const QString text = pitch < labelFont.lineSpacing()              ? QString()
+                                 : widthOf(causes_[i].label) <= width * 2 / 3 ? causes_[i].label
+                                                                              : causes_[i].shortLabel;
             labels_[i]->setText(text);
             fitted += text;
             // The label ends inside the plot: (anchor - lower) / (upper - lower) * width + its width <= width.

@@ -60,6 +60,7 @@ private:
     std::vector<Cause> causes_;
     std::vector<QCPItemText*> labels_;  // one per cause
     QString fullTitle_;
+    QString shortTitle_;  // the engine and the rounds, where the chart is short and the title long
     QString fullPlaceholder_;
     QString fitted_;  // what the last fit produced: refit only when it changes
 };
