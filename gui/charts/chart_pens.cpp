@@ -1,7 +1,9 @@
 #include "chart_pens.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <utility>
 
 namespace wb::gui {
 
@@ -47,10 +49,20 @@ QList<qreal> sparser(const QList<qreal>& pattern) {
 }  // namespace
 
 std::vector<int> hueVariants(const std::vector<QColor>& colors) {
+    // Compared per distinct colour seen so far (the palette has a few dozen), with how often it came:
+    // each colour against each earlier one took seconds for ten thousand runs.
+    std::vector<std::pair<QColor, int>> seen;
     std::vector<int> variants(colors.size(), 0);
-    for (std::size_t i = 0; i < colors.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j)
-            if (sameHue(colors[i], colors[j])) ++variants[i];
+    for (std::size_t i = 0; i < colors.size(); ++i) {
+        const QColor hsl = colors[i].toHsl();  // once: sameHue() converts nothing more then
+        for (const auto& [color, count] : seen)
+            if (sameHue(hsl, color)) variants[i] += count;
+        const auto same = std::find_if(seen.begin(), seen.end(), [&](const auto& s) { return s.first == hsl; });
+        if (same != seen.end())
+            ++same->second;
+        else
+            seen.emplace_back(hsl, 1);
+    }
     return variants;
 }
 

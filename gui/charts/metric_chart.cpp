@@ -1,5 +1,6 @@
 #include "metric_chart.h"
 
+#include <QLocale>
 #include <algorithm>
 #include <cmath>
 
@@ -17,6 +18,9 @@ namespace {
 constexpr double kLineWidth = 2.0;
 // A run with fewer points than this draws them as markers too: one point makes no line at all.
 constexpr int kMarkersBelowPoints = 3;
+// Hidden runs the legend names (the newest; one grey line counts the others): with ten thousand
+// runs restored, an entry each made every replot lay out ten thousand legend items.
+constexpr std::size_t kHiddenInLegend = 24;
 const QColor kKeyGrey(90, 90, 90);
 
 bool hasValidation(const RunEntry& run) {
@@ -218,9 +222,12 @@ void MetricChart::refresh() {
 
 std::vector<MetricChart::RunShape> MetricChart::currentShape() const {
     std::vector<RunShape> shape;
+    shape.reserve(store().runs().size());
+    // A hidden run's epochs are not looked at: it draws nothing (and may have none in memory).
     for (const RunEntry& run : store().runs())
-        shape.push_back({run.id, run.name, run.color, run.visible, kind_ != Kind::EpochTime && hasValidation(run),
-                         kind_ == Kind::EpochTime && hasWarmup(run)});
+        shape.push_back({run.id, run.name, run.color, run.visible,
+                         run.visible && kind_ != Kind::EpochTime && hasValidation(run),
+                         run.visible && kind_ == Kind::EpochTime && hasWarmup(run)});
     return shape;
 }
 
@@ -251,9 +258,16 @@ void MetricChart::rebuildGraphs() {
         for (std::size_t i = 0, g = 0; i < shape_.size(); ++i)
             if (shape_[i].visible) addRawGraphs(graphs_[g++], shape_[i], variants[i]);
     bool anyValidation = false;
+    const auto hidden = static_cast<std::size_t>(
+        std::count_if(shape_.begin(), shape_.end(), [](const RunShape& s) { return !s.visible; }));
+    std::size_t unnamed = hidden > kHiddenInLegend ? hidden - kHiddenInLegend : 0;
+    if (unnamed > 0) addHiddenCount(unnamed);
     for (std::size_t i = 0, g = 0; i < shape_.size(); ++i) {
         if (!shape_[i].visible) {
-            addHiddenEntry(shape_[i]);
+            if (unnamed > 0)
+                --unnamed;  // the oldest hidden runs: counted, not named
+            else
+                addHiddenEntry(shape_[i]);
             continue;
         }
         addRunGraphs(graphs_[g++], shape_[i], variants[i]);
@@ -303,6 +317,15 @@ void MetricChart::addHiddenEntry(const RunShape& shape) {
     QCPGraph* entry = addGraph(shape.name, QPen(), true);
     tagLegendRun(entry, shape.id);
     styleHiddenEntry(plot(), entry);
+}
+
+// One grey line for the hidden runs the legend does not name; the runs table lists them all.
+void MetricChart::addHiddenCount(std::size_t count) {
+    QCPGraph* entry = addGraph(QString("%1 more hidden run%2 (tick them in the runs table)")
+                                   .arg(QLocale().toString(static_cast<qulonglong>(count)), count == 1 ? "" : "s"),
+                               QPen(Qt::NoPen), true);
+    styleHiddenEntry(plot(), entry);
+    entry->setPen(QPen(Qt::NoPen));
 }
 
 QCPGraph* MetricChart::addWarmupMarker(const RunEntry& run) {

@@ -107,6 +107,7 @@ private:
     void addRawGraphs(RunGraphs& graphs, const RunShape& shape, int variant);
     QCPGraph* addGraph(const QString& name, const QPen& pen, bool inLegend);
     void addHiddenEntry(const RunShape& shape);
+    void addHiddenCount(std::size_t count);
     QCPGraph* addWarmupMarker(const RunEntry& run);
     void addLineStyleKeys();
     void addWarmupLegendKey();

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QSet>
 #include <QStandardPaths>
 #include <QThread>
 #include <QtConcurrent/QtConcurrentRun>
@@ -19,17 +20,31 @@ QString& folderOverride() {
     return folder;
 }
 
+// Larger files are read whole, by the reader that bounds and explains them.
+constexpr qint64 kMaxSkimmedBytes = qint64{64} << 20;
+
+std::optional<SkimmedRun> skimFile(const QString& path) {
+    const QFileInfo info(path);
+    if (!info.isFile() || info.size() > kMaxSkimmedBytes) return std::nullopt;
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) return std::nullopt;
+    const QByteArray text = file.readAll();
+    auto run =
+        skimRunRecord(std::string_view(text.constData(), static_cast<std::size_t>(text.size())), path.toStdString());
+    if (run && run->head.status == RunStatus::Running) return std::nullopt;  // its epochs are in the journal
+    return run;
+}
+
 // One file's runs, or why it could not be read.
 struct FileRead {
-    QString path;
-    std::vector<RunRecord> records;
+    std::vector<LoadedRun> runs;
     QString failure;
 };
 
-FileRead readOne(const QString& path) {
-    FileRead read{path, {}, {}};
+FileRead readOne(const QString& path, bool whole) {
+    FileRead read;
     try {
-        read.records = readRunFile(path);
+        read.runs = readRunsIn(path, whole);
     } catch (const std::exception& e) {  // a damaged or foreign file: say so, keep going
         read.failure = QString("%1: %2").arg(QFileInfo(path).fileName(), QString::fromUtf8(e.what()));
     }
@@ -61,29 +76,44 @@ bool removeRunFiles(const QString& recordPath) {
     return removed;
 }
 
+std::vector<LoadedRun> readRunsIn(const QString& path, bool whole) {
+    std::vector<LoadedRun> runs;
+    if (auto skimmed = whole ? std::nullopt : skimFile(path)) {
+        runs.push_back({path, std::move(skimmed->head), skimmed->digest});
+        return runs;
+    }
+    std::vector<RunRecord> records = readRunFile(path);
+    const bool one = records.size() == 1;
+    for (RunRecord& record : records) runs.push_back({one ? path : QString(), std::move(record), std::nullopt});
+    return runs;
+}
+
 RunFolderLoader::RunFolderLoader(QObject* parent) : QObject(parent) {}
 
 RunFolderLoader::~RunFolderLoader() {
     stop_->store(true);
+    if (room_) room_->release(kBatchesAhead);  // a reader waiting for room sees the stop
     future_.waitForFinished();
 }
 
-void RunFolderLoader::start(const QStringList& paths) {
+void RunFolderLoader::start(const QStringList& paths, const QStringList& whole) {
     if (running_) return;
     running_ = true;
     loaded_ = 0;
     // Only what the thread owns goes in: the paths (a copy), the stop flag and `this` as the
     // context of the queued calls that bring results back (never dereferenced on the thread).
-    future_ = QtConcurrent::run([this, paths, stop = stop_] {
+    const QSet<QString> wholeSet(whole.begin(), whole.end());
+    room_ = std::make_shared<QSemaphore>(kBatchesAhead);
+    future_ = QtConcurrent::run([this, paths, wholeSet, stop = stop_, room = room_] {
         QStringList failures;
         for (qsizetype first = 0; first < paths.size() && !stop->load(); first += kBatchSize) {
+            room->acquire();
+            if (stop->load()) return;
             auto batch = std::make_shared<std::vector<LoadedRun>>();
             for (const QString& path : paths.mid(first, kBatchSize)) {
-                FileRead read = readOne(path);
+                FileRead read = readOne(path, wholeSet.contains(path));
                 if (!read.failure.isEmpty()) failures << read.failure;
-                const bool one = read.records.size() == 1;
-                for (RunRecord& record : read.records)
-                    batch->push_back({one ? read.path : QString(), std::move(record)});
+                for (LoadedRun& run : read.runs) batch->push_back(std::move(run));
             }
             QMetaObject::invokeMethod(
                 this, [this, batch] { deliver(std::move(*batch)); }, Qt::QueuedConnection);
@@ -97,6 +127,7 @@ void RunFolderLoader::start(const QStringList& paths) {
 void RunFolderLoader::deliver(std::vector<LoadedRun> batch) {
     loaded_ += static_cast<int>(batch.size());
     emit runsLoaded(batch);
+    room_->release();
 }
 
 void RunFolderLoader::finish(QStringList failures) {

@@ -35,6 +35,13 @@ std::string stringOr(const nlohmann::json& j, const char* key, std::string fallb
 bool isOurBackend(const std::string& backend) {
     return backend == "cpu" || backend == "cuda" || isFrameworkBackend(backend);
 }
+
+// timeSpread() of one run, from its digest: its median and the range of its timed epochs.
+std::optional<TimeSpread> timeSpreadOf(const RunDigest& digest) {
+    const auto median = digest.summary.medianEpochMs;
+    if (!median) return std::nullopt;
+    return timeSpread(*median, digest.timedLow.value_or(*median), digest.timedHigh.value_or(*median), 1);
+}
 }  // namespace
 
 QString RunEntry::preset() const {
@@ -42,7 +49,7 @@ QString RunEntry::preset() const {
     const bool hasExecution = config.is_object() && config.contains("execution") && config.at("execution").is_object();
     if (!hasExecution || !isOurBackend(backend().toStdString())) return "peer";
     try {
-        const auto match = matchingPreset(config.at("execution").get<ExecutionSettings>());
+        const auto match = matchingPreset(config.at("execution").get<ExecutionSettings>(), backend().toStdString());
         return match ? QString::fromStdString(*match) : QString("custom");
     } catch (const std::exception&) {  // switches from a newer or older version: not a preset we know
         return "custom";
@@ -59,9 +66,7 @@ QString RunEntry::backend() const {
 }
 
 Task RunEntry::task() const {
-    const bool regression = std::any_of(record.epochs.begin(), record.epochs.end(),
-                                        [](const EpochMetrics& e) { return e.trainRegression.has_value(); });
-    return regression ? Task::Regression : record.dataset.task;
+    return digest.regression ? Task::Regression : record.dataset.task;
 }
 
 QString RunEntry::dataset() const {
@@ -101,19 +106,26 @@ std::vector<RunRecord> readRunFile(const QString& path) {
 
 RunStore::RunStore(QObject* parent) : QObject(parent) {}
 
+int RunStore::add(RunEntry entry) {
+    entry.id = nextId_++;
+    if (entry.name.isEmpty()) entry.name = QString("Run %1").arg(entry.id);
+    entry.color = nextColor();
+    runs_.push_back(std::move(entry));
+    effectiveBaseline_.reset();
+    emit runAdded(runs_.back().id);
+    return runs_.back().id;
+}
+
 int RunStore::addPending(const RunConfig& config) {
     RunEntry entry;
-    entry.id = nextId_++;
-    entry.name = config.name.empty() ? QString("Run %1").arg(entry.id) : QString::fromStdString(config.name);
+    entry.name = QString::fromStdString(config.name);
     entry.config = config;
-    entry.record.name = entry.name.toStdString();
     entry.record.config = entry.config;
     entry.record.status = RunStatus::Running;
     entry.queued = true;
-    entry.color = nextColor();
-    runs_.push_back(std::move(entry));
-    emit runAdded(runs_.back().id);
-    return runs_.back().id;
+    const int id = add(std::move(entry));
+    findMutable(id)->record.name = findMutable(id)->name.toStdString();
+    return id;
 }
 
 int RunStore::addFromFile(const QString& path) {
@@ -131,18 +143,46 @@ std::vector<int> RunStore::addAllFromFile(const QString& path) {
 
 int RunStore::addRecord(RunRecord record, const QString& path, bool visible) {
     RunEntry entry;
-    entry.id = nextId_++;
     entry.name = record.name.empty() ? QFileInfo(path).completeBaseName() : QString::fromStdString(record.name);
-    if (entry.name.isEmpty()) entry.name = QString("Run %1").arg(entry.id);
     entry.config = record.config;
     entry.interrupted = record.status == RunStatus::Running;
+    entry.digest = digestOf(record);
     entry.record = std::move(record);
-    entry.color = nextColor();
     entry.path = path;
     entry.visible = visible;
-    runs_.push_back(std::move(entry));
-    emit runAdded(runs_.back().id);
-    return runs_.back().id;
+    return add(std::move(entry));
+}
+
+int RunStore::addSkimmed(SkimmedRun run, const QString& path) {
+    const int id = addRecord(std::move(run.head), path, false);
+    RunEntry* entry = findMutable(id);
+    entry->digest = run.digest;
+    entry->epochsOnDisk = true;
+    effectiveBaseline_.reset();
+    return id;
+}
+
+bool RunStore::ensureEpochs(int id) {
+    RunEntry* run = findMutable(id);
+    if (!run || !run->epochsOnDisk) return run != nullptr;
+    run->epochsOnDisk = false;  // read once, whatever comes of it
+    QString failure;
+    try {
+        std::vector<RunRecord> records = readRunFile(run->path);
+        if (records.size() != 1) throw DataError(run->path.toStdString(), "no longer holds one run record");
+        run->record.epochs = std::move(records.front().epochs);
+    } catch (const std::exception& e) {  // changed or removed since the start: the run stays listed
+        failure = QString::fromUtf8(e.what());
+    }
+    if (failure.isEmpty()) epochsChanged(*run);
+    emit runChanged(id);
+    if (!failure.isEmpty()) emit epochsUnreadable(id, failure);
+    return failure.isEmpty();
+}
+
+void RunStore::epochsChanged(RunEntry& run) {
+    run.digest = digestOf(run.record);
+    effectiveBaseline_.reset();
 }
 
 void RunStore::markStarted(int id) {
@@ -156,6 +196,7 @@ void RunStore::appendEpoch(int id, const EpochMetrics& metrics) {
     RunEntry* run = findMutable(id);
     if (!run) return;  // removed while it trained: its points have nowhere to go
     run->record.epochs.push_back(metrics);
+    epochsChanged(*run);
     emit epochAppended(id);
 }
 
@@ -163,6 +204,7 @@ void RunStore::appendEpochs(int id, const QList<EpochMetrics>& metrics) {
     RunEntry* run = findMutable(id);
     if (!run || metrics.isEmpty()) return;
     run->record.epochs.insert(run->record.epochs.end(), metrics.begin(), metrics.end());
+    epochsChanged(*run);
     emit epochAppended(id);
 }
 
@@ -172,15 +214,18 @@ void RunStore::finish(int id, const RunRecord& record) {
     run->record = record;
     run->queued = false;
     run->interrupted = false;
+    run->epochsOnDisk = false;
     run->record.name = run->name.toStdString();  // the user may have renamed it while it trained
+    epochsChanged(*run);
     if (record.config.is_object() && !record.config.empty()) run->config = record.config;
     emit runChanged(id);
 }
 
 void RunStore::remove(int id) {
-    const auto it = std::find_if(runs_.begin(), runs_.end(), [id](const RunEntry& r) { return r.id == id; });
-    if (it == runs_.end()) return;
-    runs_.erase(it);
+    const RunEntry* run = find(id);
+    if (!run) return;
+    runs_.erase(runs_.begin() + (run - runs_.data()));
+    effectiveBaseline_.reset();
     emit runRemoved(id);
     if (baseline_ == id) {
         baseline_.reset();
@@ -200,6 +245,7 @@ void RunStore::rename(int id, const QString& name) {
 void RunStore::setVisible(int id, bool visible) {
     RunEntry* run = findMutable(id);
     if (!run || run->visible == visible) return;
+    if (visible && run->epochsOnDisk) ensureEpochs(id);  // a chart draws it next
     run->visible = visible;
     emit runChanged(id);
 }
@@ -207,12 +253,14 @@ void RunStore::setVisible(int id, bool visible) {
 void RunStore::setBaseline(int id) {
     if (!find(id) || baseline_ == id) return;
     baseline_ = id;
+    effectiveBaseline_.reset();
     emit baselineChanged();
 }
 
 void RunStore::clearBaseline() {
     if (!baseline_) return;
     baseline_.reset();
+    effectiveBaseline_.reset();
     emit baselineChanged();
 }
 
@@ -231,8 +279,9 @@ void RunStore::setConfusion(int id, const std::vector<std::size_t>& counts) {
 }
 
 const RunEntry* RunStore::find(int id) const {
-    const auto it = std::find_if(runs_.begin(), runs_.end(), [id](const RunEntry& r) { return r.id == id; });
-    return it == runs_.end() ? nullptr : &*it;
+    // Ids are given in increasing order and runs_ keeps that order: asked for by every cell drawn.
+    const auto it = std::lower_bound(runs_.begin(), runs_.end(), id, [](const RunEntry& r, int x) { return r.id < x; });
+    return it == runs_.end() || it->id != id ? nullptr : &*it;
 }
 
 RunEntry* RunStore::findMutable(int id) {
@@ -240,14 +289,18 @@ RunEntry* RunStore::findMutable(int id) {
 }
 
 std::optional<int> RunStore::effectiveBaseline() const {
+    if (effectiveBaseline_) return *effectiveBaseline_;
     auto hasMedian = [](const RunEntry& run) {
-        const auto ms = run.record.summary().medianEpochMs;
+        const auto ms = run.digest.summary.medianEpochMs;
         return ms && *ms > 0;
     };
-    if (const RunEntry* picked = baseline_ ? find(*baseline_) : nullptr; picked && hasMedian(*picked))
-        return picked->id;
-    const auto first = std::find_if(runs_.begin(), runs_.end(), hasMedian);
-    return first == runs_.end() ? std::nullopt : std::optional<int>(first->id);
+    if (const RunEntry* picked = baseline_ ? find(*baseline_) : nullptr; picked && hasMedian(*picked)) {
+        effectiveBaseline_ = picked->id;
+    } else {
+        const auto first = std::find_if(runs_.begin(), runs_.end(), hasMedian);
+        effectiveBaseline_ = first == runs_.end() ? std::nullopt : std::optional<int>(first->id);
+    }
+    return *effectiveBaseline_;
 }
 
 std::optional<double> RunStore::speedup(int id) const {
@@ -255,8 +308,8 @@ std::optional<double> RunStore::speedup(int id) const {
     const RunEntry* base = baseId ? find(*baseId) : nullptr;
     const RunEntry* run = find(id);
     if (!base || !run) return std::nullopt;
-    const auto baseMs = base->record.summary().medianEpochMs;
-    const auto runMs = run->record.summary().medianEpochMs;
+    const auto baseMs = base->digest.summary.medianEpochMs;
+    const auto runMs = run->digest.summary.medianEpochMs;
     if (!baseMs || !runMs || *runMs <= 0) return std::nullopt;
     return *baseMs / *runMs;
 }
@@ -266,8 +319,8 @@ std::optional<RunStore::SpeedVerdict> RunStore::speedVerdict(int id) const {
     const RunEntry* base = baseId ? find(*baseId) : nullptr;
     const RunEntry* run = find(id);
     if (!base || !run) return std::nullopt;
-    const auto baseSpread = timeSpread({&base->record});
-    const auto runSpread = timeSpread({&run->record});
+    const auto baseSpread = timeSpreadOf(base->digest);
+    const auto runSpread = timeSpreadOf(run->digest);
     if (!baseSpread || !runSpread || runSpread->median <= 0) return std::nullopt;
     SpeedVerdict verdict;
     verdict.notComparable = workloadDifference(base->record, run->record);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "run_config.h"
+#include "run_digest.h"
 #include "run_record.h"
 #include "speed_comparison.h"
 #include "task.h"
@@ -21,11 +22,15 @@ struct RunEntry {
     int id = 0;             // unique in the session, never reused
     QString name;           // editable; starts as the config's name or the file's
     nlohmann::json config;  // the RunConfig as JSON (peer files have their own keys)
-    RunRecord record;       // status and epochs so far
-    QColor color;           // one distinct colour per run, in every chart
-    bool visible = true;    // shown in the charts
-    QString path;           // the RunRecord file on disk, empty when not saved
-    bool queued = false;    // waiting in the training queue (the record says "running" already)
+    RunRecord record;       // status and epochs so far (none yet while epochsOnDisk)
+    RunDigest digest;       // of record's epochs, or of those still in the file; the runs table shows it
+    // Restored hidden: the epochs are still in `path` only, read when the run is shown in the charts
+    // (RunStore::ensureEpochs). A visible run always has its epochs in memory.
+    bool epochsOnDisk = false;
+    QColor color;         // one distinct colour per run, in every chart
+    bool visible = true;  // shown in the charts
+    QString path;         // the RunRecord file on disk, empty when not saved
+    bool queued = false;  // waiting in the training queue (the record says "running" already)
     // Opened from a file that still says "running" with nothing in this session training it: the
     // session that trained it ended (was killed) before the run did. Shown as "interrupted".
     bool interrupted = false;
@@ -64,19 +69,26 @@ public:
     // A run read already (from `path`, empty when the file holds several runs), shown in the charts
     // or not. A record that says "running" is marked interrupted: nothing in this session trains it.
     int addRecord(RunRecord record, const QString& path, bool visible = true);
+    // A run read by skimRunRecord from `path`: listed (hidden) with the digest of the epochs that stay in
+    // the file until ensureEpochs reads them.
+    int addSkimmed(SkimmedRun run, const QString& path);
+    // Reads the epochs of a run restored without them (nothing to do for any other run); true when the
+    // run has its epochs in memory now. A file gone or damaged since: the run keeps its digest, is
+    // marked as read, and epochsUnreadable says why.
+    bool ensureEpochs(int id);
     void appendEpoch(int id, const EpochMetrics& metrics);
     void appendEpochs(int id, const QList<EpochMetrics>& metrics);  // one epochAppended for the lot
     // The final record of a run that ended (completed, cancelled, diverged, failed).
     void finish(int id, const RunRecord& record);
     void remove(int id);
     void rename(int id, const QString& name);
-    void setVisible(int id, bool visible);
+    void setVisible(int id, bool visible);  // shown: its epochs read first (ensureEpochs)
     void setBaseline(int id);
     void clearBaseline();
     void setPath(int id, const QString& path);
     void setConfusion(int id, const std::vector<std::size_t>& counts);  // see RunEntry::confusion
 
-    const RunEntry* find(int id) const;  // nullptr when unknown
+    const RunEntry* find(int id) const;  // nullptr when unknown; by binary search (ids only grow)
     const std::vector<RunEntry>& runs() const { return runs_; }
     std::optional<int> baseline() const { return baseline_; }  // the run the user picked
     // What speedups are relative to: the picked run, or until then (or while it has no median
@@ -99,13 +111,18 @@ signals:
     void epochAppended(int id);  // one more point for the charts (progress and summary changed too)
     void runRemoved(int id);
     void baselineChanged();
+    void epochsUnreadable(int id, const QString& reason);  // ensureEpochs found the file gone or damaged
 
 private:
     RunEntry* findMutable(int id);
     QColor nextColor();
+    int add(RunEntry entry);            // gives it an id and a colour; emits runAdded
+    void epochsChanged(RunEntry& run);  // the digest follows, and with it maybe the baseline
 
     std::vector<RunEntry> runs_;
     std::optional<int> baseline_;
+    // effectiveBaseline(), asked for by every cell of two columns: recomputed after a change only.
+    mutable std::optional<std::optional<int>> effectiveBaseline_;
     int nextId_ = 1;
     int colorIndex_ = 0;
 };

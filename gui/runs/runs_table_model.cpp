@@ -82,7 +82,7 @@ int plannedEpochs(const RunEntry& run) {
         const auto& train = c.at("train");
         if (train.contains("epochs") && train.at("epochs").is_number_integer()) return train.at("epochs").get<int>();
     }
-    return static_cast<int>(run.record.epochs.size());
+    return static_cast<int>(run.digest.epochCount);
 }
 
 // "cpu / AMD EPYC", "torch 1.13.1 / cuda": a framework's version, and where it trained (its own
@@ -125,7 +125,10 @@ const QString kInterruptedTip =
 }  // namespace
 
 RunsTableModel::RunsTableModel(RunStore* store, QObject* parent) : QAbstractTableModel(parent), store_(store) {
-    for (const RunEntry& run : store_->runs()) ids_.push_back(run.id);
+    for (const RunEntry& run : store_->runs()) {
+        ids_.push_back(run.id);
+        texts_.push_back(cachedTextOf(run));
+    }
     connect(store_, &RunStore::runAdded, this, &RunsTableModel::onRunAdded);
     connect(store_, &RunStore::runRemoved, this, &RunsTableModel::onRunRemoved);
     connect(store_, &RunStore::runChanged, this, &RunsTableModel::onRunChanged);
@@ -146,8 +149,9 @@ int RunsTableModel::runId(int row) const {
 }
 
 int RunsTableModel::rowOf(int id) const {
-    const auto it = std::find(ids_.begin(), ids_.end(), id);
-    return it == ids_.end() ? -1 : static_cast<int>(it - ids_.begin());
+    // Rows keep the store's order, in which ids only grow.
+    const auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+    return it == ids_.end() || *it != id ? -1 : static_cast<int>(it - ids_.begin());
 }
 
 QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
@@ -155,8 +159,8 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
     if (!run) return {};
     const int column = index.column();
     switch (role) {
-        case Qt::DisplayRole: return display(*run, column);
-        case Qt::EditRole: return column == Name ? QVariant(run->name) : display(*run, column);
+        case Qt::DisplayRole: return cachedOr(index.row(), column, *run);
+        case Qt::EditRole: return column == Name ? QVariant(run->name) : cachedOr(index.row(), column, *run);
         case Qt::DecorationRole: return column == Shown ? QVariant(run->color) : QVariant();
         case Qt::CheckStateRole:
             return column == Shown ? QVariant(static_cast<int>(run->visible ? Qt::Checked : Qt::Unchecked))
@@ -183,8 +187,7 @@ QVariant RunsTableModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant RunsTableModel::display(const RunEntry& run, int column) const {
-    // The summary (a median over the epochs) only for the columns that show part of it.
-    const RunSummary summary = column >= MedianEpochMs && column <= ValAccuracy ? run.record.summary() : RunSummary{};
+    const RunSummary& summary = run.digest.summary;
     const auto& last = summary.final;
     switch (column) {
         case Name: return run.name;
@@ -192,9 +195,9 @@ QVariant RunsTableModel::display(const RunEntry& run, int column) const {
         case Preset: return run.preset();
         case Backend: return backendAndDevice(run);
         case Status: return statusText(run);
-        case Progress: return QString("%1/%2").arg(run.record.epochs.size()).arg(plannedEpochs(run));
+        case Progress: return QString("%1/%2").arg(run.digest.epochCount).arg(plannedEpochs(run));
         case MedianEpochMs: return textOr(summary.medianEpochMs, formatMs);
-        case TotalTime: return run.record.epochs.empty() ? QVariant() : formatDuration(summary.totalMs);
+        case TotalTime: return run.digest.epochCount == 0 ? QVariant() : formatDuration(summary.totalMs);
         case TrainLoss: return last ? QVariant(formatLoss(last->trainLoss)) : QVariant();
         case TrainAccuracy: return last ? qualityText(*last, false) : QVariant();
         case ValLoss: return last ? textOr(last->valLoss, formatLoss) : QVariant();
@@ -214,12 +217,12 @@ QVariant RunsTableModel::display(const RunEntry& run, int column) const {
 }
 
 QVariant RunsTableModel::sortValue(const RunEntry& run, int column) const {
-    const RunSummary summary = column >= MedianEpochMs && column <= ValAccuracy ? run.record.summary() : RunSummary{};
+    const RunSummary& summary = run.digest.summary;
     const auto& last = summary.final;
     auto number = [](const std::optional<double>& v) { return v ? QVariant(*v) : QVariant(); };
     switch (column) {
         case Shown: return run.visible;
-        case Progress: return static_cast<qulonglong>(run.record.epochs.size());
+        case Progress: return static_cast<qulonglong>(run.digest.epochCount);
         case MedianEpochMs: return number(summary.medianEpochMs);
         case TotalTime: return summary.totalMs;
         case TrainLoss: return last ? QVariant(last->trainLoss) : QVariant();
@@ -227,6 +230,23 @@ QVariant RunsTableModel::sortValue(const RunEntry& run, int column) const {
         case ValLoss: return last ? number(last->valLoss) : QVariant();
         case ValAccuracy: return last ? qualityValue(*last, true) : QVariant();
         case Speedup: return store_->effectiveBaseline() == run.id ? QVariant(1.0) : number(store_->speedup(run.id));
+        default: return cachedOr(rowOf(run.id), column, run);
+    }
+}
+
+// The texts a filter reads for every row (the preset matches the switches against every preset):
+// computed when the row comes or changes, not each time they are asked for.
+RunsTableModel::CachedText RunsTableModel::cachedTextOf(const RunEntry& run) const {
+    return {display(run, Dataset).toString(), display(run, Preset).toString(), display(run, Backend).toString()};
+}
+
+QVariant RunsTableModel::cachedOr(int row, int column, const RunEntry& run) const {
+    if (row < 0 || static_cast<std::size_t>(row) >= texts_.size()) return display(run, column);
+    const CachedText& cached = texts_[static_cast<std::size_t>(row)];
+    switch (column) {
+        case Dataset: return cached.dataset;
+        case Preset: return cached.preset;
+        case Backend: return cached.backend;
         default: return display(run, column);
     }
 }
@@ -291,8 +311,10 @@ bool RunsTableModel::setData(const QModelIndex& index, const QVariant& value, in
 
 void RunsTableModel::onRunAdded(int id) {
     const int row = rowCount();
+    const CachedText text = cachedTextOf(*store_->find(id));
     beginInsertRows({}, row, row);
     ids_.push_back(id);
+    texts_.push_back(text);
     endInsertRows();
 }
 
@@ -301,13 +323,16 @@ void RunsTableModel::onRunRemoved(int id) {
     if (row < 0) return;
     beginRemoveRows({}, row, row);
     ids_.erase(ids_.begin() + row);
+    texts_.erase(texts_.begin() + row);
     endRemoveRows();
     onBaselineChanged();  // it may have been the baseline: the next run with epochs takes over
 }
 
 void RunsTableModel::onRunChanged(int id) {
     const int row = rowOf(id);
-    if (row < 0) return;
+    const RunEntry* run = store_->find(id);
+    if (row < 0 || !run) return;
+    texts_[static_cast<std::size_t>(row)] = cachedTextOf(*run);
     emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
     // The baseline's median moves while it trains, and with it every other run's speedup.
     if (store_->effectiveBaseline() == id) onBaselineChanged();

@@ -1,8 +1,11 @@
 // The runs of a RunStore as table rows: one row per run, columns for what the user compares.
-// It observes the store and updates only the rows (or the column) that changed.
+// It observes the store and updates only the rows (or the column) that changed. What it shows of the
+// epochs comes from each run's digest, and the texts a filter searches are kept per row, so that
+// listing, sorting and filtering ten thousand runs reads no epochs and matches no preset again.
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QString>
 #include <vector>
 
 namespace wb::gui {
@@ -57,9 +60,15 @@ private:
     QVariant display(const RunEntry& run, int column) const;
     QVariant sortValue(const RunEntry& run, int column) const;
     QVariant toolTip(const RunEntry& run, int column) const;
+    struct CachedText {
+        QString dataset, preset, backend;
+    };
+    CachedText cachedTextOf(const RunEntry& run) const;
+    QVariant cachedOr(int row, int column, const RunEntry& run) const;  // display(), from texts_ where kept
 
     RunStore* store_;
-    std::vector<int> ids_;  // run id per row, in the store's order
+    std::vector<int> ids_;           // run id per row, in the store's order
+    std::vector<CachedText> texts_;  // per row, as ids_
 };
 
 }  // namespace wb::gui

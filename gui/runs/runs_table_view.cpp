@@ -114,44 +114,54 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
 
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsTableView::updateActions);
     sizeColumns();
-    // Fitted once per turn of the event loop, not once per run: a thousand runs restored at start-up
-    // would otherwise size the column a thousand times over a growing table.
-    fitNameTimer_.setSingleShot(true);
-    fitNameTimer_.setInterval(0);
-    connect(&fitNameTimer_, &QTimer::timeout, this, &RunsTableView::fitNameColumn);
-    connect(model_, &QAbstractItemModel::rowsInserted, &fitNameTimer_, qOverload<>(&QTimer::start));
+    // Widened for the rows that come or change, never over the whole table: the first kSizingRows
+    // rows that come (a restore's first), then the rows that change a few at a time (a new run as it
+    // starts, an epoch's update of one row).
+    connect(model_, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex&, int first, int last) {
+        if (first < kSizingRows) widenColumnsFor(first, std::min(last, kSizingRows - 1));
+    });
     connect(model_, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& from, const QModelIndex& to) {
-        if (from.column() <= RunsTableModel::Name && to.column() >= RunsTableModel::Name) fitNameTimer_.start();
+        if (to.row() - from.row() < kFewRows) widenColumnsFor(from.row(), to.row());
     });
     connect(model_, &QAbstractItemModel::rowsRemoved, this, &RunsTableView::updateActions);
     updateActions();
 }
 
-// Every column but the name and the message fits its contents and its header, so no status,
-// preset or number is ever cut ("complet…"); they follow the values as runs train. The name is the
-// one column the user may widen or narrow; it starts wide enough for the names there (up to a
-// limit). The message takes what width is left (its tooltip has the whole text).
+// Every column but the message is as wide as its header and the widest of its cells measured so
+// far, so no status, preset or number is cut ("complet…"); a column widens when a run's values
+// need more, and never narrows by itself. Widths are measured for the rows that come or change
+// (widenColumnsFor), never over every row: ResizeToContents measured every column over hundreds of
+// rows at each change, which with a thousand runs took minutes. Every column can be dragged, and a
+// double-click on a column's edge fits it to its contents (Qt's table does that). The name column
+// is held between two limits; the message takes what width is left (its tooltip has the whole text).
 void RunsTableView::sizeColumns() {
     QHeaderView* header = table_->horizontalHeader();
-    header->setSectionResizeMode(QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(RunsTableModel::Name, QHeaderView::Interactive);
+    header->setSectionResizeMode(QHeaderView::Interactive);
     header->setSectionResizeMode(RunsTableModel::Message, QHeaderView::Stretch);  // the rest of the width
     header->setStretchLastSection(true);
     header->setTextElideMode(Qt::ElideNone);
     table_->setTextElideMode(Qt::ElideRight);  // only a name longer than its column is cut
     header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    // Columns fit the rows in view and a few hundred more, not every one of thousands of runs.
+    // A double-click on a column's edge fits the rows in view and a few hundred more.
     header->setResizeContentsPrecision(kSizingRows);
-    fitNameColumn();
+    for (int column = 0; column < RunsTableModel::Message; ++column) table_->setColumnWidth(column, 0);
+    widenColumnsFor(0, model_->rowCount() - 1);
 }
 
-void RunsTableView::fitNameColumn() {
+void RunsTableView::widenColumnsFor(int firstRow, int lastRow) {
     constexpr int kMinNameWidth = 120;
     constexpr int kMaxNameWidth = 320;
-    const int current = table_->columnWidth(RunsTableModel::Name);
-    table_->resizeColumnToContents(RunsTableModel::Name);  // names and header
-    const int wanted = std::clamp(table_->columnWidth(RunsTableModel::Name), kMinNameWidth, kMaxNameWidth);
-    table_->setColumnWidth(RunsTableModel::Name, std::max(current, wanted));
+    const QHeaderView* header = table_->horizontalHeader();
+    const int grid = table_->showGrid() ? 1 : 0;
+    for (int column = 0; column < RunsTableModel::Message; ++column) {
+        int wanted = header->sectionSizeHint(column);
+        for (int row = firstRow; row <= lastRow; ++row) {
+            const QModelIndex cell = proxy_->mapFromSource(model_->index(row, column));
+            if (cell.isValid()) wanted = std::max(wanted, table_->sizeHintForIndex(cell).width() + grid);
+        }
+        if (column == RunsTableModel::Name) wanted = std::clamp(wanted, kMinNameWidth, kMaxNameWidth);
+        if (wanted > table_->columnWidth(column)) table_->setColumnWidth(column, wanted);
+    }
 }
 
 QAction* RunsTableView::makeAction(const QString& text, const QString& tip, void (RunsTableView::*slot)()) {

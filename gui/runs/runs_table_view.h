@@ -64,7 +64,8 @@ signals:
 private:
     QAction* makeAction(const QString& text, const QString& tip, void (RunsTableView::*slot)());
     void sizeColumns();
-    void fitNameColumn();  // widens the name column to its names (never narrows what the user set)
+    // Widens the columns for these source rows' cells (never narrows what the user set).
+    void widenColumnsFor(int firstRow, int lastRow);
     void updateActions();
 
     RunStore* store_;
@@ -78,8 +79,8 @@ private:
     QAction* pytorch_ = nullptr;
     QAction* showAll_ = nullptr;
     QAction* hideAll_ = nullptr;
-    QTimer fitNameTimer_;
-    static constexpr int kSizingRows = 200;  // rows a column's width is fitted to (QHeaderView precision)
+    static constexpr int kSizingRows = 200;  // the first rows measured; the rows a double-click fits
+    static constexpr int kFewRows = 4;       // an insert or change of up to this many rows is measured
 };
 
 }  // namespace wb::gui

@@ -273,8 +273,17 @@ void MainWindow::restoreRuns() {
     // brings them): a chart of a thousand curves is unreadable and slow to draw.
     const QStringList charted = files.mid(std::max<qsizetype>(0, files.size() - kChartedAtStart));
     runLoader_ = new RunFolderLoader(this);
+    // The charted ones are read whole; the others skimmed, their epochs read when shown.
     connect(runLoader_, &RunFolderLoader::runsLoaded, this, [this, charted](const std::vector<LoadedRun>& runs) {
-        for (const LoadedRun& run : runs) store_->addRecord(run.record, run.path, charted.contains(run.path));
+        for (const LoadedRun& run : runs)
+            if (run.digest)
+                store_->addSkimmed({run.record, *run.digest}, run.path);
+            else
+                store_->addRecord(run.record, run.path, charted.contains(run.path));
+    });
+    connect(store_, &RunStore::epochsUnreadable, this, [this](int id, const QString& reason) {
+        const RunEntry* run = store_->find(id);
+        statusBar()->showMessage(QString("Cannot show %1: %2").arg(run ? run->name : QString(), reason), 15000);
     });
     connect(runLoader_, &RunFolderLoader::finished, this, [this](int loaded, const QStringList& failures) {
         if (loaded == 0 && failures.isEmpty()) return;
@@ -283,7 +292,7 @@ void MainWindow::restoreRuns() {
             text += QString("; %1 file(s) could not be read: %2").arg(failures.size()).arg(failures.join("; "));
         statusBar()->showMessage(text, 15000);
     });
-    runLoader_->start(files);
+    runLoader_->start(files, charted);
 }
 
 bool MainWindow::restoringRuns() const {

@@ -57,6 +57,8 @@ void MainWindow::exportRunData() {
         QMessageBox::information(this, "Export data", "Select one or more runs in the runs table first.");
         return;
     }
+    // Runs restored hidden have their epochs in their files until asked for: asked for here.
+    for (const int id : ids) store_->ensureEpochs(id);
     // JSON: the runs' RunRecords as one array, which Open runs reads back.
     const QString path =
         QFileDialog::getSaveFileName(this, "Export run data", "runs.csv", "CSV (*.csv);;JSON, run records (*.json)");

@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -89,6 +90,7 @@ private slots:
     void initTestCase();
     void cleanup();
     void restoresTheRunsInTheFolder();
+    void olderRunsAreListedFromTheirSummaries();
     void deleteAsksAndRemovesFilesWhenTold_data();
     void deleteAsksAndRemovesFilesWhenTold();
     void exportedJsonOpensAsTheSameRuns();
@@ -133,6 +135,48 @@ void TestRunRestore::restoresTheRunsInTheFolder() {
     QCOMPARE(runs[2].record.epochs.size(), std::size_t{2});
     QVERIFY(runs[2].interrupted);
     QCOMPARE(statusOf(window, runs[2].id), QString("interrupted"));
+}
+
+// More runs than the charts show at once: the older ones are listed from their files' summaries
+// (hidden, the epochs left on disk), with the numbers the whole file gives, and read when shown.
+void TestRunRestore::olderRunsAreListedFromTheirSummaries() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    constexpr int kRuns = kChartedAtStart + 6;
+    for (int i = 0; i < kRuns; ++i)
+        write(dir, QString("20260101-1%1-run.json").arg(i, 5, 10, QChar('0')),
+              record("run " + std::to_string(i), RunStatus::Completed, 2 + i % 4));
+    QFile junk(dir.filePath("20260101-000000-cut.json"));  // damaged (skimmed, then read whole): reported
+    QVERIFY(junk.open(QIODevice::WriteOnly));
+    junk.write("{ \"schema\": \"mlpwb.run/1\", \"epochs\": [");
+    junk.close();
+    setRunFolder(dir.path());
+
+    MainWindow window;
+    QTRY_VERIFY_WITH_TIMEOUT(!window.restoringRuns(), kRestoreTimeoutMs);
+    const auto& runs = window.store().runs();
+    QCOMPARE(runs.size(), std::size_t{kRuns});
+    QVERIFY(window.statusBar()->currentMessage().contains("1 file(s) could not be read"));
+    RunsTableModel* model = window.runsView().model();
+    for (int i = 0; i < kRuns; ++i) {
+        const RunEntry& run = runs[static_cast<std::size_t>(i)];
+        const bool older = i < kRuns - kChartedAtStart;
+        QCOMPARE(run.epochsOnDisk, older);
+        QCOMPARE(run.visible, !older);
+        const std::size_t epochs = static_cast<std::size_t>(2 + i % 4);
+        QCOMPARE(run.digest.epochCount, epochs);
+        QCOMPARE(model->index(model->rowOf(run.id), RunsTableModel::Progress).data().toString(),
+                 QString("%1/5").arg(epochs));
+        const RunRecord whole = RunRecord::load(run.path.toStdString());
+        QCOMPARE(run.digest.summary.medianEpochMs, whole.summary().medianEpochMs);
+        QCOMPARE(model->index(model->rowOf(run.id), RunsTableModel::TrainLoss).data().toString(),
+                 QString::number(whole.epochs.back().trainLoss, 'f', 4));
+    }
+    // A chart asks for the first run's epochs: showing it reads them.
+    const int first = runs.front().id;
+    window.store().setVisible(first, true);
+    QCOMPARE(window.store().find(first)->record.epochs.size(), std::size_t{2});
+    QVERIFY(!window.store().find(first)->epochsOnDisk);
 }
 
 void TestRunRestore::deleteAsksAndRemovesFilesWhenTold_data() {

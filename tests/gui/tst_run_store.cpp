@@ -10,6 +10,8 @@
 
 #include "errors.h"
 #include "execution_settings.h"
+#include "run_digest.h"
+#include "run_folder.h"
 #include "run_store.h"
 #include "runs_table_model.h"
 #include "runs_table_view.h"
@@ -63,6 +65,47 @@ void writeFile(const QString& path, const QByteArray& text) {
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.write(text);
 }
+
+// A record of every kind of epoch the skim must read as the full reader does.
+RunRecord variedRecord(bool regression, bool validation, int epochs) {
+    RunRecord record = recordWithEpochs({}, RunStatus::Completed);
+    record.name = "varied";
+    record.config = {{"name", "varied"}, {"backend", "cpu"}, {"train", {{"epochs", epochs}}}};
+    record.environment = {{"backend", "cpu"}};
+    for (int i = 0; i < epochs; ++i) {
+        EpochMetrics m;
+        m.epoch = i + 1;
+        m.warmup = i == 0;
+        m.trainLoss = 0.9 / (i + 1);
+        m.trainAccuracy = regression ? 0 : 0.5 + 0.01 * i;
+        m.wallMs = 20.0 + (i % 5) * 1.5 + (i == 0 ? 30 : 0);
+        m.elapsedMs = 25.0 * (i + 1);
+        m.phases = PhaseTimes{0.5, 5, 9, 1, 0.25};
+        if (validation) {
+            m.valLoss = 1.0 / (i + 1);
+            m.valAccuracy = regression ? std::nullopt : std::optional<double>(0.6);
+        }
+        if (regression) m.trainRegression = RegressionMetrics{0.3, 0.4, 0.5 + 0.001 * i};
+        record.epochs.push_back(m);
+    }
+    return record;
+}
+
+void compareDigests(const RunDigest& skimmed, const RunDigest& full) {
+    QCOMPARE(skimmed.epochCount, full.epochCount);
+    QCOMPARE(skimmed.summary.medianEpochMs, full.summary.medianEpochMs);
+    QCOMPARE(skimmed.summary.minEpochMs, full.summary.minEpochMs);
+    QCOMPARE(skimmed.summary.totalMs, full.summary.totalMs);
+    QCOMPARE(skimmed.timedLow, full.timedLow);
+    QCOMPARE(skimmed.timedHigh, full.timedHigh);
+    QCOMPARE(skimmed.regression, full.regression);
+    QCOMPARE(skimmed.summary.final.has_value(), full.summary.final.has_value());
+    if (full.summary.final) {
+        QCOMPARE(skimmed.summary.final->trainLoss, full.summary.final->trainLoss);
+        QCOMPARE(skimmed.summary.final->valLoss, full.summary.final->valLoss);
+        QCOMPARE(skimmed.summary.final->wallMs, full.summary.final->wallMs);
+    }
+}
 }  // namespace
 
 class TestRunStore : public QObject {
@@ -94,6 +137,13 @@ private slots:
     void columnsFitTheirText();
     void frameworkRunsAreOursWithTheirVersion_data();
     void frameworkRunsAreOursWithTheirVersion();
+    void skimReadsWhatTheFullReaderReads_data();
+    void skimReadsWhatTheFullReaderReads();
+    void skimLeavesToTheFullReader_data();
+    void skimLeavesToTheFullReader();
+    void skimmedRunReadsItsEpochsWhenShown();
+    void skimmedRunWhoseFileBrokeStaysListed();
+    void epochAmongManyRunsChangesOneRow();
 };
 
 void TestRunStore::coloursAreDistinctAndReadable() {
@@ -573,6 +623,138 @@ void TestRunStore::frameworkRunsAreOursWithTheirVersion() {
     RunsTableModel model(&store);
     QCOMPARE(store.find(id)->preset(), preset);
     QCOMPARE(model.index(0, RunsTableModel::Backend).data().toString(), shown);
+}
+
+void TestRunStore::skimReadsWhatTheFullReaderReads_data() {
+    QTest::addColumn<QByteArray>("text");
+    auto saved = [](const RunRecord& r) { return QByteArray::fromStdString(r.toJsonText()); };
+    QTest::newRow("classification, validation") << saved(variedRecord(false, true, 40));
+    QTest::newRow("regression") << saved(variedRecord(true, true, 7));
+    QTest::newRow("no validation split") << saved(variedRecord(false, false, 3));
+    QTest::newRow("the warm-up epoch only") << saved(variedRecord(false, true, 1));
+    QTest::newRow("no epochs yet") << saved(variedRecord(false, true, 0));
+    QTest::newRow("a peer's record") << QByteArray(kPeerRecord);
+    QTest::newRow("compact, a NaN loss (Python)")
+        << QByteArray(R"({"schema":"mlpwb.run/1","name":"p","epochs":[{"epoch":1,"warmup":true,"train_loss":NaN,)"
+                      R"("train_accuracy":0.5,"wall_ms":30},{"epoch":2,"train_loss":0.4,"train_accuracy":0.6,)"
+                      R"("wall_ms":20.5,"val_loss":NaN}],"status":"completed"})");
+}
+
+// The table's numbers from a skimmed file are those of the file read whole, and so is the rest.
+void TestRunStore::skimReadsWhatTheFullReaderReads() {
+    QFETCH(QByteArray, text);
+    const std::string json = text.toStdString();
+    const auto skimmed = skimRunRecord(json, "record.json");
+    QVERIFY(skimmed);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("record.json");
+    writeFile(path, text);
+    const RunRecord full = readRunFile(path).front();
+    compareDigests(skimmed->digest, digestOf(full));
+    QVERIFY(skimmed->head.epochs.empty());
+    QCOMPARE(skimmed->head.name, full.name);
+    QVERIFY(skimmed->head.status == full.status);
+    QCOMPARE(skimmed->head.config, full.config);
+    QCOMPARE(skimmed->head.environment, full.environment);
+}
+
+void TestRunStore::skimLeavesToTheFullReader_data() {
+    QTest::addColumn<QByteArray>("text");
+    const QByteArray good = QByteArray::fromStdString(variedRecord(false, true, 3).toJsonText());
+    QTest::newRow("cut short") << good.left(good.size() / 2);
+    QTest::newRow("not JSON") << QByteArray("{ not json");
+    QTest::newRow("text after the record") << good + "]";
+    QTest::newRow("several records") << "[" + good + "]";
+    QTest::newRow("epochs not a list") << QByteArray(R"({"schema": "mlpwb.run/1", "epochs": {}})");
+    QTest::newRow("an epoch without a wall time")
+        << QByteArray(R"({"schema": "mlpwb.run/1", "epochs": [{"epoch": 1, "train_loss": 0.5}]})");
+    QTest::newRow("a negative wall time")
+        << QByteArray(R"({"schema": "mlpwb.run/1", "epochs": [{"epoch": 1, "wall_ms": -3}]})");
+    QTest::newRow("wrong schema") << QByteArray(R"({"schema": "mlpwb.ablation/1", "epochs": []})");
+}
+
+// Whatever the skim cannot vouch for is read whole, by the reader that says what is wrong.
+void TestRunStore::skimLeavesToTheFullReader() {
+    QFETCH(QByteArray, text);
+    QVERIFY(!skimRunRecord(text.toStdString(), "bad.json"));
+}
+
+void TestRunStore::skimmedRunReadsItsEpochsWhenShown() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("run.json");
+    const RunRecord saved = variedRecord(false, true, 6);
+    saved.save(path.toStdString());
+    std::vector<LoadedRun> loaded = readRunsIn(path, false);
+    QCOMPARE(loaded.size(), std::size_t{1});
+    QVERIFY(loaded[0].digest);
+    QVERIFY(loaded[0].record.epochs.empty());
+
+    RunStore store;
+    RunsTableModel model(&store);
+    const int id = store.addSkimmed({loaded[0].record, *loaded[0].digest}, path);
+    const RunEntry* run = store.find(id);
+    QVERIFY(run->epochsOnDisk);
+    QVERIFY(!run->visible);
+    QCOMPARE(model.index(0, RunsTableModel::Progress).data().toString(), QString("6/6"));
+    QCOMPARE(model.index(0, RunsTableModel::TrainLoss).data().toString(), QString("0.1500"));
+    QCOMPARE(store.effectiveBaseline().value_or(0), id);  // its median counts before its epochs are read
+
+    QSignalSpy changed(&store, &RunStore::runChanged);
+    store.setVisible(id, true);  // what a chart needs: the epochs
+    run = store.find(id);
+    QVERIFY(run->visible);
+    QVERIFY(!run->epochsOnDisk);
+    QCOMPARE(run->record.epochs.size(), std::size_t{6});
+    QCOMPARE(run->record.epochs.back().trainLoss, saved.epochs.back().trainLoss);
+    QVERIFY(changed.count() >= 1);
+    QVERIFY(store.ensureEpochs(id));  // nothing more to read
+}
+
+void TestRunStore::skimmedRunWhoseFileBrokeStaysListed() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("run.json");
+    variedRecord(false, true, 4).save(path.toStdString());
+    std::vector<LoadedRun> loaded = readRunsIn(path, false);
+    QVERIFY(loaded[0].digest);
+    RunStore store;
+    const int id = store.addSkimmed({loaded[0].record, *loaded[0].digest}, path);
+    writeFile(path, "{ damaged since");
+    QSignalSpy unreadable(&store, &RunStore::epochsUnreadable);
+    QVERIFY(!store.ensureEpochs(id));
+    QCOMPARE(unreadable.count(), 1);
+    QVERIFY(unreadable.at(0).at(1).toString().contains("run.json"));
+    const RunEntry* run = store.find(id);
+    QVERIFY(run);  // no run lost: listed with what was read at the start
+    QCOMPARE(run->digest.epochCount, std::size_t{4});
+    QVERIFY(!run->epochsOnDisk);
+}
+
+// A new epoch of one run among thousands: one dataChanged for its row, no reset, through the
+// filtered and sorted table too.
+void TestRunStore::epochAmongManyRunsChangesOneRow() {
+    RunStore store;
+    RunsTableView view(&store);
+    for (int i = 0; i < 2000; ++i) {
+        RunRecord record = recordWithEpochs({30, 20.0 + i % 17, 21});
+        record.name = "old " + std::to_string(i);
+        store.addRecord(record, QString(), false);
+    }
+    const int live = store.addPending(namedConfig("live"));
+    store.markStarted(live);
+    view.setFilterText("l");  // "old ..." and "live"
+    view.table()->sortByColumn(RunsTableModel::MedianEpochMs, Qt::DescendingOrder);
+    QCOMPARE(view.shownRowCount(), 2001);
+    QSignalSpy changed(view.model(), &QAbstractItemModel::dataChanged);
+    QSignalSpy reset(view.model(), &QAbstractItemModel::modelReset);
+    QSignalSpy proxyReset(view.table()->model(), &QAbstractItemModel::modelReset);
+    store.appendEpoch(live, recordWithEpochs({25}).epochs[0]);
+    QCOMPARE(reset.count(), 0);
+    QCOMPARE(proxyReset.count(), 0);
+    QCOMPARE(changed.count(), 1);
+    const int row = view.model()->rowOf(live);
+    QCOMPARE(changed.at(0).at(0).toModelIndex().row(), row);
+    QCOMPARE(changed.at(0).at(1).toModelIndex().row(), row);
+    QCOMPARE(view.model()->index(row, RunsTableModel::Progress).data().toString(), QString("1/200"));
 }
 
 QTEST_MAIN(TestRunStore)
