@@ -23,6 +23,8 @@ const QString kEmptyTitle = "Ablation: where the epoch time goes";
 // ~110 px tall): a rotated title longer than its axis runs into the chart's title.
 const QString kValueTitle = "Median epoch (ms, no warm-up)";
 const QString kShortValueTitle = "ms per epoch";
+const QString kNumberedTitle = "fixes numbered in the order applied; hover a bar for its name";
+const QChar kEllipsis(0x2026);
 const QColor kSavedColor(44, 160, 44);
 const QColor kSlowerColor(214, 39, 40);
 const QColor kTotalColor(31, 119, 180);
@@ -358,11 +360,19 @@ void WaterfallChart::fitLabelsToSize() {
                                : axisTitleFont.horizontalAdvance(kShortValueTitle) <= axes.height() ? kShortValueTitle
                                                                                                     : QString("ms");
     fitted += valueTitle;
-    for (std::size_t i = 0; i < tickTexts_.size(); ++i) {
-        const QString tick = wrapAtBreaks(tickTexts_[i], tickFont, room, kMaxTickLines);
+    // Names that would be cut ("devi…") say nothing: then every step is numbered in the order its
+    // fix was applied, the axis says so, and the tooltip (and the Ablation tab's table) names it.
+    std::vector<QString> ticks;
+    for (const QString& text : tickTexts_) ticks.push_back(wrapAtBreaks(text, tickFont, room, kMaxTickLines));
+    const bool numbered =
+        std::any_of(ticks.begin(), ticks.end(), [](const QString& t) { return t.contains(kEllipsis); });
+    for (std::size_t i = 0; i < ticks.size(); ++i) {
+        const QString tick = numbered ? numberedTick(i) : ticks[i];
         ticker->addTick(static_cast<double>(i + 1), tick);
         fitted += tick;
     }
+    const QString keyTitle = numbered ? wrapWords(kNumberedTitle, axisTitleFont, axes.width()) : QString();
+    fitted += keyTitle;
     int labelLines = 0;
     for (std::size_t i = 0; i < labels_.size() && i < bars_.size(); ++i) {
         const QFontMetrics labelFont(labels_[i]->font());
@@ -386,6 +396,7 @@ void WaterfallChart::fitLabelsToSize() {
     if (fitted == fitted_) return;
     fitted_ = fitted;
     plot_->xAxis->setTicker(ticker);
+    plot_->xAxis->setLabel(keyTitle);
     plot_->yAxis->setLabel(valueTitle);
     plot_->yAxis->setRange(0, upper);
     for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
@@ -397,6 +408,14 @@ void WaterfallChart::setPlaceholder(const QString& text) {
     placeholder_->setText(text);
     fitted_.clear();
     plot_->replot();
+}
+
+// Bar `i`'s tick when the steps are numbered: the seed loop and the fixed loop keep a short word,
+// each fix its number in the order applied (1 for the first fix).
+QString WaterfallChart::numberedTick(std::size_t i) const {
+    if (bars_[i].kind == Bar::Kind::Baseline) return "seed";
+    if (bars_[i].kind == Bar::Kind::Total) return "fixed";
+    return QString::number(i);
 }
 
 QString WaterfallChart::tooltipFor(std::size_t index) const {

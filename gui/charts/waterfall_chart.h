@@ -60,6 +60,7 @@ private:
     void clearDrawing();
     void showHoverTip(QMouseEvent* event);
     void fitLabelsToSize();
+    QString numberedTick(std::size_t i) const;
 
     QCustomPlot* plot_;
     QCPTextElement* title_ = nullptr;

@@ -78,7 +78,9 @@ AblationTab::AblationTab(TrainingController* controller, QWidget* parent) : QWid
     table_ = new QTableWidget(0, static_cast<int>(kColumns.size()));
     table_->setHorizontalHeaderLabels(kColumns);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table_->verticalHeader()->setVisible(false);
+    // Each cumulative row numbered as the waterfall numbers its bars when their names do not fit
+    // ("seed", then the fixes 1, 2, ... in the order applied); an alone row is "alone".
+    table_->verticalHeader()->setVisible(true);
     table_->horizontalHeader()->setStretchLastSection(true);
     right->addWidget(chart_);
     right->addWidget(table_);
@@ -322,8 +324,16 @@ void AblationTab::fillTable(const AblationResult& result) {
     };
     const QualityMetric q = result.quality();
     table_->setHorizontalHeaderItem(kQualityColumn, new QTableWidgetItem(qualityHeader(q)));
-    for (const auto& s : result.steps) addRow(cellsOf(s, "cumulative", q));
-    for (const auto& s : result.alone) addRow(cellsOf(s, "alone", q));
+    QStringList numbers;
+    for (const auto& s : result.steps) {
+        addRow(cellsOf(s, "cumulative", q));
+        numbers << (numbers.isEmpty() ? QString("seed") : QString::number(numbers.size()));
+    }
+    for (const auto& s : result.alone) {
+        addRow(cellsOf(s, "alone", q));
+        numbers << "alone";
+    }
+    table_->setVerticalHeaderLabels(numbers);
     table_->resizeColumnsToContents();
 }
 

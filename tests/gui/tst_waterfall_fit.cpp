@@ -65,8 +65,24 @@ void TestWaterfallFit::labelsFitTheirBars() {
     }
     auto ticker = plot.xAxis->ticker().dynamicCast<QCPAxisTickerText>();
     QVERIFY(ticker);
-    for (const QString& tick : ticker->ticks())
+    for (const QString& tick : ticker->ticks()) {
         QVERIFY2(widestLine(tick, plot.xAxis->tickLabelFont()) <= barPx, qPrintable(tick));
+        QVERIFY2(!tick.contains(QChar(0x2026)), qPrintable(tick));  // a cut name says nothing: never elided
+    }
+    // Names too long for their bars give way to the fixes' numbers in the order applied, and the
+    // axis says so; with room, every bar has its name.
+    const QStringList ticks = ticker->ticks().values();
+    const bool numbered = ticks.front() == "seed";
+    QCOMPARE(numbered, !whole);
+    if (numbered) {
+        QCOMPARE(ticks.mid(1, 3), QStringList({"1", "2", "3"}));
+        QCOMPARE(ticks.back(), QString("fixed"));
+        QVERIFY2(plot.xAxis->label().startsWith("fixes numbered in the order applied"),
+                 qPrintable(plot.xAxis->label()));
+    } else {
+        QVERIFY(ticks.front().startsWith("baseline"));
+        QVERIFY(plot.xAxis->label().isEmpty());
+    }
     // The rotated value title is no longer than its axis (else it runs into the chart's title).
     const int valueTitle = QFontMetrics(plot.yAxis->labelFont()).horizontalAdvance(plot.yAxis->label());
     QVERIFY2(valueTitle <= plot.axisRect()->height(), qPrintable(plot.yAxis->label()));
