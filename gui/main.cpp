@@ -2,6 +2,8 @@
 // files without showing a window (for scripts), and exits.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QScreen>
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -57,7 +59,9 @@ int main(int argc, char** argv) {
     if (args.contains("--report")) return wb::gui::runHeadlessReport(args);
 
     wb::gui::MainWindow window;
-    window.resize(1400, 900);
+    // 1,400 x 900, or what the screen has room for (a 1,280 x 800 laptop): never wider than the screen.
+    const QRect screen = window.screen()->availableGeometry();
+    window.resize(std::min(1400, screen.width()), std::min(900, screen.height()));
     window.show();
     if (const auto at = args.indexOf("--sweep"); at >= 0 && at + 1 < args.size()) window.openSweep(args[at + 1]);
     if (const auto at = args.indexOf("--answer"); at >= 0 && at + 1 < args.size()) window.openAnswer(args[at + 1]);

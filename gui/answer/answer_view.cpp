@@ -83,9 +83,6 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     budget_->setPrefix("budget ");
     for (QWidget* w : std::initializer_list<QWidget*>{repeats_, epochs_, target_, budget_}) controls->addWidget(w);
     controls->addStretch();
-    controls->addWidget(open);
-    controls->addWidget(saveButton_);
-    controls->addWidget(reportButton_);
     exportLoopButton_ = new QPushButton("Export fixed loop as PyTorch code…");
     exportLoopButton_->setObjectName("answerExportLoopButton");
 
@@ -129,12 +126,18 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     charts->setSizes({450, 550});  // a waterfall has a bar per fix: it needs the room more
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(charts);
-    // The loop the conclusion recommends, to take away, under it (the controls' row has no room left).
+    // What to do with the answer, under it: its file, the report, and the loop the conclusion
+    // recommends (the controls' row holds the plan; at 1,280 px beside the configuration dock it has
+    // no room for more).
+    auto* files = new QHBoxLayout;
+    for (QWidget* w : std::initializer_list<QWidget*>{open, saveButton_, reportButton_}) files->addWidget(w);
+    files->addStretch();
+    files->addWidget(exportLoopButton_);
     auto* conclusionBox = new QWidget;
     auto* conclusionLayout = new QVBoxLayout(conclusionBox);
     conclusionLayout->setContentsMargins(0, 0, 0, 0);
     conclusionLayout->addWidget(conclusion_, 1);
-    conclusionLayout->addWidget(exportLoopButton_, 0, Qt::AlignRight);
+    conclusionLayout->addLayout(files);
     split->addWidget(conclusionBox);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
