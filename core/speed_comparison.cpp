@@ -24,7 +24,7 @@ std::vector<double> timedEpochs(const RunRecord& r) {
 
 std::string ratioText(double r) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, r >= 10 ? "%.0f" : "%.2f", r);
+    std::snprintf(buf, sizeof buf, r >= 9.995 ? "%.0f" : "%.2f", r);  // 9.996 is "10", not "10.00"
     return buf;
 }
 }  // namespace

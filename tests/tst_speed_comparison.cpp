@@ -71,6 +71,9 @@ private slots:
         // Two identical configurations whose medians differ by noise (the "1.41x" users saw).
         QTest::newRow("inside the spread") << QList<double>{10, 14, 12} << QList<double>{9, 13, 11} << false
                                            << "no measurable difference (0.77–1.56×)";
+        // 200 / 20 = 10 and 199.96 / 20.004 = 9.996 both read "10": never "10.00" beside "25".
+        QTest::newRow("round tens") << QList<double>{200, 199.96, 264} << QList<double>{20, 20.004, 8} << true
+                                    << "10\u00d7 faster (10\u201333\u00d7)";
         QTest::newRow("touching spreads") << QList<double>{10, 12, 11} << QList<double>{12, 13, 12.5} << false
                                           << "no measurable difference (0.77–1.00×)";
     }
