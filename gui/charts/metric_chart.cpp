@@ -243,9 +243,14 @@ void MetricChart::rebuildGraphs() {
     graphs_.clear();
     warmupKey_ = nullptr;
     rawBuilt_ = smoothing_ > 0;
+    // Among the runs shown: a hidden run draws no line that a dash pattern would tell apart.
     std::vector<QColor> colors;
-    for (const RunShape& s : shape_) colors.push_back(s.color);
-    const std::vector<int> variants = hueVariants(colors);
+    for (const RunShape& s : shape_)
+        if (s.visible) colors.push_back(s.color);
+    const std::vector<int> shownVariants = hueVariants(colors);
+    std::vector<int> variants(shape_.size(), 0);
+    for (std::size_t i = 0, v = 0; i < shape_.size(); ++i)
+        if (shape_[i].visible) variants[i] = shownVariants[v++];
 
     for (std::size_t i = 0; i < shape_.size(); ++i)
         if (shape_[i].visible) {

@@ -143,9 +143,21 @@ public:
 private:
     bool scalar() {
         const std::size_t start = pos_;
-        while (pos_ < text_.size() && std::string_view(",}] \n\r\t").find(text_[pos_]) == std::string_view::npos)
-            ++pos_;
+        while (pos_ < text_.size() && !endsScalar(text_[pos_])) ++pos_;
         return pos_ > start;
+    }
+
+    static bool endsScalar(char c) {
+        switch (c) {
+            case ',':
+            case '}':
+            case ']':
+            case ' ':
+            case '\n':
+            case '\r':
+            case '\t': return true;
+            default: return false;
+        }
     }
 
     std::string_view text_;
