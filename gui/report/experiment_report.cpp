@@ -12,6 +12,7 @@
 
 #include "ablation_attribution.h"
 #include "errors.h"
+#include "fixed_loop_script.h"
 #include "framework_backend.h"
 #include "metric_chart.h"
 #include "python_interpreter.h"
@@ -342,6 +343,21 @@ QString recordedAs(const FrameworkFacts& f) {
            (f.python.empty() ? QString() : " (interpreter " + esc(f.python) + ")") + ".";
 }
 
+// The answer's (else the first ablation's) fixed loop as `mlpwb export --answer/--ablation` writes
+// it, with the comment that says which step it is and which fixes it leaves out. Null when neither
+// holds a measured fixed loop whose run reads back as its step (a record made by hand, another
+// backend's run): the fixed loop's record is written as it is then.
+std::optional<std::string> recommendedScript(const ReportSources& s, const std::string& framework) {
+    try {
+        if (s.answer && !whyNoFixedLoop(*s.answer, framework))
+            return fixedLoopScript(*s.answer, framework, "this report's answer");
+        for (const auto& a : s.ablations)
+            if (a.fixedLoop()) return fixedLoopScript(a, framework, "this report's ablation");
+    } catch (const DataError&) {
+    }
+    return std::nullopt;
+}
+
 QString codeHtml(const ReportSources& s) {
     const std::string framework = reportFramework(s);
     const RunRecord* fixed = fixedLoopRecord(s, framework);
@@ -351,7 +367,7 @@ QString codeHtml(const ReportSources& s) {
     const FrameworkFacts facts = recordedFacts(s, framework, *fixed);
     std::string code;
     try {
-        code = frameworkScript(*config, facts);
+        code = recommendedScript(s, framework).value_or(frameworkScript(*config, facts));
     } catch (const Error& e) {
         return "<h2>The fixed loop</h2><p>Its " + esc(framework) + " code cannot be written: " + esc(e.what()) + "</p>";
     }

@@ -12,6 +12,7 @@
 #include "cli_runner.h"
 #include "errors.h"
 #include "experiment_report.h"
+#include "fixed_loop_fixture.h"
 #include "framework_backend.h"
 #include "python_interpreter.h"
 #include "sweep_support.h"
@@ -226,6 +227,20 @@ private slots:
         QCOMPARE(html.count("src=\"data:image/svg+xml;base64,"), 5);
         QVERIFY(html.contains("Seed PyTorch loop run"));
         QVERIFY(html.contains("<h2>Conclusion</h2>"));
+    }
+
+    // The appendix is the loop the answer recommends, as `mlpwb export --answer` writes it: its fastest
+    // step, with the fix it leaves out and what that cost.
+    void theAppendixIsTheRecommendedLoop() {
+        ReportSources s;
+        s.answer = fixture::torchAnswer();
+        writeReport(s, path("recommended.html"));
+        const QString html = readAll(path("recommended.html"));
+        QVERIFY(html.contains("Appendix: the fixed loop in PyTorch"));
+        QVERIFY2(html.contains("The fixed loop of this report's answer on PyTorch"), qPrintable(html.right(3000)));
+        QVERIFY2(html.contains("Left out, as the fastest step measured is not every fix applied: launch=graph_step, "
+                               "which cost"),
+                 qPrintable(html.right(3000)));
     }
 
     // Per engine: the workload as run, the rounds made and why they stopped, the machine meanwhile,
