@@ -15,6 +15,7 @@
 #include "memory_budget.h"
 #include "output_paths.h"
 #include "prepare.h"
+#include "shell_quote.h"
 #include "train_options.h"
 #include "train_run.h"
 
@@ -144,7 +145,13 @@ int runAnswerCommand(AnswerOptions& opt, const CLI::App& app) {
     releaseStopSignals();
 
     printTable(answer);
-    if (!opt.out.empty()) answer.save(opt.out);
+    if (!opt.out.empty()) {
+        answer.save(opt.out);
+        // The loop the conclusion recommends, to take away (the fastest PyTorch step measured).
+        if (const AnswerEngine* torch = answer.engine("torch"); torch && torch->gap() && !opt.quiet)
+            std::printf("\nThe fixed PyTorch loop as a script of your own: mlpwb export --answer %s --out loop.py\n",
+                        shellQuote(opt.out).c_str());
+    }
     if (answer.status != AnswerStatus::Completed) std::fprintf(stderr, "mlpwb: %s\n", answer.message.c_str());
     return exitCodeFor(answer.status);
 }

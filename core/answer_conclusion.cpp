@@ -233,9 +233,10 @@ std::string foundingSentence(const Answer& answer) {
                     : " The fixed PyTorch loop and Keras's fit take the same time (" + f->fixedTorch.label() + ").";
         return text;
     }
+    if (!answer.engine("keras") || !answer.engine("torch")) return "";  // not asked: --engines left one out
     for (const char* name : {"keras", "torch"}) {
         const AnswerEngine* e = answer.engine(name);
-        if (!e || e->available) continue;
+        if (e->available) continue;
         return std::string("The founding question (Keras's fit against the PyTorch loop) cannot be answered here: ") +
                (e->engine == "keras" ? "Keras" : "PyTorch") + " could not run (why, and what to install, below).";
     }
