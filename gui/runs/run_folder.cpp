@@ -88,7 +88,9 @@ std::vector<LoadedRun> readRunsIn(const QString& path, bool whole) {
     return runs;
 }
 
-RunFolderLoader::RunFolderLoader(QObject* parent) : QObject(parent) {}
+RunFolderLoader::RunFolderLoader(QObject* parent) : QObject(parent) {
+    pool_.setMaxThreadCount(1);
+}
 
 RunFolderLoader::~RunFolderLoader() {
     stop_->store(true);
@@ -104,7 +106,7 @@ void RunFolderLoader::start(const QStringList& paths, const QStringList& whole) 
     // context of the queued calls that bring results back (never dereferenced on the thread).
     const QSet<QString> wholeSet(whole.begin(), whole.end());
     room_ = std::make_shared<QSemaphore>(kBatchesAhead);
-    future_ = QtConcurrent::run([this, paths, wholeSet, stop = stop_, room = room_] {
+    future_ = QtConcurrent::run(&pool_, [this, paths, wholeSet, stop = stop_, room = room_] {
         QStringList failures;
         for (qsizetype first = 0; first < paths.size() && !stop->load(); first += kBatchSize) {
             room->acquire();

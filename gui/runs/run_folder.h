@@ -14,6 +14,7 @@
 #include <QSemaphore>
 #include <QString>
 #include <QStringList>
+#include <QThreadPool>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -65,6 +66,10 @@ private:
     void deliver(std::vector<LoadedRun> batch);
     void finish(QStringList failures);
 
+    // Its own thread, not the global pool's: Qt's painting converts large images on the global pool
+    // and waits for it, and a reader holding a pool thread for the whole restore stalled the first
+    // paint by a fifth of a second.
+    QThreadPool pool_;
     QFuture<void> future_;
     std::shared_ptr<std::atomic<bool>> stop_ = std::make_shared<std::atomic<bool>>(false);
     // Batches read but not yet added: the reader waits while kBatchesAhead are, so the GUI thread gets
