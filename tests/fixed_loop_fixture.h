@@ -8,6 +8,7 @@
 
 #include "answer.h"
 #include "execution_settings.h"
+#include "timed_step_fixture.h"
 
 namespace fixture {
 
@@ -20,23 +21,14 @@ inline std::string& recordedPython() {
 
 // A run of `config` whose epochs after the warm-up take `ms` each.
 inline wb::RunRecord runAt(const wb::RunConfig& config, double ms) {
-    wb::RunRecord r;
+    wb::RunRecord r = timed_step_fixture::runAt(ms);
     r.name = config.name;
-    r.status = wb::RunStatus::Completed;
     r.config = config;
     r.environment = {{"backend", config.backend},
                      {"framework", config.backend},
                      {config.backend + "_version", "2.5.1"},
                      {"framework_device", "cpu"},
                      {"python", recordedPython()}};
-    for (int i = 0; i < 4; ++i) {
-        wb::EpochMetrics e;
-        e.epoch = i + 1;
-        e.warmup = i == 0;
-        e.wallMs = i == 0 ? ms * 10 : ms;
-        e.trainLoss = 0.5;
-        r.epochs.push_back(e);
-    }
     return r;
 }
 

@@ -15,6 +15,7 @@
 #include "injected_times_backend.h"
 #include "prepare.h"
 #include "shapley.h"
+#include "timed_step_fixture.h"
 
 using namespace wb;
 
@@ -23,36 +24,8 @@ QString text(const ExecutionSettings& s) {
     return QString::fromStdString(nlohmann::json(s).dump());
 }
 
-// A run of three timed epochs at `ms` (after a warm-up).
-RunRecord runAt(double ms) {
-    RunRecord r;
-    r.status = RunStatus::Completed;
-    for (int i = 0; i < 4; ++i) {
-        EpochMetrics e;
-        e.epoch = i + 1;
-        e.warmup = i == 0;
-        e.wallMs = i == 0 ? ms * 5 : ms;
-        e.trainLoss = 0.5;
-        r.epochs.push_back(e);
-    }
-    return r;
-}
-
-// A step measured once per round, round r at rounds[r] ms.
-AblationStep stepOf(const std::string& name, const std::vector<double>& rounds) {
-    AblationStep s;
-    s.name = name;
-    s.fix = name == "baseline" ? "" : name;
-    s.description = "what " + name + " does";
-    std::vector<double> sorted = rounds;
-    for (double ms : rounds) s.runs.push_back(runAt(ms));
-    std::sort(sorted.begin(), sorted.end());
-    s.medianEpochMs = *median(rounds);
-    s.minEpochMs = sorted.front();
-    s.maxEpochMs = sorted.back();
-    s.final = StepFinal{0.5, 0.8, std::nullopt, std::nullopt};
-    return s;
-}
+using timed_step_fixture::runAt;
+using timed_step_fixture::stepOf;
 
 AblationResult ablationOf(std::vector<AblationStep> steps) {
     AblationResult r;

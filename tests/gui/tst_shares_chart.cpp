@@ -13,39 +13,13 @@
 #include "ablation_attribution.h"
 #include "ablation_metatypes.h"
 #include "shares_chart.h"
+#include "timed_step_fixture.h"
 
 using namespace wb;
 using namespace wb::gui;
 
 namespace {
-// A finished run whose epochs after a warm-up all take `ms`: its median epoch is `ms`.
-RunRecord runOf(double ms) {
-    RunRecord r;
-    r.status = RunStatus::Completed;
-    for (int e = 1; e <= 4; ++e) {
-        EpochMetrics m;
-        m.epoch = e;
-        m.warmup = e == 1;
-        m.wallMs = e == 1 ? ms * 10 : ms;
-        m.trainLoss = 0.5;
-        r.epochs.push_back(m);
-    }
-    return r;
-}
-
-// A cumulative step measured once per round, at `perRound` ms in round 1, 2, ...
-AblationStep stepOf(const std::string& name, const std::vector<double>& perRound) {
-    AblationStep s;
-    s.name = name;
-    s.fix = name == "baseline" ? "" : name;
-    for (double ms : perRound) s.runs.push_back(runOf(ms));
-    std::vector<double> sorted = perRound;
-    std::sort(sorted.begin(), sorted.end());
-    s.medianEpochMs = sorted[sorted.size() / 2];
-    s.minEpochMs = sorted.front();
-    s.maxEpochMs = sorted.back();
-    return s;
-}
+using timed_step_fixture::stepOf;
 
 // The first `rounds` rounds of each step's times.
 AblationResult ablationOf(const std::vector<std::pair<std::string, std::vector<double>>>& steps, int rounds) {
