@@ -208,15 +208,16 @@ std::vector<const AblationStep*> AblationResult::leftOut() const {
     return after;
 }
 
+TimeSpread AblationStep::spread() const {
+    std::vector<const RunRecord*> measured;
+    for (const auto& r : runs) measured.push_back(&r);
+    return timeSpread(measured).value_or(timeSpread(medianEpochMs, minEpochMs, maxEpochMs, 0));
+}
+
 std::optional<SpeedComparison> AblationResult::gapComparison() const {
     const AblationStep* last = fixedLoop();
     if (!last) return std::nullopt;
-    auto spreadOf = [](const AblationStep& s) {
-        std::vector<const RunRecord*> runs;
-        for (const auto& r : s.runs) runs.push_back(&r);
-        return timeSpread(runs).value_or(timeSpread(s.medianEpochMs, s.minEpochMs, s.maxEpochMs, 0));
-    };
-    return compareSpeed(spreadOf(steps.front()), spreadOf(*last));
+    return compareSpeed(steps.front().spread(), last->spread());
 }
 
 void AblationResult::updateSavings() {

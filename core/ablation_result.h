@@ -73,6 +73,8 @@ struct AblationStep {
     // what the CLI's table and the GUI's Ablation tab show.
     std::vector<std::string> noteLines() const;
     bool measured() const { return !runs.empty(); }
+    // Its level with the spread of its runs (one run: of its epochs), as compareSpeed takes it.
+    TimeSpread spread() const;
 };
 
 // A combination of the fixes the engine honoured, measured so that the attribution need not follow

@@ -78,12 +78,6 @@ AblationPlan AnswerPlan::ablation(const std::string& engine) const {
     return p;
 }
 
-TimeSpread spreadOf(const AblationStep& step) {
-    std::vector<const RunRecord*> runs;
-    for (const auto& r : step.runs) runs.push_back(&r);
-    return timeSpread(runs).value_or(timeSpread(step.medianEpochMs, step.minEpochMs, step.maxEpochMs, 0));
-}
-
 const AnswerEngine* Answer::engine(const std::string& name) const {
     const auto it =
         std::find_if(engines.begin(), engines.end(), [&](const AnswerEngine& e) { return e.engine == name; });
@@ -95,8 +89,8 @@ std::optional<FoundingComparison> Answer::founding() const {
     if (!f.torch || !f.keras || !f.torch->gap() || !f.keras->ablation || !f.keras->ablation->seedLoop())
         return std::nullopt;
     const AblationResult &torch = *f.torch->ablation, &keras = *f.keras->ablation;
-    f.kerasFit = compareSpeed(spreadOf(*torch.seedLoop()), spreadOf(*keras.seedLoop()));
-    f.fixedTorch = compareSpeed(spreadOf(*keras.seedLoop()), spreadOf(*torch.fixedLoop()));
+    f.kerasFit = compareSpeed(torch.seedLoop()->spread(), keras.seedLoop()->spread());
+    f.fixedTorch = compareSpeed(keras.seedLoop()->spread(), torch.fixedLoop()->spread());
     return f;
 }
 

@@ -52,9 +52,6 @@ struct AnswerEngine {
     const AblationStep* largestCause() const;
 };
 
-// A step's level with the spread of its repeats (one run: of its epochs), as compareSpeed takes it.
-TimeSpread spreadOf(const AblationStep& step);
-
 // The founding question in numbers, where both PyTorch's and Keras's seed loops were measured:
 // Keras's fit against the PyTorch loop, and PyTorch's fixed loop against Keras's fit, each with the
 // spread of their repeats (compareSpeed, the rule of every other comparison).

@@ -273,7 +273,7 @@ std::vector<std::string> Answer::conclusion() const {
         const AblationStep& best = *fastest->ablation->fixedLoop();
         const AblationStep& seed = *slowestSeed->ablation->seedLoop();
         lines.push_back("The fastest epoch here: the fixed loop on " + engineName(*fastest) + ", " +
-                        ms(best.medianEpochMs) + " ms, " + compareSpeed(spreadOf(seed), spreadOf(best)).label() +
+                        ms(best.medianEpochMs) + " ms, " + compareSpeed(seed.spread(), best.spread()).label() +
                         " than the seed loop on " + engineName(*slowestSeed) + " (" + ms(seed.medianEpochMs) + " ms).");
     }
     if (const std::string founding = foundingSentence(*this); !founding.empty()) lines.insert(lines.begin(), founding);
