@@ -141,7 +141,9 @@ std::vector<int> RunStore::addAllFromFile(const QString& path) {
     return ids;
 }
 
-int RunStore::addRecord(RunRecord record, const QString& path, bool visible) {
+namespace {
+// A run read from `path` (empty for a file of several runs), before it has an id and a colour.
+RunEntry entryFor(RunRecord record, const QString& path, bool visible) {
     RunEntry entry;
     entry.name = record.name.empty() ? QFileInfo(path).completeBaseName() : QString::fromStdString(record.name);
     entry.config = record.config;
@@ -150,16 +152,19 @@ int RunStore::addRecord(RunRecord record, const QString& path, bool visible) {
     entry.record = std::move(record);
     entry.path = path;
     entry.visible = visible;
-    return add(std::move(entry));
+    return entry;
+}
+}  // namespace
+
+int RunStore::addRecord(RunRecord record, const QString& path, bool visible) {
+    return add(entryFor(std::move(record), path, visible));
 }
 
 int RunStore::addSkimmed(SkimmedRun run, const QString& path) {
-    const int id = addRecord(std::move(run.head), path, false);
-    RunEntry* entry = findMutable(id);
-    entry->digest = run.digest;
-    entry->epochsOnDisk = true;
-    effectiveBaseline_.reset();
-    return id;
+    RunEntry entry = entryFor(std::move(run.head), path, false);
+    entry.digest = run.digest;  // complete before runAdded: the table measures the row as it comes
+    entry.epochsOnDisk = true;
+    return add(std::move(entry));
 }
 
 bool RunStore::ensureEpochs(int id) {

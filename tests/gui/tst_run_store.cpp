@@ -691,7 +691,11 @@ void TestRunStore::skimmedRunReadsItsEpochsWhenShown() {
 
     RunStore store;
     RunsTableModel model(&store);
+    std::size_t epochsWhenAdded = 0;  // what the table sees as the row comes
+    connect(&store, &RunStore::runAdded, this,
+            [&](int added) { epochsWhenAdded = store.find(added)->digest.epochCount; });
     const int id = store.addSkimmed({loaded[0].record, *loaded[0].digest}, path);
+    QCOMPARE(epochsWhenAdded, std::size_t{6});
     const RunEntry* run = store.find(id);
     QVERIFY(run->epochsOnDisk);
     QVERIFY(!run->visible);
