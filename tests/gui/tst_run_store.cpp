@@ -1,6 +1,7 @@
 // The run store (colours, files ours and peers', baseline and speedup) and the runs table over it.
 #include <QDialog>
 #include <QFile>
+#include <QHeaderView>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -144,6 +145,7 @@ private slots:
     void skimmedRunReadsItsEpochsWhenShown();
     void skimmedRunWhoseFileBrokeStaysListed();
     void epochAmongManyRunsChangesOneRow();
+    void columnsAreSizedOnceAndOnDemand();
 };
 
 void TestRunStore::coloursAreDistinctAndReadable() {
@@ -759,6 +761,29 @@ void TestRunStore::epochAmongManyRunsChangesOneRow() {
     QCOMPARE(changed.at(0).at(0).toModelIndex().row(), row);
     QCOMPARE(changed.at(0).at(1).toModelIndex().row(), row);
     QCOMPARE(view.model()->index(row, RunsTableModel::Progress).data().toString(), QString("1/200"));
+}
+
+// No column resizes itself to its contents at every change (with thousands of runs that measured
+// hundreds of rows per epoch); a double-click on a column's edge fits it when the user asks.
+void TestRunStore::columnsAreSizedOnceAndOnDemand() {
+    RunStore store;
+    RunsTableView view(&store);
+    view.resize(1400, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QHeaderView* header = view.table()->horizontalHeader();
+    for (int column = 0; column < RunsTableModel::Message; ++column)
+        QCOMPARE(header->sectionResizeMode(column), QHeaderView::Interactive);
+    const int id = store.addPending(namedConfig("A run"));
+    store.markStarted(id);
+    store.finish(id, recordWithEpochs({30, 20, 21}, RunStatus::Cancelled));
+    view.table()->setColumnWidth(RunsTableModel::Status, 30);  // the user narrowed it
+    const int statusRow = view.model()->rowOf(id);
+    const QString text = view.model()->index(statusRow, RunsTableModel::Status).data().toString();
+    QCOMPARE(view.table()->columnWidth(RunsTableModel::Status), 30);  // kept: nothing resizes by itself
+    emit header->sectionHandleDoubleClicked(RunsTableModel::Status);
+    QVERIFY(view.table()->columnWidth(RunsTableModel::Status) >=
+            QFontMetrics(view.table()->font()).horizontalAdvance(text));
 }
 
 QTEST_MAIN(TestRunStore)
