@@ -119,8 +119,8 @@ QString formatSpeedup(double speedup) {
 }
 
 std::optional<SpeedupBaseline> speedupBaseline(const RunStore& store) {
-    auto timed = [](const RunEntry& run) {
-        const auto ms = run.record.summary().medianEpochMs;
+    auto timed = [](const RunEntry& run) {  // by its digest: a restored run's epochs may still be on disk
+        const auto ms = run.digest.summary.medianEpochMs;
         return ms && *ms > 0;
     };
     if (const RunEntry* picked = store.baseline() ? store.find(*store.baseline()) : nullptr; picked && timed(*picked))
