@@ -12,6 +12,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QToolBar>
 #include <QtTest>
@@ -20,6 +21,7 @@
 #include <optional>
 
 #include "about_dialog.h"
+#include "chart_controls.h"
 #include "data_panel.h"
 #include "execution_panel.h"
 #include "main_window.h"
@@ -57,6 +59,7 @@ private slots:
     void viewMenuReopensClosedDocks();
     void aboutNamesTheVersions();
     void hasAMinimumSize();
+    void chartControlsSitAboveTheShownMetricChart();
 
 private:
     std::unique_ptr<QTemporaryDir> runFolder_;
@@ -302,6 +305,27 @@ void TestMainWindow::hasAMinimumSize() {
     MainWindow window;
     QVERIFY(window.minimumWidth() >= 1000);
     QVERIFY(window.minimumHeight() >= 600);
+}
+
+// The metric charts' controls are one row at the top of whichever metric chart is shown, not in the
+// toolbar (where they sat behind its overflow at 1,280 px), and follow the tab.
+void TestMainWindow::chartControlsSitAboveTheShownMetricChart() {
+    MainWindow window;
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* controls = window.findChild<ChartControls*>();
+    QVERIFY(controls);
+    QVERIFY(!window.findChild<QToolBar*>("mainToolBar")->isAncestorOf(controls));
+    auto* tabs = window.findChild<QTabWidget*>();
+    for (int i = 0; i < tabs->count(); ++i) {
+        auto* chart = qobject_cast<MetricChart*>(tabs->widget(i));
+        if (!chart) continue;
+        tabs->setCurrentIndex(i);
+        QCOMPARE(controls->parentWidget(), static_cast<QWidget*>(chart));
+        QVERIFY2(controls->isVisible(), qPrintable(tabs->tabText(i)));
+        QVERIFY(controls->geometry().bottom() < chart->plot().geometry().top());  // above the plot
+    }
 }
 
 QTEST_MAIN(TestMainWindow)
