@@ -4,8 +4,10 @@
 // trains, then every tab shown in turn and each of its charts drawn through a recorder of text
 // (text_layout_probe.h). A text outside its chart, clipped, elided or on top of another fails, named
 // with the tab, the size and the boxes.
+#include <QMainWindow>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -62,8 +64,10 @@ QStringList problemsOfEveryTab(QWidget& window, const QString& size) {
             tabs->setCurrentIndex(i);
             QCoreApplication::processEvents();
             // For a person to look at: MLPWB_LAYOUT_SHOTS=DIR saves the window as each tab shows it.
-            if (const QString shots = qEnvironmentVariable("MLPWB_LAYOUT_SHOTS"); !shots.isEmpty())
+            if (const QString shots = qEnvironmentVariable("MLPWB_LAYOUT_SHOTS"); !shots.isEmpty()) {
+                if (auto* main = qobject_cast<QMainWindow*>(&window)) main->statusBar()->clearMessage();
                 window.grab().save(QString("%1/%2-%3.png").arg(shots, size, tabs->tabText(i).replace('/', '-')));
+            }
             for (QCustomPlot* plot : tabs->widget(i)->findChildren<QCustomPlot*>()) {
                 if (!plot->isVisible() || plot->width() < 10) continue;
                 plot->replot();
