@@ -26,7 +26,6 @@ constexpr double kBarWidth = 0.6;
 // The axis never shows less than 0.8× to 1.25×: bars within a few percent of 1× stay readable.
 constexpr double kMinLow = 0.8;
 constexpr double kMinHigh = 1.25;
-constexpr const char* kSeedPreset = "Seed PyTorch loop";
 constexpr double kEndPixels = 8;
 
 // `text` broken at spaces into lines no wider than `width` pixels (a single word stays whole).
@@ -119,19 +118,13 @@ QString formatSpeedup(double speedup) {
 }
 
 std::optional<SpeedupBaseline> speedupBaseline(const RunStore& store) {
-    auto timed = [](const RunEntry& run) {  // by its digest: a restored run's epochs may still be on disk
-        const auto ms = run.digest.summary.medianEpochMs;
-        return ms && *ms > 0;
-    };
-    if (const RunEntry* picked = store.baseline() ? store.find(*store.baseline()) : nullptr; picked && timed(*picked))
-        return SpeedupBaseline{picked->id, BaselineReason::Picked};
-    // A Compare queues the seed loop first and the fixes after it: what it asks is how much faster the
-    // fixes are than the seed loop, whichever of its runs finished first.
-    for (const RunEntry& run : store.runs())
-        if (run.visible && timed(run) && run.preset() == QString::fromUtf8(kSeedPreset))
-            return SpeedupBaseline{run.id, BaselineReason::SeedLoop};
-    if (const auto first = store.effectiveBaseline()) return SpeedupBaseline{*first, BaselineReason::FirstTimed};
-    return std::nullopt;
+    const auto chosen = store.effectiveBaseline();  // the runs table's baseline too: one rule
+    if (!chosen) return std::nullopt;
+    const RunEntry* run = store.find(*chosen);
+    const BaselineReason why = store.baseline() == chosen ? BaselineReason::Picked
+                               : run && run->seedLoop     ? BaselineReason::SeedLoop
+                                                          : BaselineReason::FirstTimed;
+    return SpeedupBaseline{*chosen, why};
 }
 
 std::vector<double> speedupTicks(double low, double high) {

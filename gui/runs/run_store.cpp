@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ablation_catalogue.h"
 #include "epoch_journal.h"
 #include "errors.h"
 #include "execution_settings.h"
@@ -110,6 +111,7 @@ int RunStore::add(RunEntry entry) {
     entry.id = nextId_++;
     if (entry.name.isEmpty()) entry.name = QString("Run %1").arg(entry.id);
     entry.color = nextColor();
+    entry.seedLoop = entry.preset() == QString::fromStdString(AblationPlan{}.baseline);
     runs_.push_back(std::move(entry));
     effectiveBaseline_.reset();
     emit runAdded(runs_.back().id);
@@ -302,7 +304,9 @@ std::optional<int> RunStore::effectiveBaseline() const {
     if (const RunEntry* picked = baseline_ ? find(*baseline_) : nullptr; picked && hasMedian(*picked)) {
         effectiveBaseline_ = picked->id;
     } else {
-        const auto first = std::find_if(runs_.begin(), runs_.end(), hasMedian);
+        auto first = std::find_if(runs_.begin(), runs_.end(),
+                                  [&](const RunEntry& run) { return run.seedLoop && hasMedian(run); });
+        if (first == runs_.end()) first = std::find_if(runs_.begin(), runs_.end(), hasMedian);
         effectiveBaseline_ = first == runs_.end() ? std::nullopt : std::optional<int>(first->id);
     }
     return *effectiveBaseline_;

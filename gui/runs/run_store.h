@@ -38,6 +38,9 @@ struct RunEntry {
     // class rows, predicted class columns, over the validation rows. Kept in memory only (the final
     // parameters it comes from are not in the RunRecord); empty otherwise.
     std::vector<std::size_t> confusion;
+    // Its switches are the founding PyTorch loop's (the "Seed PyTorch loop" preset): a Compare's
+    // baseline. Set once, when it is added (its configuration does not change after).
+    bool seedLoop = false;
     QString preset() const;   // the preset the execution settings match, or "custom" / "peer"
     QString backend() const;  // "cpu", "cuda", "pytorch", ...
     // The data set it trained on: the file name of a CSV/.npy source, "built-in" for the generator,
@@ -91,8 +94,10 @@ public:
     const RunEntry* find(int id) const;  // nullptr when unknown; by binary search (ids only grow)
     const std::vector<RunEntry>& runs() const { return runs_; }
     std::optional<int> baseline() const { return baseline_; }  // the run the user picked
-    // What speedups are relative to: the picked run, or until then (or while it has no median
-    // yet) the first run with a median epoch time, so a Compare shows its answer at once.
+    // What speedups are relative to, for the runs table and the charts alike: the picked run, or
+    // until then (or while it has no median yet) the first seed loop with a median epoch time (a
+    // Compare asks how much faster the fixes are than the seed loop, whichever finished first), else
+    // the first run with one, so a Compare shows its answer at once.
     std::optional<int> effectiveBaseline() const;
     // Median epoch ms of the effective baseline divided by that of `id`; nullopt when either is unknown.
     std::optional<double> speedup(int id) const;

@@ -568,6 +568,7 @@ void TestCharts::speedupBaselineIsTheSeedLoop() {
     chart.refreshNow();
 
     QCOMPARE(chart.baselineRun(), pick ? earlier : seed);
+    QCOMPARE(store.effectiveBaseline().value_or(0), pick ? earlier : seed);  // the runs table's too
     QVERIFY(chart.baselineReason() == (pick ? wb::gui::BaselineReason::Picked : wb::gui::BaselineReason::SeedLoop));
     QCOMPARE(chart.rows()[pick ? 0 : 1].baseline, true);
     if (!pick) {
