@@ -24,7 +24,7 @@ struct AblateOptions {
     std::string fixes;  // comma-separated; empty = the default order
     int repeats = 3;
     double targetPercent = 5, budgetSeconds = 0;
-    bool alone = false;
+    bool alone = false, leaveOneOut = false, noShapley = false;
     std::string out, csv;
     bool quiet = false;
 
@@ -46,6 +46,11 @@ struct AblateOptions {
             ->capture_default_str()
             ->check(CLI::Range(0.0, 86400.0));
         a->add_flag("--alone", alone, "also run each fix alone on top of the baseline");
+        a->add_flag("--leave-one-out", leaveOneOut,
+                    "also measure every honoured fix but one, for each: what each saves on top of the others");
+        a->add_flag("--no-shapley", noShapley,
+                    "never measure every combination of the honoured fixes (by default, where at most 4 and "
+                    "half of --budget allow, for each fix's Shapley value: its saving over every order)");
         auto* o = app.add_option_group("Output");
         o->add_option("--out", out, "the ablation JSON (mlpwb.ablation/1), rewritten after every step");
         o->add_option("--csv", csv, "the table as CSV");
@@ -60,6 +65,8 @@ struct AblateOptions {
         p.target = targetPercent / 100;
         p.budgetSeconds = budgetSeconds;
         p.alone = alone;
+        p.leaveOneOut = leaveOneOut;
+        p.shapley = !noShapley;
         p.validate();
         return p;
     }

@@ -114,6 +114,27 @@ private slots:
         QVERIFY(r.out.contains("Each fix alone"));
     }
 
+    // --leave-one-out measures every fix but one (here {zero_grad} alone is new: {loss} is the first
+    // cumulative step), --no-shapley asks for no other combination; the file says both.
+    void leaveOneOutAndNoShapleyReachThePlan() {
+        RUN_MLPWB(r, tinyAblation() << "--fixes"
+                                    << "loss,zero_grad"
+                                    << "--leave-one-out"
+                                    << "--no-shapley"
+                                    << "--quiet"
+                                    << "--out" << path("leave-one-out.json"));
+        QVERIFY2(r.exitCode == 0, r.describe());
+        const nlohmann::json j = readJson(path("leave-one-out.json"));
+        QCOMPARE(j["plan"]["leave_one_out"].get<bool>(), true);
+        QCOMPARE(j["plan"]["shapley"].get<bool>(), false);
+        QVERIFY2(str(j["combinations"]["note"]).contains("leave-one-out"), j.dump().c_str());
+        QStringList measured;  // the subsets no cumulative step measured
+        for (const auto& subset : j["combinations"]["subsets"])
+            if (subset["step"].is_null())
+                for (const auto& fix : subset["fixes"]) measured << str(fix);
+        QCOMPARE(measured, QStringList{"zero_grad=none"});
+    }
+
     void refusedFixIsPrinted() {
         RUN_MLPWB(r, tinyAblation() << "--fixes"
                                     << "precision,loss"
