@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QSlider>
+#include <QTabWidget>
 #include <QToolButton>
 
 namespace wb::gui {
@@ -88,6 +89,20 @@ void ChartControls::addChart(MetricChart* chart) {
     apply(chart);
     connect(chart, &MetricChart::zoomChanged, this, &ChartControls::showZoomState);
     showZoomState();
+}
+
+void ChartControls::followTabs(QTabWidget* tabs) {
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);  // one row; the chart takes the rest
+    const auto placeAbove = [this](QWidget* page) {
+        auto* chart = qobject_cast<MetricChart*>(page);
+        auto* column = chart ? qobject_cast<QBoxLayout*>(chart->layout()) : nullptr;
+        if (!column) return;
+        column->insertWidget(0, this);
+        show();  // a new parent hides a widget until it is shown again
+    };
+    connect(tabs, &QTabWidget::currentChanged, this,
+            [tabs, placeAbove](int index) { placeAbove(tabs->widget(index)); });
+    if (!charts_.empty()) placeAbove(charts_.front());
 }
 
 // "Reset zoom" is there to press while some chart shows a part of its data.

@@ -14,6 +14,7 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QSlider;
+class QTabWidget;
 class QToolButton;
 
 namespace wb::gui {
@@ -26,6 +27,9 @@ public:
 
     // `chart` follows these controls from now on, starting with their current settings.
     void addChart(MetricChart* chart);
+    // The row sits at the top of whichever of its charts `tabs` shows (one widget, moved with the
+    // tab): next to what it changes. Starts on the first chart added.
+    void followTabs(QTabWidget* tabs);
 
     // For tests and the window: the controls themselves.
     QSlider* smoothingSlider() const { return smoothing_; }

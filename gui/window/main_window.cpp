@@ -93,20 +93,11 @@ void MainWindow::buildCharts() {
     tabs_->addTab(timeChart_, "Epoch time");
     tabs_->addTab(breakdownChart_, "Time breakdown");
     tabs_->addTab(speedupChart_, "Speedup");
-    // Smoothing, x axis, log scales, legend and zoom of the three metric charts: one row of controls
-    // at the top of whichever of them is shown, next to what it changes (in the toolbar they sat
-    // behind its "»" at 1,280 and 1,400 px).
-    chartControls_ = new ChartControls;
-    chartControls_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);  // one row; the chart takes the rest
-    for (auto* chart : {lossChart_, accuracyChart_, timeChart_}) chartControls_->addChart(chart);
-    connect(tabs_, &QTabWidget::currentChanged, this, [this](int index) {
-        if (auto* chart = qobject_cast<MetricChart*>(tabs_->widget(index)))
-            if (auto* column = qobject_cast<QBoxLayout*>(chart->layout())) {
-                column->insertWidget(0, chartControls_);
-                chartControls_->show();  // a new parent hides a widget until it is shown again
-            }
-    });
-    static_cast<QBoxLayout*>(lossChart_->layout())->insertWidget(0, chartControls_);
+    // Smoothing, x axis, log scales, legend and zoom of the three metric charts: one row at the top of
+    // whichever of them the tabs show (in the toolbar they sat behind its "»" at 1,280 and 1,400 px).
+    auto* chartControls = new ChartControls;
+    for (auto* chart : {lossChart_, accuracyChart_, timeChart_}) chartControls->addChart(chart);
+    chartControls->followTabs(tabs_);
     confusionView_ = new ConfusionView(store_, tabs_);
     tabs_->addTab(confusionView_, "Confusion");
     ablationTab_ = new AblationTab(controller_, tabs_);

@@ -19,7 +19,6 @@ namespace wb::gui {
 class AblationTab;
 class AnswerView;
 class BreakdownChart;
-class ChartControls;
 class ConfusionView;
 class DataPanel;
 class ExecutionPanel;
@@ -108,7 +107,6 @@ private:
     RunsTableView* runsView_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     MetricChart* lossChart_ = nullptr;
-    ChartControls* chartControls_ = nullptr;  // above whichever metric chart is shown
     MetricChart* accuracyChart_ = nullptr;
     MetricChart* timeChart_ = nullptr;
     BreakdownChart* breakdownChart_ = nullptr;
