@@ -4,6 +4,7 @@
 // not be measured.
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "ablation_attribution.h"
 #include "answer.h"
@@ -172,10 +173,24 @@ std::string machineSentence(const AblationResult& r) {
     return said + "; its intervals are wider for it, and a quieter machine would narrow them.";
 }
 
+// Each measured engine's attribution, computed once for all the sentences that read it (a bootstrap
+// of every cause's interval: the engine's sentence and the founding one both need PyTorch's).
+class Attributions {
+public:
+    const Attribution& of(const AnswerEngine& e) {
+        auto it = cache_.find(&e);
+        if (it == cache_.end()) it = cache_.emplace(&e, attribute(*e.ablation)).first;
+        return it->second;
+    }
+
+private:
+    std::map<const AnswerEngine*, Attribution> cache_;
+};
+
 // "On PyTorch (cpu), the fixed loop is 41× faster than the seed loop (38–44×): 460 → 11.2 ms per
 // epoch. The largest cause: data_path=device_resident (data on the device once ...), 93% (90–95%)
 // of the gap."
-std::string engineSentence(const AnswerEngine& e) {
+std::string engineSentence(const AnswerEngine& e, Attributions& attributions) {
     const AblationResult& r = *e.ablation;
     const SpeedComparison gap = *e.gap();
     const std::string levels =
@@ -186,7 +201,7 @@ std::string engineSentence(const AnswerEngine& e) {
     std::string s =
         "On " + engineName(e) + ", the fixed loop is " + gap.label() + " than the seed loop: " + levels + ".";
     if (gap.ratio < 1) return s;
-    const Attribution a = attribute(r);
+    const Attribution& a = attributions.of(e);
     return s + causeSentence(r, a) + everyOrderSentence(r, a) + costSentence(r, a) + outlierSentence(r, a) +
            machineSentence(r) + (r.precision.empty() ? "" : " Precision: " + r.precision + ".");
 }
@@ -194,8 +209,7 @@ std::string engineSentence(const AnswerEngine& e) {
 // PyTorch's causes in the fixed loop, largest share first, each with its interval: "data_path=
 // device_resident 80% (75–85%), launch=graph_step 12% (9–15%)". Empty without shares (no
 // measurable gap).
-std::string torchShares(const AblationResult& r) {
-    const Attribution a = attribute(r);
+std::string torchShares(const AblationResult& r, const Attribution& a) {
     std::vector<const CauseShare*> shares;
     for (const CauseShare& c : a.causes)
         if (c.inFixedLoop && c.share && *c.share > 0 && r.steps[c.step].fix != AblationStep::kWithoutCostly)
@@ -214,7 +228,7 @@ std::string torchShares(const AblationResult& r) {
 // The founding question in its own words: Keras's fit against the PyTorch loop here, where the
 // PyTorch loop loses its time, and the fixed PyTorch loop against Keras's fit. Where one of the two
 // was asked for but could not run, what would make it measurable.
-std::string foundingSentence(const Answer& answer) {
+std::string foundingSentence(const Answer& answer, Attributions& attributions) {
     if (const auto f = answer.founding()) {
         const AblationResult &torch = *f->torch->ablation, &keras = *f->keras->ablation;
         const std::string levels =
@@ -224,7 +238,7 @@ std::string foundingSentence(const Answer& answer) {
                                      " than the PyTorch loop here, " + levels + "."
                                : "The founding question: Keras's fit and the PyTorch loop take the same time here (" +
                                      f->kerasFit.label() + "), " + levels + ".";
-        if (const std::string shares = torchShares(torch); !shares.empty())
+        if (const std::string shares = torchShares(torch, attributions.of(*f->torch)); !shares.empty())
             text +=
                 " Where the PyTorch loop loses its time (shares of its own gap, fixed in this order): " + shares + ".";
         text += f->fixedTorch.measurable
@@ -256,7 +270,8 @@ std::vector<std::string> Answer::conclusion() const {
         return ga.ratio > gb.ratio;
     });
     lines.reserve(measured.size() + engines.size() + 1);
-    for (const AnswerEngine* e : measured) lines.push_back(engineSentence(*e));
+    Attributions attributions;
+    for (const AnswerEngine* e : measured) lines.push_back(engineSentence(*e, attributions));
 
     // The fastest epoch measured, against the founding PyTorch loop where it ran (else the slowest
     // seed loop), with the spread of both.
@@ -276,7 +291,8 @@ std::vector<std::string> Answer::conclusion() const {
                         ms(best.medianEpochMs) + " ms, " + compareSpeed(seed.spread(), best.spread()).label() +
                         " than the seed loop on " + engineName(*slowestSeed) + " (" + ms(seed.medianEpochMs) + " ms).");
     }
-    if (const std::string founding = foundingSentence(*this); !founding.empty()) lines.insert(lines.begin(), founding);
+    if (const std::string founding = foundingSentence(*this, attributions); !founding.empty())
+        lines.insert(lines.begin(), founding);
     for (const auto& e : engines) {
         if (e.gap()) continue;
         if (!e.available) {
