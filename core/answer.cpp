@@ -191,13 +191,14 @@ Answer runAnswer(const AnswerPlan& plan, std::vector<AnswerEngine> engines, cons
         }
     int done = 0;
     answer.status = AnswerStatus::Completed;
-    for (AnswerEngine& engine : answer.engines) {
+    for (std::size_t i = 0; i < answer.engines.size(); ++i) {
+        AnswerEngine& engine = answer.engines[i];
         if (!engine.available) continue;
         RunConfig engineConfig = config;
         engineConfig.backend = engine.engine;
         AblationCallbacks steps;
         steps.onRunStarted = [&](int, const std::string& step, int repeat, int plannedHere) {
-            planned[static_cast<std::size_t>(&engine - answer.engines.data())] = plannedHere;
+            planned[i] = plannedHere;
             if (callbacks.onRunStarted)
                 callbacks.onRunStarted(engine.engine, step, repeat, done,
                                        std::accumulate(planned.begin(), planned.end(), 0));
