@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ablation_attribution.h"
+#include "ablation_subsets.h"
 #include "bootstrap_interval.h"
 #include "errors.h"
 #include "task_metrics.h"
@@ -17,13 +18,6 @@
 namespace wb {
 
 namespace {
-// The value switch `name` has in `s` (names as describeSwitches gives them).
-std::string switchValue(const ExecutionSettings& s, const std::string& name) {
-    for (const auto& d : describeSwitches(s))
-        if (d.name == name) return d.value;
-    throw ConfigError("unknown execution switch '" + name + "'");
-}
-
 // The value of switch or torch option `name` in a step.
 std::string valueOf(const AblationStep& step, const std::string& name) {
     return isTorchOption(name) ? torchOptionValue(step.torch, name) : switchValue(step.settings, name);
@@ -382,99 +376,12 @@ private:
         return go;
     }
 
-    // A subset of the honoured fixes measured for the attribution: by a cumulative step of the same
-    // configuration, by an earlier subset of the same configuration (a fix that changed nothing), or
-    // here, in the rounds.
-    struct SubsetSlot {
-        unsigned mask = 0;
-        std::optional<std::size_t> step;    // index into result_.steps
-        std::optional<std::size_t> sameAs;  // index into slots_
-        AblationStep own;
-        bool measuredHere() const { return !step && !sameAs; }
-    };
-
     // The honoured fixes: the plan's cumulative steps after the baseline that ran in round 1.
     std::vector<std::size_t> honouredFixes() const {
         std::vector<std::size_t> honoured;
         for (std::size_t i = 1; i < result_.steps.size() && i < plannedSteps(); ++i)
             if (result_.steps[i].measured()) honoured.push_back(i);
         return honoured;
-    }
-
-    // The configuration of the seed loop with the honoured fixes of `mask` applied, in plan order.
-    AblationStep configurationOf(unsigned mask, const std::vector<std::size_t>& honoured) const {
-        AblationStep c;
-        c.settings = result_.steps.front().settings;
-        c.torch = result_.steps.front().torch;
-        for (std::size_t p = 0; p < honoured.size(); ++p) {
-            if (((mask >> p) & 1U) == 0) continue;
-            for (const auto& [name, value] : ablationFixByName(result_.steps[honoured[p]].fix).sets) {
-                if (isTorchOption(name))
-                    setTorchOption(c.torch, name, value);
-                else
-                    setSwitch(c.settings, name, value);
-            }
-        }
-        return c;
-    }
-
-    // The settings as this backend runs them: every switch it ignores at its seed loop's value. The
-    // cumulative steps carry the fixes the backend ignores (launch=graph_step on the CPU backend),
-    // the subsets do not; both run the same.
-    ExecutionSettings asRun(const ExecutionSettings& s) const {
-        std::vector<IgnoredSwitch> ignored = BackendRegistry::instance().notApplicable(result_.backend, s);
-        if (data_.task == Task::Regression) ignored.push_back(regressionLossSwitch());
-        ExecutionSettings run = s;
-        for (const IgnoredSwitch& sw : ignored)
-            setSwitch(run, sw.name, switchValue(result_.steps.front().settings, sw.name));
-        return run;
-    }
-
-    bool sameConfiguration(const AblationStep& a, const AblationStep& b) const {
-        return nlohmann::json(asRun(a.settings)) == nlohmann::json(asRun(b.settings)) &&
-               nlohmann::json(a.torch) == nlohmann::json(b.torch);
-    }
-
-    // The names of the fixes of `mask` ("seed loop" for none).
-    std::vector<std::string> fixNames(unsigned mask) const {
-        std::vector<std::string> names;
-        for (std::size_t p = 0; p < result_.subsetFixes.size(); ++p)
-            if ((mask >> p) & 1U) names.push_back(result_.steps[result_.subsetFixes[p]].name);
-        return names;
-    }
-
-    // The slots of `masks`, each reusing a measured configuration where one is the same; empty when
-    // one of them is refused (it cannot run, so no attribution over them).
-    std::vector<SubsetSlot> slotsFor(const std::vector<unsigned>& masks,
-                                     const std::vector<std::size_t>& honoured) const {
-        std::vector<SubsetSlot> slots;
-        for (unsigned mask : masks) {
-            SubsetSlot slot;
-            slot.mask = mask;
-            AblationStep c = configurationOf(mask, honoured);
-            if (c.settings.refusal()) return {};
-            for (std::size_t i = 0; i < result_.steps.size() && !slot.step; ++i)
-                if (result_.steps[i].measured() && sameConfiguration(result_.steps[i], c)) slot.step = i;
-            for (std::size_t j = 0; j < slots.size() && slot.measuredHere(); ++j)
-                if (slots[j].measuredHere() && sameConfiguration(slots[j].own, c)) slot.sameAs = j;
-            if (slot.measuredHere()) {
-                std::string name;
-                for (std::size_t p = 0; p < honoured.size(); ++p)
-                    if ((mask >> p) & 1U) name += (name.empty() ? "" : " + ") + result_.steps[honoured[p]].name;
-                c.name = "combination " + (name.empty() ? std::string("(no fix)") : name);
-                c.fix = "combination";
-                c.description = "a subset of the honoured fixes, for their attribution beyond one order";
-                keepLevel(c, result_.steps.front().medianEpochMs);
-                slot.own = std::move(c);
-            }
-            slots.push_back(std::move(slot));
-        }
-        return slots;
-    }
-
-    static std::size_t newConfigurations(const std::vector<SubsetSlot>& slots) {
-        return static_cast<std::size_t>(
-            std::count_if(slots.begin(), slots.end(), [](const SubsetSlot& s) { return s.measuredHere(); }));
     }
 
     // Whether `added` more configurations, measured in every round from round 2 on, fit the budget
@@ -523,7 +430,7 @@ private:
             } else {
                 std::vector<unsigned> masks;
                 for (unsigned m = 0; m <= all; ++m) masks.push_back(m);
-                std::vector<SubsetSlot> slots = slotsFor(masks, honoured);
+                std::vector<SubsetSlot> slots = subsetSlots(result_, data_.task, masks, honoured);
                 const std::size_t added = newConfigurations(slots);
                 if (slots.empty()) {
                     why = "a subset of the fixes is refused";
@@ -539,7 +446,7 @@ private:
         if (!plan_.leaveOneOut) return;
         std::vector<unsigned> masks = {0, all};
         for (unsigned p = 0; p < k; ++p) masks.push_back(all & ~(1U << p));
-        std::vector<SubsetSlot> slots = slotsFor(masks, honoured);
+        std::vector<SubsetSlot> slots = subsetSlots(result_, data_.task, masks, honoured);
         std::string whyNot;
         if (slots.empty())
             whyNot = "every fix but one is refused for some fix";
@@ -558,20 +465,7 @@ private:
     }
 
     // result_.subsets from the slots: every subset with its rounds as measured so far.
-    void syncSubsets() {
-        result_.subsets.clear();
-        for (const SubsetSlot& slot : slots_) {
-            const SubsetSlot& source = slot.sameAs ? slots_[*slot.sameAs] : slot;
-            SubsetLevel level;
-            level.mask = slot.mask;
-            level.fixes = fixNames(slot.mask);
-            level.step = source.step;
-            const AblationStep& measured = source.step ? result_.steps[*source.step] : source.own;
-            for (const auto& run : measured.runs)
-                if (const auto m = run.summary().medianEpochMs) level.roundMs.push_back(*m);
-            result_.subsets.push_back(std::move(level));
-        }
-    }
+    void syncSubsets() { result_.subsets = subsetLevels(result_, slots_); }
 
     // A fix that costs time on this engine (graph capture on a CPU) leaves every later cumulative
     // step slower, so the fastest of them may lack fixes that help. One more step: every applied fix
@@ -606,7 +500,7 @@ private:
         step.description = "every fix applied but those that cost time on this engine";
         keepLevel(step, result_.steps.back().medianEpochMs);  // no runs yet: the level before it
         for (SubsetSlot& slot : slots_)  // a subset measured it already, in the same rounds: its runs are the step's
-            if (slot.measuredHere() && sameConfiguration(slot.own, step)) {
+            if (slot.measuredHere() && sameConfiguration(result_, data_.task, slot.own, step)) {
                 step.runs = std::move(slot.own.runs);
                 step.status = slot.own.status;
                 if (step.measured()) measure(step);

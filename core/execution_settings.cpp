@@ -91,6 +91,12 @@ std::vector<SwitchDescription> describeSwitches(const ExecutionSettings& s) {
             describe("gemm", kGemmNames, s.gemm)};
 }
 
+std::string switchValue(const ExecutionSettings& s, const std::string& name) {
+    for (const auto& d : describeSwitches(s))
+        if (d.name == name) return d.value;
+    throw ConfigError("unknown execution switch '" + name + "'");
+}
+
 void setSwitch(ExecutionSettings& s, const std::string& name, const std::string& value) {
     if (name == "data_path")
         s.dataPath = enumFromName(kDataPathNames, value, name);

@@ -45,6 +45,8 @@ struct SwitchDescription {
 std::vector<SwitchDescription> describeSwitches(const ExecutionSettings& s);
 // Sets switch `name` to `value` (both as in describeSwitches); throws ConfigError for unknown ones.
 void setSwitch(ExecutionSettings& s, const std::string& name, const std::string& value);
+// The value switch `name` has in `s` (as in describeSwitches); throws ConfigError for an unknown one.
+std::string switchValue(const ExecutionSettings& s, const std::string& name);
 
 // A switch a backend ignores, and why: {"launch", "a CPU launches no kernels"}.
 struct IgnoredSwitch {
