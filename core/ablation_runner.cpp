@@ -12,6 +12,7 @@
 #include "ablation_subsets.h"
 #include "bootstrap_interval.h"
 #include "errors.h"
+#include "keep_warm.h"
 #include "task_metrics.h"
 #include "trainer.h"
 
@@ -645,6 +646,7 @@ AblationResult runAblation(const AblationPlan& plan, const RunConfig& base, cons
     RunConfig check = base;
     check.execution = presetByName(plan.baseline).settings;
     check.validate();
+    const KeepWarm warm;  // one interpreter per framework for all the runs, not one per run
     return AblationRunner(plan, base, dataset, data, cancel, callbacks).run();
 }
 

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,16 +39,35 @@ void closeFd(int& fd) {
     if (fd >= 0) ::close(fd);
     fd = -1;
 }
+
+// The child's stdin when the parent writes to it: a socket pair rather than a pipe, so that a write to
+// a child that has gone fails with EPIPE (send's MSG_NOSIGNAL) instead of raising SIGPIPE in the
+// whole process.
+struct Channel {
+    int parent = -1, child = -1;
+    Channel() {
+        int fds[2];
+        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
+            throw FrameworkError(std::string("cannot create a channel: ") + std::strerror(errno));
+        parent = fds[0];
+        child = fds[1];
+    }
+};
 }  // namespace
 
-ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, Input input) {
     if (argv.empty()) throw FrameworkError("no program to start");
     Pipe out, err;
+    std::optional<Channel> in;
+    if (input == Input::Channel) in.emplace();
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;
     posix_spawn_file_actions_init(&actions);
     posix_spawnattr_init(&attr);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    if (in)
+        posix_spawn_file_actions_adddup2(&actions, in->child, STDIN_FILENO);
+    else
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&actions, out.write, STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(&actions, err.write, STDERR_FILENO);
     // A group of its own, so that Stop reaches DataLoader workers too, and Ctrl+C in a terminal
@@ -69,14 +89,17 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv) {
     posix_spawnattr_destroy(&attr);
     ::close(out.write);
     ::close(err.write);
+    if (in) ::close(in->child);
     if (rc != 0) {
         ::close(out.read);
         ::close(err.read);
+        if (in) ::close(in->parent);
         pid_ = -1;
         throw FrameworkError("cannot start " + argv[0] + ": " + std::strerror(rc));
     }
     outFd_ = out.read;
     errFd_ = err.read;
+    if (in) inFd_ = in->parent;
 }
 
 ChildProcess::~ChildProcess() {
@@ -85,8 +108,25 @@ ChildProcess::~ChildProcess() {
     // has exited. (A group's id is not reused while any member of it lives.)
     if (pid_ >= 0) ::kill(-pid_, SIGKILL);
     reap(true);
+    closeFd(inFd_);
     closeFd(outFd_);
     closeFd(errFd_);
+}
+
+void ChildProcess::writeLine(const std::string& line) {
+    if (inFd_ < 0) throw FrameworkError("the child was started without an input channel");
+    const std::string text = line + "\n";
+    for (std::size_t sent = 0; sent < text.size();) {
+        const ssize_t n = ::send(inFd_, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) throw FrameworkError(std::string("cannot write to the child: ") + std::strerror(errno));
+        sent += static_cast<std::size_t>(n);
+    }
+}
+
+void ChildProcess::clearStderrTail() {
+    errLines_.clear();
+    errPartial_.clear();
 }
 
 void ChildProcess::drain(int fd, bool isStdout) {

@@ -16,9 +16,11 @@ namespace wb {
 
 class ChildProcess {
 public:
-    // Starts argv[0] (searched on PATH when it has no '/') with stdin from /dev/null. Throws
-    // FrameworkError when it cannot be started (no such file, not executable).
-    explicit ChildProcess(const std::vector<std::string>& argv);
+    // Where the child's stdin comes from: /dev/null, or a channel that writeLine() writes to.
+    enum class Input { None, Channel };
+    // Starts argv[0] (searched on PATH when it has no '/'). Throws FrameworkError when it cannot be
+    // started (no such file, not executable).
+    explicit ChildProcess(const std::vector<std::string>& argv, Input input = Input::None);
     ~ChildProcess();  // ends the whole process group: the child if it still runs, and what it left
     ChildProcess(const ChildProcess&) = delete;
     ChildProcess& operator=(const ChildProcess&) = delete;
@@ -29,6 +31,12 @@ public:
     // (a program writing without newlines would otherwise fill the memory).
     Read readLine(std::string& line, const CancelFlag* cancel,
                   std::chrono::milliseconds timeout = std::chrono::hours(24 * 365));
+
+    // Writes `line` and a newline to the child's stdin (Input::Channel). Throws FrameworkError when the
+    // child is gone or was started without a channel.
+    void writeLine(const std::string& line);
+    // Forgets the stderr kept so far: a kept interpreter's next loop reports its own errors only.
+    void clearStderrTail();
 
     // SIGTERM to the whole group (the interpreter and any DataLoader workers), SIGKILL after `grace`.
     void terminate(std::chrono::milliseconds grace = std::chrono::milliseconds(300));
@@ -46,7 +54,7 @@ private:
     bool reap(bool block);
 
     pid_t pid_ = -1;
-    int outFd_ = -1, errFd_ = -1;
+    int inFd_ = -1, outFd_ = -1, errFd_ = -1;
     std::string outBuffer_, errPartial_;
     std::deque<std::string> errLines_;
     std::optional<int> status_;  // waitpid status once reaped

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "child_process.h"
 #include "errors.h"
 #include "framework_loop.h"
+#include "loop_process.h"
 #include "npy_io.h"
 #include "python_interpreter.h"
 #include "safetensors.h"
@@ -72,7 +72,7 @@ class FrameworkBackend final : public Backend {
 public:
     explicit FrameworkBackend(std::string framework)
         : framework_(std::move(framework)), loop_(frameworkLoop(framework_, FrameworkFacts{}, FrameworkOptions{})) {}
-    ~FrameworkBackend() override { child_.reset(); }  // ends the interpreter before its folder goes
+    ~FrameworkBackend() override { process_.reset(); }  // ends (or keeps) the interpreter before its folder goes
 
     std::string name() const override { return framework_; }
     std::string deviceName() const override { return deviceName_; }
@@ -127,8 +127,8 @@ public:
 
     // After the last epoch the loop writes its weights and exits; a run ended early keeps its start.
     MlpParams parameters() const override {
-        if (!child_ || epochsRead_ < config_.train.epochs) return initial_;
-        const int status = child_->wait(std::chrono::seconds(60));
+        if (!process_ || epochsRead_ < config_.train.epochs) return initial_;
+        const int status = process_->finish(std::chrono::seconds(60));
         if (status != 0) throw FrameworkError(failure("after its last epoch"));
         return loadSafetensors(folder_->file("final.safetensors"));  // 1..kMaxClasses outputs
     }
@@ -142,6 +142,7 @@ public:
             {"framework", framework_},
             {framework_ + "_version", facts_.version},
             {"framework_device", loop_.device}};
+        if (process_) env.emplace_back("framework_interpreter", process_->interpreter());
         for (const auto& [k, v] : ready_) env.emplace_back("framework_" + k, v);
         return env;
     }
@@ -162,17 +163,16 @@ private:
     }
 
     void start(bool validation) {
-        std::vector<std::string> argv = {python_,          folder_->file("loop.py"),
-                                         "--data",         folder_->file("train_x.npy"),
+        std::vector<std::string> args = {"--data",         folder_->file("train_x.npy"),
                                          "--labels",       folder_->file("train_y.npy"),
                                          "--init-weights", folder_->file("init.safetensors"),
                                          "--epochs",       std::to_string(config_.train.epochs),
                                          "--device",       loop_.device,
                                          "--save-weights", folder_->file("final.safetensors")};
         if (validation)
-            argv.insert(argv.end(),
+            args.insert(args.end(),
                         {"--val-data", folder_->file("val_x.npy"), "--val-labels", folder_->file("val_y.npy")});
-        child_ = std::make_unique<ChildProcess>(argv);
+        process_ = std::make_unique<LoopProcess>(python_, framework_, loop_.device, folder_->file("loop.py"), args);
     }
 
     // The loop's first line, after its imports and data loading: facts for the RunRecord.
@@ -192,9 +192,9 @@ private:
     // The next line of the loop's stdout; false when cancelled (the process group is ended then).
     // Throws FrameworkError with the end of stderr when the loop ended without one.
     bool readLine(const CancelFlag* cancel) {
-        switch (child_->readLine(line_, cancel)) {
+        switch (process_->readLine(line_, cancel)) {
             case ChildProcess::Read::Line: return true;
-            case ChildProcess::Read::Cancelled: child_->terminate(); return false;
+            case ChildProcess::Read::Cancelled: process_->terminate(); return false;
             default:
                 throw FrameworkError(failure(epochsRead_ == 0 ? "before its first epoch"
                                                               : "during epoch " + std::to_string(epochsRead_ + 1)));
@@ -202,8 +202,8 @@ private:
     }
 
     std::string failure(const std::string& when) const {
-        std::string message = "the " + framework_ + " loop (" + python_ + ") " + child_->describeExit() + " " + when;
-        const std::string tail = child_->stderrTail();
+        std::string message = "the " + framework_ + " loop (" + python_ + ") " + process_->describeEnd() + " " + when;
+        const std::string tail = process_->stderrTail();
         return tail.empty() ? message : message + ":\n" + tail;
     }
 
@@ -222,7 +222,7 @@ private:
     bool cancelledInSetup_ = false;
     std::vector<std::pair<std::string, std::string>> ready_;
     std::unique_ptr<TempFolder> folder_;
-    std::unique_ptr<ChildProcess> child_;
+    std::unique_ptr<LoopProcess> process_;
 };
 }  // namespace
 

@@ -154,6 +154,9 @@ RECORD_FIELDS = ("epoch", "warmup", "train_loss", "train_accuracy", "val_loss", 
 def claim_stdout():
     """Keeps the real stdout for the JSON lines; whatever a library prints goes to stderr instead."""
     global LINES
+    LINES = globals().get("MLPWB_LINES")  # an interpreter kept between loops has claimed it already
+    if LINES is not None:
+        return
     sys.stdout.flush()
     LINES = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
