@@ -12,6 +12,7 @@
 #include "data_source.h"
 #include "errors.h"
 #include "exit_codes.h"
+#include "keep_warm.h"
 #include "memory_budget.h"
 #include "output_paths.h"
 #include "prepare.h"
@@ -26,7 +27,7 @@ struct AnswerOptions {
     TrainOptions problem;  // data, model, optimizer, batch (the engines and switches are the answer's)
     std::string engines;   // comma-separated; empty = every engine
     AnswerPlan plan;
-    double targetPercent = 5;
+    double targetPercent = AnswerPlan{}.target * 100;
     std::string out;
     bool estimateOnly = false, noEstimate = false, quiet = false;
 
@@ -112,8 +113,8 @@ int runAnswerCommand(AnswerOptions& opt, const CLI::App& app) {
         throw ConfigError("--backend: the answer asks every engine; choose them with --engines cpu,torch,...");
     opt.plan.engines = splitList(opt.engines);
     const RunConfig config = opt.problem.toRunConfig(app);
-    // The epoch times are the question, not the final loss: 10 epochs (the first the warm-up) unless
-    // --epochs says otherwise.
+    // The epoch times are the question, not the final loss: the plan's few epochs (the first the
+    // warm-up) unless --epochs says otherwise.
     if (app.count("--epochs") > 0) opt.plan.epochs = config.train.epochs;
     opt.plan.target = opt.targetPercent / 100;
     opt.plan.validate();
@@ -126,7 +127,8 @@ int runAnswerCommand(AnswerOptions& opt, const CLI::App& app) {
     const auto engines = answerEngines(opt.plan, BackendRegistry::instance().list());
     printEngines(engines);
 
-    catchStopSignals();  // a Ctrl+C ends the answer after the current step, what was measured kept
+    catchStopSignals();   // a Ctrl+C ends the answer after the current step, what was measured kept
+    const KeepWarm warm;  // each framework's interpreter from its estimate to its last run
     if (!opt.noEstimate || opt.estimateOnly) {
         if (!printEstimate(estimateAnswer(opt.plan, engines, config, dataset, data, stopFlag()))) return kCancelled;
         if (opt.estimateOnly) return kOk;

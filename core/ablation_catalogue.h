@@ -45,7 +45,7 @@ struct AblationPlan {
     // budget (so never without one). Else, with `leaveOneOut`, every honoured fix but one, for each,
     // within the whole budget where there is one. Either joins the rounds from round 2 on.
     // The default, Shapley values where half the budget allows and no leave-one-out: the answer's
-    // 60 s per engine gets them for an engine that honours few fixes and runs a fast seed loop (the
+    // 30 s per engine gets them for an engine that honours few fixes and runs a fast seed loop (the
     // CPU backend: four), and the subsets never add rounds (the rounds stop on the steps' medians,
     // as before), so an engine pays for them at most half its budget; an engine that honours more
     // fixes or runs a slow seed loop (PyTorch's, near a second per epoch) keeps the one order, with

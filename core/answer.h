@@ -18,13 +18,15 @@ namespace wb {
 
 // What to run on each engine: one ablation from the seed loop with the default fixes, `repeats`
 // runs per step of `epochs` epochs each (the epoch times are the question, not the final loss, so a
-// few epochs after the warm-up give the medians).
+// few epochs after the warm-up give the medians). The defaults answer the founding workload with all
+// four engines of a 2-core machine in under 3 minutes (bench/RESULTS.md): 6 epochs a run (5 timed),
+// 30 s an engine, each framework's interpreter kept between its runs (core/keep_warm.h).
 struct AnswerPlan {
     std::vector<std::string> engines;  // the backends to ask, in this order; empty = every one registered
     int repeats = 3;                   // rounds at least (AblationPlan::repeats)
-    int epochs = 10;
+    int epochs = 6;
     double target = 0.05;       // more rounds until every median is known to ±5 % ...
-    double budgetSeconds = 60;  // ... while an engine's ablation has spent less than this
+    double budgetSeconds = 30;  // ... while an engine's ablation has spent less than this
 
     void validate() const;  // throws ConfigError
     // The plan engine `engine` runs: from its seed loop (seedPreset), the default fixes in their

@@ -3,9 +3,12 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "json_fields.h"
 
@@ -41,10 +44,64 @@ double seconds(const timeval& t) {
     return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
 }
 
+// The CPU seconds of this process's live descendants (from /proc/PID/stat: user and system time,
+// with that of their own reaped children), which getrusage counts only once they are reaped: an
+// interpreter kept between runs (keep_warm.h) works for us for minutes without ending.
+double liveDescendantsCpuSeconds() {
+    struct Proc {
+        long parent = 0;
+        double ticks = 0;
+    };
+    std::map<long, Proc> procs;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream in(entry.path() / "stat");
+        std::string line;
+        if (!std::getline(in, line)) continue;  // it ended meanwhile
+        const auto close = line.rfind(')');     // the command's name may hold spaces and parentheses
+        if (close == std::string::npos) continue;
+        std::istringstream fields(line.substr(close + 1));
+        // state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime
+        std::string state;
+        long parent = 0;
+        double skip = 0, utime = 0, stime = 0, cutime = 0, cstime = 0;
+        fields >> state >> parent;
+        for (int i = 0; i < 9; ++i) fields >> skip;
+        if (fields >> utime >> stime >> cutime >> cstime)
+            procs[std::stol(name)] = {parent, utime + stime + cutime + cstime};
+    }
+    const long self = static_cast<long>(::getpid());
+    const auto descends = [&](long pid) {
+        for (int depth = 0; depth < 64 && pid > 1; ++depth) {
+            const auto it = procs.find(pid);
+            if (it == procs.end()) return false;
+            if (it->second.parent == self) return true;
+            pid = it->second.parent;
+        }
+        return false;
+    };
+    double ticks = 0;
+    for (const auto& [pid, proc] : procs)
+        if (descends(pid)) ticks += proc.ticks;
+    const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+    return tick > 0 ? ticks / tick : 0;
+}
+
 std::optional<double> diff(const std::optional<double>& after, const std::optional<double>& before) {
     return after && before ? std::optional<double>(*after - *before) : std::nullopt;
 }
 }  // namespace
+
+double processTreeCpuSeconds() {
+    double total = liveDescendantsCpuSeconds();
+    for (const int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+        rusage u{};
+        if (getrusage(who, &u) == 0) total += seconds(u.ru_utime) + seconds(u.ru_stime);
+    }
+    return total;
+}
 
 LoadMeter::Sample LoadMeter::sample() {
     Sample s;
@@ -58,10 +115,7 @@ LoadMeter::Sample LoadMeter::sample() {
         s.stealJiffies = steal;
         s.totalJiffies = user + nice + system + idle + iowait + irq + softirq + steal;
     }
-    for (const int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
-        rusage u{};
-        if (getrusage(who, &u) == 0) s.ownCpuSeconds += seconds(u.ru_utime) + seconds(u.ru_stime);
-    }
+    s.ownCpuSeconds = processTreeCpuSeconds();
     return s;
 }
 

@@ -1,6 +1,6 @@
 // The machine's state around a measurement, recorded with it: how many cores other programs kept
 // busy meanwhile (the whole machine's CPU time from /proc/stat less this process's and its
-// children's), the load average before and after, the CPU clock and, on a virtual machine, the time
+// children's, live or ended), the load average before and after, the CPU clock and, on a virtual machine, the time
 // its host stole. A busy machine widens every interval; the answer names it. Linux; elsewhere the
 // figures it cannot read stay null. No Qt, no CUDA.
 #pragma once
@@ -26,6 +26,10 @@ struct MachineLoad {
     static MachineLoad fromJson(const nlohmann::json& j);  // throws JsonFieldError (json_fields.h)
 };
 
+// The CPU seconds this process has used, with its children's: those that ended (getrusage) and those
+// still running, with theirs (/proc): what the measurement itself spent, never "other programs".
+double processTreeCpuSeconds();
+
 // Samples the machine when made; finish() returns its state over the time since.
 class LoadMeter {
 public:
@@ -35,7 +39,7 @@ public:
 private:
     struct Sample {
         std::optional<double> busyJiffies, stealJiffies, totalJiffies;
-        double ownCpuSeconds = 0;  // this process and its reaped children
+        double ownCpuSeconds = 0;  // this process, its reaped children and its live descendants
     };
     static Sample sample();
     std::chrono::steady_clock::time_point started_;

@@ -48,7 +48,8 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     stopButton_ = new QPushButton("Stop");
     repeats_ = new QSpinBox;
     repeats_->setRange(1, 20);
-    repeats_->setValue(3);
+    const AnswerPlan defaults;
+    repeats_->setValue(defaults.repeats);
     repeats_->setToolTip(
         "Rounds at least (every step once per round): the spread that says whether a difference is real");
     target_ = new QDoubleSpinBox;
@@ -56,17 +57,17 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     target_->setRange(0.5, 50);
     target_->setDecimals(1);
     target_->setSuffix(" %");
-    target_->setValue(5);
+    target_->setValue(defaults.target * 100);
     target_->setToolTip("More rounds until every median is known to this (its 95 % interval), within the budget");
     budget_ = new QSpinBox;
     budget_->setObjectName("answerBudget");
     budget_->setRange(0, 3600);
     budget_->setSuffix(" s");
-    budget_->setValue(60);
+    budget_->setValue(static_cast<int>(defaults.budgetSeconds));
     budget_->setToolTip("Seconds each engine may spend on rounds beyond Repeats (0: none)");
     epochs_ = new QSpinBox;
     epochs_->setRange(2, 1000);
-    epochs_->setValue(10);
+    epochs_->setValue(defaults.epochs);
     epochs_->setToolTip("Epochs per run (the first is the warm-up): the epoch times are the question");
     auto* open = new QPushButton("Open answer…");
     saveButton_ = new QPushButton("Save answer…");

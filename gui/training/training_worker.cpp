@@ -8,6 +8,7 @@
 
 #include "confusion_matrix.h"
 #include "errors.h"
+#include "keep_warm.h"
 #include "prepare.h"
 #include "trainer.h"
 
@@ -122,6 +123,7 @@ void TrainingWorker::answer(const RunRequest& request, const CancelFlag& cancel)
         const PreparedData data = prepare(*request.dataset, request.config.prepare);
         result.engines = wb::answerEngines(result.plan, BackendRegistry::instance().list());
         emit answerEngines(request.id, result);
+        const KeepWarm warm;  // each framework's interpreter from its estimate to its last run
         double seconds = 0;
         for (const auto& e :
              estimateAnswer(result.plan, result.engines, request.config, *request.dataset, data, cancel))

@@ -122,15 +122,18 @@ private slots:
         QCOMPARE(again.chart().engineCount(), 1);
     }
 
-    // The target and the budget of more rounds are the user's, as --target and --budget are.
+    // The target and the budget of more rounds are the user's, as --target and --budget are; the
+    // boxes start at the plan's defaults.
     void targetAndBudgetReachThePlan() {
         TrainingController controller;
         AnswerView view(&controller);
         auto* target = view.findChild<QDoubleSpinBox*>("answerTarget");
         auto* budget = view.findChild<QSpinBox*>("answerBudget");
         QVERIFY(target && budget);
-        QCOMPARE(view.plan().target, 0.05);
-        QCOMPARE(view.plan().budgetSeconds, 60.0);
+        QCOMPARE(view.plan().target, AnswerPlan{}.target);
+        QCOMPARE(view.plan().budgetSeconds, AnswerPlan{}.budgetSeconds);
+        QCOMPARE(view.plan().epochs, AnswerPlan{}.epochs);
+        QCOMPARE(view.plan().repeats, AnswerPlan{}.repeats);
         target->setValue(2.5);
         budget->setValue(0);
         QCOMPARE(view.plan().target, 0.025);
