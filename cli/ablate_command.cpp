@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ablation.h"
+#include "attribution_options.h"
 #include "commands.h"
 #include "data_source.h"
 #include "exit_codes.h"
@@ -24,7 +25,7 @@ struct AblateOptions {
     std::string fixes;  // comma-separated; empty = the default order
     int repeats = 3;
     double targetPercent = 5, budgetSeconds = 0;
-    bool alone = false, leaveOneOut = false, noShapley = false;
+    AttributionOptions attribution;
     std::string out, csv;
     bool quiet = false;
 
@@ -45,12 +46,7 @@ struct AblateOptions {
         a->add_option("--budget", budgetSeconds, "seconds to spend on more rounds than --repeats (0: none)")
             ->capture_default_str()
             ->check(CLI::Range(0.0, 86400.0));
-        a->add_flag("--alone", alone, "also run each fix alone on top of the baseline");
-        a->add_flag("--leave-one-out", leaveOneOut,
-                    "also measure every honoured fix but one, for each: what each saves on top of the others");
-        a->add_flag("--no-shapley", noShapley,
-                    "never measure every combination of the honoured fixes (by default, where at most 4 and "
-                    "half of --budget allow, for each fix's Shapley value: its saving over every order)");
+        attribution.bind(a);
         auto* o = app.add_option_group("Output");
         o->add_option("--out", out, "the ablation JSON (mlpwb.ablation/1), rewritten after every step");
         o->add_option("--csv", csv, "the table as CSV");
@@ -64,9 +60,7 @@ struct AblateOptions {
         p.repeats = repeats;
         p.target = targetPercent / 100;
         p.budgetSeconds = budgetSeconds;
-        p.alone = alone;
-        p.leaveOneOut = leaveOneOut;
-        p.shapley = !noShapley;
+        attribution.applyTo(p);
         p.validate();
         return p;
     }

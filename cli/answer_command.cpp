@@ -8,6 +8,7 @@
 #include <string>
 
 #include "answer.h"
+#include "attribution_options.h"
 #include "commands.h"
 #include "data_source.h"
 #include "errors.h"
@@ -28,6 +29,7 @@ struct AnswerOptions {
     std::string engines;   // comma-separated; empty = every engine
     AnswerPlan plan;
     double targetPercent = AnswerPlan{}.target * 100;
+    AttributionOptions attribution;
     std::string out;
     bool estimateOnly = false, noEstimate = false, quiet = false;
 
@@ -44,6 +46,7 @@ struct AnswerOptions {
                       "seconds an engine may spend on more rounds than --repeats (0: none)")
             ->capture_default_str()
             ->check(CLI::Range(0.0, 86400.0));
+        attribution.bind(a);
         a->add_flag("--estimate", estimateOnly, "print how long it would take, at most, and stop");
         a->add_flag("--no-estimate", noEstimate, "start at once, without the two-epoch estimate");
         auto* o = app.add_option_group("Output");
@@ -117,6 +120,7 @@ int runAnswerCommand(AnswerOptions& opt, const CLI::App& app) {
     // warm-up) unless --epochs says otherwise.
     if (app.count("--epochs") > 0) opt.plan.epochs = config.train.epochs;
     opt.plan.target = opt.targetPercent / 100;
+    opt.attribution.applyTo(opt.plan);
     opt.plan.validate();
     checkOutputs({{"--out", opt.out}}, {{"--data", opt.problem.source.data}, {"--labels", opt.problem.source.labels}});
     const Dataset dataset = loadDataset(config.data);

@@ -193,10 +193,16 @@ const AblationStep* AblationResult::seedLoop() const {
 }
 
 const AblationStep* AblationResult::fixedLoop() const {
+    // The seed loop too, once some fix was measured against it: where every fix costs time, the
+    // fastest loop measured is the seed loop itself.
     const AblationStep* fastest = nullptr;
-    for (std::size_t i = 1; i < steps.size(); ++i)
-        if (steps[i].measured() && (!fastest || steps[i].medianEpochMs < fastest->medianEpochMs)) fastest = &steps[i];
-    return seedLoop() ? fastest : nullptr;
+    bool fixMeasured = false;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        if (!steps[i].measured()) continue;
+        fixMeasured = fixMeasured || i > 0;
+        if (!fastest || steps[i].medianEpochMs < fastest->medianEpochMs) fastest = &steps[i];
+    }
+    return seedLoop() && fixMeasured ? fastest : nullptr;
 }
 
 std::vector<const AblationStep*> AblationResult::leftOut() const {

@@ -121,9 +121,9 @@ struct AblationResult {
     // The rounds made, or the plan's repeats where the result does not say (one made by hand).
     int roundsMade() const { return rounds > 0 ? rounds : plan.repeats; }
     // The seed loop and the fixed loop: the baseline once it ran, and the fastest measured cumulative
-    // step after it (null until one ran). Not the last step: a fix that costs time on this engine
-    // (graph capture on a CPU) leaves the steps from it on slower, and the loop to recommend is the
-    // fastest one measured.
+    // step, the seed loop included (null until a step after it ran). Not the last step: a fix that
+    // costs time on this engine (graph capture on a CPU) leaves the steps from it on slower, and the
+    // loop to recommend is the fastest one measured; where every fix costs time, the seed loop.
     const AblationStep* seedLoop() const;
     const AblationStep* fixedLoop() const;
     // The measured cumulative steps after the fixed loop: fixes it leaves out (measured only on top

@@ -75,6 +75,9 @@ AblationPlan AnswerPlan::ablation(const std::string& engine) const {
     p.repeats = repeats;
     p.target = target;
     p.budgetSeconds = budgetSeconds;
+    p.alone = alone;
+    p.leaveOneOut = leaveOneOut;
+    p.shapley = shapley;
     return p;
 }
 
@@ -244,7 +247,10 @@ nlohmann::json Answer::toJson() const {
               {"repeats", plan.repeats},
               {"epochs", plan.epochs},
               {"target", plan.target},
-              {"budget_s", plan.budgetSeconds}}},
+              {"budget_s", plan.budgetSeconds},
+              {"alone", plan.alone},
+              {"leave_one_out", plan.leaveOneOut},
+              {"shapley", plan.shapley}}},
             {"status", toString(status)},
             {"message", message},
             {"config", config},
@@ -264,6 +270,9 @@ Answer Answer::fromJson(const nlohmann::json& j) {
         a.plan.target = fieldOr(plan, "target", a.plan.target);
         a.plan.budgetSeconds = fieldOr(plan, "budget_s", a.plan.budgetSeconds);
         a.plan.epochs = fieldOr(plan, "epochs", a.plan.epochs);
+        a.plan.alone = fieldOr(plan, "alone", false);
+        a.plan.leaveOneOut = fieldOr(plan, "leave_one_out", false);
+        a.plan.shapley = fieldOr(plan, "shapley", true);
         a.status = enumFromName(kAnswerStatusNames, j.value("status", "completed"), "answer status");
         a.message = j.value("message", "");
         a.config = j.value("config", nlohmann::json::object());

@@ -2,6 +2,7 @@
 // others, the table and the conclusion, the answer file; --estimate alone; and what it refuses.
 // Nothing here asserts a timing.
 #include <QTemporaryDir>
+#include <set>
 #include <QtTest>
 
 #include "answer.h"
@@ -33,6 +34,33 @@ private slots:
         QCOMPARE(a.engines.back().engine, std::string("cuda"));
         QCOMPARE(a.engines.back().available, false);  // no GPU, or no CUDA in this build: said either way
         QVERIFY(!a.engines.back().reason.empty());
+    }
+
+    // --leave-one-out and --no-shapley reach every engine's plan and the file: the cpu engine measures
+    // every honoured fix but one, for each, and no combination beyond them.
+    void attributionOptionsReachThePlan() {
+        // Leave-one-out joins the rounds from round 2 on.
+        QStringList args = kTiny;
+        args[args.indexOf("--repeats") + 1] = "2";
+        RUN_MLPWB(r, args + QStringList({"--engines", "cpu", "--no-estimate", "--budget", "0", "--leave-one-out",
+                                         "--no-shapley", "--out", "loo.json"}));
+        QVERIFY2(r.exitCode == 0, r.describe());
+        const wb::Answer a = wb::Answer::load(dir_.filePath("loo.json").toStdString());
+        QVERIFY(a.plan.leaveOneOut);
+        QVERIFY(!a.plan.shapley);
+        QVERIFY(!a.plan.alone);
+        QVERIFY(a.engines.front().ablation.has_value());
+        const wb::AblationResult& cpu = *a.engines.front().ablation;
+        QVERIFY(cpu.plan.leaveOneOut);
+        QVERIFY(!cpu.plan.shapley);
+        // The seed loop (no fix), every honoured fix, and every honoured fix but one, for each.
+        const unsigned all = (1u << cpu.subsetFixes.size()) - 1;
+        QVERIFY(cpu.subsetFixes.size() >= 2);
+        std::set<unsigned> masks;
+        for (const auto& s : cpu.subsets) masks.insert(s.mask);
+        std::set<unsigned> expected = {0, all};
+        for (std::size_t p = 0; p < cpu.subsetFixes.size(); ++p) expected.insert(all & ~(1u << p));
+        QVERIFY(masks == expected);
     }
 
     void estimateOnlyTrainsNothingElse() {

@@ -15,6 +15,8 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QToolButton>
+#include <QMenu>
 #include <QVBoxLayout>
 
 #include "answer_chart.h"
@@ -69,6 +71,32 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     epochs_->setRange(2, 1000);
     epochs_->setValue(defaults.epochs);
     epochs_->setToolTip("Epochs per run (the first is the warm-up): the epoch times are the question");
+    // The attribution beyond one order of the fixes, as mlpwb answer's --alone, --leave-one-out and
+    // --no-shapley: a menu, so that the row of the plan's boxes still fits a small window.
+    attribution_ = new QToolButton;
+    attribution_->setObjectName("answerAttribution");
+    attribution_->setText("Attribution");
+    attribution_->setPopupMode(QToolButton::InstantPopup);
+    attribution_->setToolTip("What each engine measures beyond the fixes in one order");
+    auto* attributionMenu = new QMenu(attribution_);
+    const auto addChoice = [&](const QString& text, const QString& tip, bool on) {
+        QAction* action = attributionMenu->addAction(text);
+        action->setCheckable(true);
+        action->setChecked(on);
+        action->setToolTip(tip);
+        return action;
+    };
+    shapley_ = addChoice("Shapley values where the budget allows",
+                         "Every combination of the fixes an engine honours (at most 4, in half the budget): each "
+                         "fix's saving over every order",
+                         defaults.shapley);
+    alone_ = addChoice("Each fix alone", "Each fix on top of the seed loop: a run per fix and round", defaults.alone);
+    leaveOneOut_ = addChoice("Leave one out",
+                             "Every fix but one, for each: what each saves on top of the others; a run per fix and "
+                             "round",
+                             defaults.leaveOneOut);
+    attributionMenu->setToolTipsVisible(true);
+    attribution_->setMenu(attributionMenu);
     auto* open = new QPushButton("Open answer…");
     saveButton_ = new QPushButton("Save answer…");
     reportButton_ = new QPushButton("Export report…");
@@ -82,7 +110,8 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     epochs_->setPrefix("epochs ");
     target_->setPrefix("target \u00b1");
     budget_->setPrefix("budget ");
-    for (QWidget* w : std::initializer_list<QWidget*>{repeats_, epochs_, target_, budget_}) controls->addWidget(w);
+    for (QWidget* w : std::initializer_list<QWidget*>{repeats_, epochs_, target_, budget_, attribution_})
+        controls->addWidget(w);
     controls->addStretch();
     exportLoopButton_ = new QPushButton("Export fixed loop as PyTorch code…");
     exportLoopButton_->setObjectName("answerExportLoopButton");
@@ -181,6 +210,9 @@ AnswerPlan AnswerView::plan() const {
     p.epochs = epochs_->value();
     p.target = target_->value() / 100;
     p.budgetSeconds = budget_->value();
+    p.alone = alone_->isChecked();
+    p.leaveOneOut = leaveOneOut_->isChecked();
+    p.shapley = shapley_->isChecked();
     return p;
 }
 
@@ -349,6 +381,7 @@ void AnswerView::updateButtons() {
     epochs_->setEnabled(!current_);
     target_->setEnabled(!current_);
     budget_->setEnabled(!current_);
+    attribution_->setEnabled(!current_);
     saveButton_->setEnabled(answer_.has_value() && !current_);
     reportButton_->setEnabled(answer_.has_value() && !current_);
     // The fastest configuration measured on PyTorch, or why there is none.

@@ -24,6 +24,8 @@ class QProgressBar;
 class QPushButton;
 class QDoubleSpinBox;
 class QSpinBox;
+class QToolButton;
+class QAction;
 
 namespace wb::gui {
 
@@ -86,6 +88,8 @@ private:
     QSpinBox* epochs_ = nullptr;
     QDoubleSpinBox* target_ = nullptr;  // AnswerPlan::target, in percent
     QSpinBox* budget_ = nullptr;        // AnswerPlan::budgetSeconds
+    QToolButton* attribution_ = nullptr;  // a menu of AnswerPlan::alone, leaveOneOut, shapley
+    QAction *alone_ = nullptr, *leaveOneOut_ = nullptr, *shapley_ = nullptr;
     QPushButton* startButton_ = nullptr;
     QPushButton* stopButton_ = nullptr;
     QPushButton* saveButton_ = nullptr;

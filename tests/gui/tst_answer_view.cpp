@@ -7,6 +7,8 @@
 #include <QProgressBar>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QMenu>
+#include <QToolButton>
 #include <QtTest>
 #include <memory>
 
@@ -138,6 +140,27 @@ private slots:
         budget->setValue(0);
         QCOMPARE(view.plan().target, 0.025);
         QCOMPARE(view.plan().budgetSeconds, 0.0);
+    }
+
+    // The attribution beyond one order is the user's too, as --alone, --leave-one-out and --no-shapley
+    // are: a menu of three choices that starts at the plan's defaults.
+    void attributionChoicesReachThePlan() {
+        TrainingController controller;
+        AnswerView view(&controller);
+        auto* button = view.findChild<QToolButton*>("answerAttribution");
+        QVERIFY(button && button->menu());
+        const QList<QAction*> actions = button->menu()->actions();
+        QCOMPARE(actions.size(), 3);
+        const AnswerPlan defaults;
+        QCOMPARE(view.plan().shapley, defaults.shapley);
+        QCOMPARE(view.plan().alone, defaults.alone);
+        QCOMPARE(view.plan().leaveOneOut, defaults.leaveOneOut);
+        for (QAction* a : actions) a->trigger();  // each checkable: toggled
+        QCOMPARE(view.plan().shapley, !defaults.shapley);
+        QCOMPARE(view.plan().alone, !defaults.alone);
+        QCOMPARE(view.plan().leaveOneOut, !defaults.leaveOneOut);
+        QCOMPARE(view.plan().ablation("torch").leaveOneOut, !defaults.leaveOneOut);
+        QCOMPARE(view.plan().ablation("torch").alone, !defaults.alone);
     }
 
     // Beside the waterfall, the shares of the gap; under the conclusion, what was measured; while
