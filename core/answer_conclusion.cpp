@@ -187,11 +187,29 @@ private:
     std::map<const AnswerEngine*, Attribution> cache_;
 };
 
+// Where no fix made the seed loop faster: it is the loop to keep, and the fixes that cost time are
+// named with their cost.
+std::string seedIsFastestSentence(const AnswerEngine& e, const Attribution& a) {
+    const AblationResult& r = *e.ablation;
+    std::string text = "On " + engineName(e) + ", no fix makes the seed loop faster: at " +
+                       ms(r.seedLoop()->medianEpochMs) +
+                       " ms per epoch it is the fastest loop measured, and the "
+                       "fixed loop is the seed loop itself.";
+    for (std::size_t i : a.costly) {
+        const CauseShare& c = a.causes[i];
+        text += " " + r.steps[c.step].name + " costs " + ms(-c.savedMs) + " ms per epoch (" + ms(-c.saved.high) +
+                "\u2013" + ms(-c.saved.low) + ") on this engine.";
+    }
+    return text + outlierSentence(r, a) + machineSentence(r) +
+           (r.precision.empty() ? "" : " Precision: " + r.precision + ".");
+}
+
 // "On PyTorch (cpu), the fixed loop is 41× faster than the seed loop (38–44×): 460 → 11.2 ms per
 // epoch. The largest cause: data_path=device_resident (data on the device once ...), 93% (90–95%)
 // of the gap."
 std::string engineSentence(const AnswerEngine& e, Attributions& attributions) {
     const AblationResult& r = *e.ablation;
+    if (r.fixedLoop() == r.seedLoop()) return seedIsFastestSentence(e, attributions.of(e));
     const SpeedComparison gap = *e.gap();
     const std::string levels =
         ms(r.seedLoop()->medianEpochMs) + " \u2192 " + ms(r.fixedLoop()->medianEpochMs) + " ms per epoch";

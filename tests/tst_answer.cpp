@@ -123,6 +123,23 @@ private slots:
         QVERIFY2(!second.contains("largest cause"), qPrintable(second));
     }
 
+    // Where every fix costs time (Keras's fit on a busy CPU), the loop to keep is the seed loop: the
+    // conclusion says so, names the fix's cost, and never calls the seed loop "slower" than itself.
+    void aSeedLoopFasterThanEveryFixIsTheFixedLoop() {
+        Answer a;
+        a.status = AnswerStatus::Completed;
+        a.engines.push_back(engine("keras", {step("baseline", "", 85), step("launch=fused, gemm=custom", "x", 95)}));
+        const AblationResult& r = *a.engines.front().ablation;
+        QCOMPARE(r.fixedLoop(), r.seedLoop());
+        QVERIFY(r.leftOut().size() == 1);
+        const QString line = QString::fromStdString(a.conclusion().front());
+        QVERIFY2(line.startsWith("On Keras (test device), no fix makes the seed loop faster: at 85.0 ms per epoch it "
+                                 "is the fastest loop measured, and the fixed loop is the seed loop itself."),
+                 qPrintable(line));
+        QVERIFY2(line.contains("launch=fused, gemm=custom costs 10.0 ms per epoch ("), qPrintable(line));
+        QVERIFY2(!line.contains("slower"), qPrintable(line));
+    }
+
     void theFastestEpochAgainstTheSlowestSeedLoop() {
         const QString all = joined(founding());
         // cpu's fixed loop at 4.9 ms (4.66-5.15) against torch's seed loop at 400 ms (392-408).

@@ -2,8 +2,8 @@
 // others, the table and the conclusion, the answer file; --estimate alone; and what it refuses.
 // Nothing here asserts a timing.
 #include <QTemporaryDir>
-#include <set>
 #include <QtTest>
+#include <set>
 
 #include "answer.h"
 #include "cli_runner.h"

@@ -8,6 +8,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
@@ -16,7 +17,6 @@
 #include <QTabWidget>
 #include <QTextBrowser>
 #include <QToolButton>
-#include <QMenu>
 #include <QVBoxLayout>
 
 #include "answer_chart.h"

@@ -86,8 +86,8 @@ private:
     DataSource dataSource_;
     QSpinBox* repeats_ = nullptr;
     QSpinBox* epochs_ = nullptr;
-    QDoubleSpinBox* target_ = nullptr;  // AnswerPlan::target, in percent
-    QSpinBox* budget_ = nullptr;        // AnswerPlan::budgetSeconds
+    QDoubleSpinBox* target_ = nullptr;    // AnswerPlan::target, in percent
+    QSpinBox* budget_ = nullptr;          // AnswerPlan::budgetSeconds
     QToolButton* attribution_ = nullptr;  // a menu of AnswerPlan::alone, leaveOneOut, shapley
     QAction *alone_ = nullptr, *leaveOneOut_ = nullptr, *shapley_ = nullptr;
     QPushButton* startButton_ = nullptr;

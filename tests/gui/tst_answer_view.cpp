@@ -4,10 +4,10 @@
 // is refused. Nothing here asserts a timing.
 #include <QComboBox>
 #include <QLabel>
+#include <QMenu>
 #include <QProgressBar>
 #include <QTemporaryDir>
 #include <QTextBrowser>
-#include <QMenu>
 #include <QToolButton>
 #include <QtTest>
 #include <memory>
