@@ -46,7 +46,7 @@ struct AblateOptions {
         a->add_option("--budget", budgetSeconds, "seconds to spend on more rounds than --repeats (0: none)")
             ->capture_default_str()
             ->check(CLI::Range(0.0, 86400.0));
-        attribution.bind(a);
+        attribution.bind(a, AblationPlan{});
         auto* o = app.add_option_group("Output");
         o->add_option("--out", out, "the ablation JSON (mlpwb.ablation/1), rewritten after every step");
         o->add_option("--csv", csv, "the table as CSV");

@@ -46,7 +46,7 @@ struct AnswerOptions {
                       "seconds an engine may spend on more rounds than --repeats (0: none)")
             ->capture_default_str()
             ->check(CLI::Range(0.0, 86400.0));
-        attribution.bind(a);
+        attribution.bind(a, AnswerPlan{});
         a->add_flag("--estimate", estimateOnly, "print how long it would take, at most, and stop");
         a->add_flag("--no-estimate", noEstimate, "start at once, without the two-epoch estimate");
         auto* o = app.add_option_group("Output");

@@ -57,7 +57,7 @@ std::vector<OutlierRun> holdOutliers(RoundTable& t) {
     return found;
 }
 
-// The index in t.steps of the fixed loop (the fastest measured step after the seed).
+// The index in t.steps of the fixed loop (the fastest measured step, the seed loop included).
 std::size_t fixedRow(const RoundTable& t, const AblationResult& r) {
     const AblationStep* fixed = r.fixedLoop();
     for (std::size_t row = 0; row < t.steps.size(); ++row)

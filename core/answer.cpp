@@ -271,7 +271,7 @@ Answer Answer::fromJson(const nlohmann::json& j) {
         a.plan.budgetSeconds = fieldOr(plan, "budget_s", a.plan.budgetSeconds);
         a.plan.epochs = fieldOr(plan, "epochs", a.plan.epochs);
         a.plan.alone = fieldOr(plan, "alone", false);
-        a.plan.leaveOneOut = fieldOr(plan, "leave_one_out", false);
+        a.plan.leaveOneOut = fieldOr(plan, "leave_one_out", false);  // files before it measured none
         a.plan.shapley = fieldOr(plan, "shapley", true);
         a.status = enumFromName(kAnswerStatusNames, j.value("status", "completed"), "answer status");
         a.message = j.value("message", "");

@@ -27,9 +27,10 @@ struct AnswerPlan {
     int epochs = 6;
     double target = 0.05;       // more rounds until every median is known to ±5 % ...
     double budgetSeconds = 30;  // ... while an engine's ablation has spent less than this
-    // The attribution beyond the one order (AblationPlan's): Shapley values where the budget allows;
-    // each fix alone and leave-one-out when asked (each a run per fix and round: slow seed loops).
-    bool alone = false, leaveOneOut = false, shapley = true;
+    // The attribution beyond the one order (AblationPlan's): Shapley values where half the budget
+    // allows, else leave-one-out where the budget allows (each engine's file says which, and why
+    // not); each fix alone when asked (a run per fix and round, most of them as slow as the seed loop).
+    bool alone = false, leaveOneOut = true, shapley = true;
 
     void validate() const;  // throws ConfigError
     // The plan engine `engine` runs: from its seed loop (seedPreset), the default fixes in their

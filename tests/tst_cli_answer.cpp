@@ -36,14 +36,26 @@ private slots:
         QVERIFY(!a.engines.back().reason.empty());
     }
 
-    // --leave-one-out and --no-shapley reach every engine's plan and the file: the cpu engine measures
-    // every honoured fix but one, for each, and no combination beyond them.
+    // Leave-one-out (the answer's default) and --no-shapley reach every engine's plan and the file: the
+    // cpu engine measures every honoured fix but one, for each, and no combination beyond them; and
+    // --no-leave-one-out leaves them out.
     void attributionOptionsReachThePlan() {
         // Leave-one-out joins the rounds from round 2 on.
         QStringList args = kTiny;
         args[args.indexOf("--repeats") + 1] = "2";
-        RUN_MLPWB(r, args + QStringList({"--engines", "cpu", "--no-estimate", "--budget", "0", "--leave-one-out",
-                                         "--no-shapley", "--out", "loo.json"}));
+        args << "--engines"
+             << "cpu"
+             << "--no-estimate"
+             << "--budget"
+             << "0"
+             << "--no-shapley";
+        RUN_MLPWB(none, args + QStringList({"--no-leave-one-out", "--out", "none.json"}));
+        QVERIFY2(none.exitCode == 0, none.describe());
+        const wb::Answer noSubsets = wb::Answer::load(dir_.filePath("none.json").toStdString());
+        QVERIFY(!noSubsets.plan.leaveOneOut);
+        QVERIFY(noSubsets.engines.front().ablation && noSubsets.engines.front().ablation->subsets.empty());
+
+        RUN_MLPWB(r, args + QStringList({"--out", "loo.json"}));
         QVERIFY2(r.exitCode == 0, r.describe());
         const wb::Answer a = wb::Answer::load(dir_.filePath("loo.json").toStdString());
         QVERIFY(a.plan.leaveOneOut);

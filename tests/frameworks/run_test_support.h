@@ -8,6 +8,7 @@
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include <QProcess>
@@ -17,6 +18,7 @@
 #include "execution_settings.h"
 #include "framework_backend.h"
 #include "npy_io.h"
+#include "python_interpreter.h"
 #include "run_config.h"
 #include "run_record.h"
 #include "safetensors.h"
@@ -30,6 +32,22 @@ inline std::string frameworkTestPython(const char* envVar) {
     if (!env.isEmpty()) return env.toStdString();
     const QString venv = QDir(WB_TEST_DATA_DIR "/../..").absoluteFilePath(".venv/bin/python");
     return QFile::exists(venv) ? venv.toStdString() : std::string{};
+}
+
+// The interpreter of the torch suites: $MLPWB_TEST_PYTHON, else Debian's /usr/bin/python3.
+inline std::string torchTestPython() {
+    const QByteArray env = qgetenv("MLPWB_TEST_PYTHON");
+    return env.isEmpty() ? "/usr/bin/python3" : env.toStdString();
+}
+
+// Makes `python` the preferred interpreter and registers the framework backends, where `framework`
+// is usable there; else returns why not (the suite skips with it).
+inline std::optional<QString> useFrameworkPython(const char* framework, const std::string& python) {
+    const FrameworkFacts f = probeFramework(framework, python);
+    if (!f.available) return QString("%1 is not usable here: %2").arg(framework, QString::fromStdString(f.reason));
+    setPreferredPython(python);
+    registerFrameworkBackends();
+    return std::nullopt;
 }
 
 // 3 epochs of batch 256 in file order, 20% held out, fp32 with the seed loop's switches.

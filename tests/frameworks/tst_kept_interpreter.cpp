@@ -14,10 +14,6 @@
 using namespace wb;
 
 namespace {
-std::string testPython() {
-    const QByteArray env = qgetenv("MLPWB_TEST_PYTHON");
-    return env.isEmpty() ? "/usr/bin/python3" : env.toStdString();
-}
 
 QString interpreterOf(const test::Run& r) {
     const auto it = r.record.environment.find("framework_interpreter");
@@ -46,14 +42,11 @@ QString brokenKeptPython(const QString& dir, const std::string& real) {
 class KeptInterpreterTest : public QObject {
     Q_OBJECT
     Dataset dataset_ = generateSeedLike(3000, 11);
-    std::string python_ = testPython();
+    std::string python_ = test::torchTestPython();
 
 private slots:
     void initTestCase() {
-        const FrameworkFacts f = probeFramework("torch", python_);
-        if (!f.available) QSKIP(qPrintable("PyTorch is not usable here: " + QString::fromStdString(f.reason)));
-        setPreferredPython(python_);
-        registerFrameworkBackends();
+        if (const auto why = test::useFrameworkPython("torch", python_)) QSKIP(qPrintable(*why));
     }
 
     // A loop in its own interpreter, then two in a kept one: the second reuses the first's

@@ -11,24 +11,14 @@
 
 using namespace wb;
 
-namespace {
-std::string testPython() {
-    const QByteArray env = qgetenv("MLPWB_TEST_PYTHON");
-    return env.isEmpty() ? "/usr/bin/python3" : env.toStdString();
-}
-}  // namespace
-
 class TorchBackendTest : public QObject {
     Q_OBJECT
     Dataset dataset_ = generateSeedLike(3000, 11);
-    std::string python_ = testPython();
+    std::string python_ = test::torchTestPython();
 
 private slots:
     void initTestCase() {
-        const FrameworkFacts f = probeFramework("torch", python_);
-        if (!f.available) QSKIP(qPrintable("PyTorch is not usable here: " + QString::fromStdString(f.reason)));
-        setPreferredPython(python_);
-        registerFrameworkBackends();
+        if (const auto why = test::useFrameworkPython("torch", python_)) QSKIP(qPrintable(*why));
     }
 
     void sameLossesAsCpu_data() {
