@@ -191,10 +191,9 @@ private:
 // named with their cost.
 std::string seedIsFastestSentence(const AnswerEngine& e, const Attribution& a) {
     const AblationResult& r = *e.ablation;
-    std::string text = "On " + engineName(e) + ", no fix makes the seed loop faster: at " +
+    std::string text = "On " + engineName(e) + ", no fix made the seed loop faster here: at " +
                        ms(r.seedLoop()->medianEpochMs) +
-                       " ms per epoch it is the fastest loop measured, and the "
-                       "fixed loop is the seed loop itself.";
+                       " ms per epoch it was the fastest loop measured, so the fixed loop is the seed loop itself.";
     for (std::size_t i : a.costly) {
         const CauseShare& c = a.causes[i];
         text += " " + r.steps[c.step].name + " costs " + ms(-c.savedMs) + " ms per epoch (" + ms(-c.saved.high) +
