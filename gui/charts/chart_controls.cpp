@@ -21,12 +21,14 @@ ChartControls::ChartControls(QWidget* parent) : QWidget(parent) {
     buildSmoothing();
     buildAxes();
     buildQuality();
+    buildRepeats();
     row->addWidget(new QLabel("Smoothing"));
     row->addWidget(smoothing_);
     row->addWidget(smoothingValue_);
     row->addSpacing(8);
     row->addWidget(xAxis_);
     row->addWidget(quality_);
+    row->addWidget(repeats_);
     row->addWidget(logLoss_);
     row->addWidget(logTime_);
     row->addWidget(legend_);
@@ -131,12 +133,27 @@ void ChartControls::buildQuality() {
     connect(quality_, &QComboBox::currentIndexChanged, this, &ChartControls::applyToAll);
 }
 
+// Repeats of one configuration (Run and Compare with Repeats > 1) drawn each alone, or as one line
+// with a band, as the Speedup chart already groups them.
+void ChartControls::buildRepeats() {
+    repeats_ = new QComboBox;
+    repeats_->setObjectName("repeatsBox");
+    repeats_->addItem("Repeats: each run", static_cast<int>(MetricChart::Repeats::EachRun));
+    repeats_->addItem("Repeats: median, min\u2013max", static_cast<int>(MetricChart::Repeats::MedianRange));
+    repeats_->addItem("Repeats: mean, 95 % CI", static_cast<int>(MetricChart::Repeats::MeanInterval));
+    repeats_->setToolTip(
+        "Runs that repeat one configuration (the same settings, names ending in \u00b7 k/n): each as its own "
+        "line, or one line per configuration with a band over its repeats, epoch by epoch");
+    connect(repeats_, &QComboBox::currentIndexChanged, this, &ChartControls::applyToAll);
+}
+
 void ChartControls::apply(MetricChart* chart) const {
     if (chart->kind() == MetricChart::Kind::Accuracy) {
         const int q = quality_->currentData().toInt();
         chart->setQuality(q < 0 ? std::nullopt : std::optional(static_cast<MetricChart::Quality>(q)));
     }
     chart->setSmoothing(smoothing());
+    chart->setRepeats(static_cast<MetricChart::Repeats>(repeats_->currentData().toInt()));
     chart->setXAxis(static_cast<XAxis>(xAxis_->currentData().toInt()));
     if (chart->kind() == MetricChart::Kind::Loss) chart->setLogScale(logLoss_->isChecked());
     if (chart->kind() == MetricChart::Kind::EpochTime) chart->setLogScale(logTime_->isChecked());

@@ -35,6 +35,7 @@ public:
     QSlider* smoothingSlider() const { return smoothing_; }
     QComboBox* xAxisBox() const { return xAxis_; }
     QComboBox* qualityBox() const { return quality_; }  // the Accuracy chart's metric
+    QComboBox* repeatsBox() const { return repeats_; }
     QCheckBox* logLossBox() const { return logLoss_; }
     QCheckBox* logTimeBox() const { return logTime_; }
     QCheckBox* legendBox() const { return legend_; }
@@ -44,6 +45,7 @@ private:
     void buildSmoothing();
     void buildAxes();
     void buildQuality();
+    void buildRepeats();
     void apply(MetricChart* chart) const;
     void applyToAll();
     void showZoomState();
@@ -54,6 +56,7 @@ private:
     QLabel* smoothingValue_ = nullptr;
     QComboBox* xAxis_ = nullptr;
     QComboBox* quality_ = nullptr;
+    QComboBox* repeats_ = nullptr;  // MetricChart::Repeats
     QCheckBox* logLoss_ = nullptr;
     QCheckBox* logTime_ = nullptr;
     QCheckBox* legend_ = nullptr;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 namespace wb::gui {
@@ -49,6 +50,31 @@ std::vector<double> smoothExponential(const std::vector<double>& values, double 
         out[i] = last / (1.0 - std::pow(f, finiteCount));
     }
     return out;
+}
+
+BandPoint repeatBand(std::vector<double> values, BandKind kind) {
+    const std::size_t n = values.size();
+    if (n == 0) return {};
+    std::sort(values.begin(), values.end());
+    if (kind == BandKind::MedianRange) {
+        const double median = n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+        return {median, values.front(), values.back()};
+    }
+    double mean = 0;
+    for (double v : values) mean += v;
+    mean /= static_cast<double>(n);
+    if (n == 1) return {mean, mean, mean};
+    double squares = 0;
+    for (double v : values) squares += (v - mean) * (v - mean);
+    const double sd = std::sqrt(squares / static_cast<double>(n - 1));
+    // Student's t at 97.5 % for 1..30 degrees of freedom, then the normal's 1.96.
+    static constexpr double kT[] = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+                                    2.201,  2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+                                    2.080,  2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+    const std::size_t dof = n - 1;
+    const double t = dof <= std::size(kT) ? kT[dof - 1] : 1.96;
+    const double half = t * sd / std::sqrt(static_cast<double>(n));
+    return {mean, mean - half, mean + half};
 }
 
 std::optional<ValueRange> robustValueRange(const std::vector<RangeSource>& sources, bool logScale) {

@@ -1,5 +1,5 @@
-// The numbers behind the metric charts, apart from any drawing: TensorBoard's smoothing, and the
-// automatic value range that one diverged run cannot flatten for all the others.
+// The numbers behind the metric charts, apart from any drawing: TensorBoard's smoothing, the band
+// over repeats, and the automatic value range that one diverged run cannot flatten for all the others.
 #pragma once
 
 #include <optional>
@@ -13,6 +13,17 @@ namespace wb::gui {
 // non-finite values pass through unsmoothed and a constant series stays as it is. factor 0 returns
 // the values unchanged; factor is clamped to [0, 0.99].
 std::vector<double> smoothExponential(const std::vector<double>& values, double factor);
+
+// One point of a band over the repeats of one configuration: the line and the band around it.
+struct BandPoint {
+    double center = 0, low = 0, high = 0;
+};
+enum class BandKind {
+    MedianRange,   // the median, and the lowest to the highest value
+    MeanInterval,  // the mean, and its 95 % confidence interval (Student's t over n - 1 degrees of freedom)
+};
+// The band of `values` (finite, at least one); one value is its own band.
+BandPoint repeatBand(std::vector<double> values, BandKind kind);
 
 struct ValueRange {
     double lower = 0;

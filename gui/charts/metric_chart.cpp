@@ -3,6 +3,7 @@
 #include <QLocale>
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <qcustomplot.h>
 
@@ -10,6 +11,7 @@
 #include "chart_legend.h"
 #include "chart_pens.h"
 #include "chart_style.h"
+#include "run_repeats.h"
 #include "run_store.h"
 
 namespace wb::gui {
@@ -31,6 +33,17 @@ bool hasValidation(const RunEntry& run) {
 bool hasWarmup(const RunEntry& run) {
     return std::any_of(run.record.epochs.begin(), run.record.epochs.end(),
                        [](const EpochMetrics& e) { return e.warmup; });
+}
+
+// A series too short for a line draws its points as markers too.
+void showMarkersIfShort(QCPGraph* graph) {
+    const bool markers = graph->dataCount() > 0 && graph->dataCount() < kMarkersBelowPoints;
+    graph->setScatterStyle(markers ? QCPScatterStyle(QCPScatterStyle::ssDisc, graph->pen().color(), 7)
+                                   : QCPScatterStyle(QCPScatterStyle::ssNone));
+}
+
+QString bandLabel(MetricChart::Repeats repeats) {
+    return repeats == MetricChart::Repeats::MeanInterval ? "mean, 95 % CI" : "median, min\u2013max";
 }
 
 QCPScatterStyle hollowCircle(const QColor& color) {
@@ -91,6 +104,24 @@ QString MetricChart::title() const {
         case Kind::EpochTime: return "Wall time per epoch";
     }
     return {};
+}
+
+int MetricChart::bandCount() const {
+    return static_cast<int>(
+        std::count_if(graphs_.begin(), graphs_.end(), [](const RunGraphs& g) { return g.bandLow; }));
+}
+
+const QCPGraph* MetricChart::bandEdge(int runId, bool high) const {
+    for (const RunGraphs& g : graphs_)
+        if (g.runId == runId) return high ? g.bandHigh : g.bandLow;
+    return nullptr;
+}
+
+void MetricChart::setRepeats(Repeats repeats) {
+    if (repeats == repeats_) return;
+    repeats_ = repeats;
+    autoFit_ = true;
+    markAllDirty();
 }
 
 int MetricChart::graphCount() const {
@@ -228,7 +259,30 @@ std::vector<MetricChart::RunShape> MetricChart::currentShape() const {
         shape.push_back({run.id, run.name, run.color, run.visible,
                          run.visible && kind_ != Kind::EpochTime && hasValidation(run),
                          run.visible && kind_ == Kind::EpochTime && hasWarmup(run)});
+    if (repeats_ != Repeats::EachRun) groupRepeats(shape);
     return shape;
+}
+
+// The shown repeats of one configuration become one band, led by the first of them (its colour, its
+// place in the legend, named for the configuration); a configuration shown once stays a line.
+void MetricChart::groupRepeats(std::vector<RunShape>& shape) const {
+    const auto& runs = store().runs();
+    std::map<std::string, std::size_t> firstOf;  // group key -> index of its first shown run
+    std::vector<std::size_t> leader(shape.size(), shape.size());
+    std::vector<int> count(shape.size(), 0);
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (!shape[i].visible) continue;
+        leader[i] = firstOf.try_emplace(repeatGroupKey(runs[i]), i).first->second;
+        ++count[leader[i]];
+    }
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (leader[i] == shape.size() || count[leader[i]] < 2) continue;
+        RunShape& lead = shape[leader[i]];
+        shape[i].leader = lead.id;
+        if (leader[i] != i) continue;
+        lead.repeats = count[i];
+        lead.name = QString("%1 (%2 repeats: %3)").arg(repeatedName(lead.name)).arg(count[i]).arg(bandLabel(repeats_));
+    }
 }
 
 // Rebuilt as a whole (rare: a run added, removed, hidden, renamed, smoothing switched on or off),
@@ -246,22 +300,28 @@ void MetricChart::rebuildGraphs() {
     // Among the runs shown: a hidden run draws no line that a dash pattern would tell apart.
     std::vector<QColor> colors;
     for (const RunShape& s : shape_)
-        if (s.visible) colors.push_back(s.color);
+        if (drawn(s)) colors.push_back(s.color);
     const std::vector<int> shownVariants = hueVariants(colors);
     std::vector<int> variants(shape_.size(), 0);
     for (std::size_t i = 0, v = 0; i < shape_.size(); ++i)
-        if (shape_[i].visible) variants[i] = shownVariants[v++];
+        if (drawn(shape_[i])) variants[i] = shownVariants[v++];
 
     for (std::size_t i = 0; i < shape_.size(); ++i)
-        if (shape_[i].visible) {
+        if (drawn(shape_[i])) {
             RunGraphs graphs;
             graphs.runId = shape_[i].id;
+            for (const RunShape& s : shape_)
+                if (shape_[i].leader != 0 && s.leader == shape_[i].id) graphs.members.push_back(s.id);
             graphs_.push_back(std::move(graphs));
         }
-    // The faint raw curves first, so every smoothed line is drawn over them.
+    // The faint raw curves first, so every smoothed line is drawn over them (a band has none: the
+    // band is what its runs' raw values spread over).
     if (rawBuilt_)
-        for (std::size_t i = 0, g = 0; i < shape_.size(); ++i)
-            if (shape_[i].visible) addRawGraphs(graphs_[g++], shape_[i], variants[i]);
+        for (std::size_t i = 0, g = 0; i < shape_.size(); ++i) {
+            if (!drawn(shape_[i])) continue;
+            if (shape_[i].repeats == 1) addRawGraphs(graphs_[g], shape_[i], variants[i]);
+            ++g;
+        }
     bool anyValidation = false;
     const auto hidden = static_cast<std::size_t>(
         std::count_if(shape_.begin(), shape_.end(), [](const RunShape& s) { return !s.visible; }));
@@ -275,6 +335,8 @@ void MetricChart::rebuildGraphs() {
                 addHiddenEntry(shape_[i]);
             continue;
         }
+        if (!drawn(shape_[i])) continue;  // a repeat inside its configuration's band
+        if (shape_[i].repeats > 1) addBand(graphs_[g], shape_[i]);
         addRunGraphs(graphs_[g++], shape_[i], variants[i]);
         anyValidation = anyValidation || shape_[i].validation;
     }
@@ -282,7 +344,7 @@ void MetricChart::rebuildGraphs() {
     // Markers after all lines, so no line is drawn over a marker.
     bool anyWarmup = false;
     for (std::size_t i = 0, g = 0; i < shape_.size(); ++i) {
-        if (!shape_[i].visible) continue;
+        if (!drawn(shape_[i])) continue;
         RunGraphs& graphs = graphs_[g++];
         if (!shape_[i].warmup) continue;
         graphs.warmup = addWarmupMarker(*store().find(shape_[i].id));
@@ -297,6 +359,16 @@ void MetricChart::addRunGraphs(RunGraphs& graphs, const RunShape& shape, int var
     graphs.train = addGraph(shape.name, pens.train, true);
     tagLegendRun(graphs.train, shape.id);
     if (shape.validation) graphs.validation = addGraph(shape.name + " (validation)", pens.validation, false);
+}
+
+// The band's edges: no lines of their own, the space between them filled in the run's colour.
+void MetricChart::addBand(RunGraphs& graphs, const RunShape& shape) {
+    graphs.bandLow = addGraph(shape.name + " (band, low)", QPen(Qt::NoPen), false);
+    graphs.bandHigh = addGraph(shape.name + " (band, high)", QPen(Qt::NoPen), false);
+    QColor fill = shape.color;
+    fill.setAlpha(56);
+    graphs.bandHigh->setBrush(fill);
+    graphs.bandHigh->setChannelFillGraph(graphs.bandLow);
 }
 
 void MetricChart::addRawGraphs(RunGraphs& graphs, const RunShape& shape, int variant) {
@@ -360,6 +432,7 @@ void MetricChart::addWarmupLegendKey() {
 }
 
 void MetricChart::fillGraphs(RunGraphs& graphs, const RunEntry& run) const {
+    if (graphs.members.size() > 1) return fillBand(graphs);
     const std::vector<double> x = xKeys(run, xAxis_, &graphs.byEpochInstead);
     fillGraph(graphs.train, graphs.trainRaw, graphs.trainEpochs, run, x, false);
     if (graphs.validation) fillGraph(graphs.validation, graphs.validationRaw, graphs.validationEpochs, run, x, true);
@@ -397,9 +470,63 @@ void MetricChart::fillGraph(QCPGraph* graph, QCPGraph* raw, std::vector<std::siz
     const std::vector<double> smoothed = smoothExponential({values.begin(), values.end()}, smoothing_);
     graph->setData(keys, QVector<double>(smoothed.begin(), smoothed.end()), true);
     // No point at all (a run of another task than the metric shown) draws nothing, not a legend marker.
-    const bool markers = graph->dataCount() > 0 && graph->dataCount() < kMarkersBelowPoints;
-    graph->setScatterStyle(markers ? QCPScatterStyle(QCPScatterStyle::ssDisc, graph->pen().color(), 7)
-                                   : QCPScatterStyle(QCPScatterStyle::ssNone));
+    showMarkersIfShort(graph);
+}
+
+// Epoch by epoch over the band's runs (each epoch of those that reached it, at the median of their x):
+// the line at the median or mean, the band from the lowest to the highest value or over the mean's
+// 95 % interval; smoothed as a single run's line is.
+void MetricChart::fillBand(RunGraphs& graphs) const {
+    const BandKind kind = repeats_ == Repeats::MeanInterval ? BandKind::MeanInterval : BandKind::MedianRange;
+    std::vector<const RunEntry*> runs;
+    std::vector<std::vector<double>> x;
+    std::size_t epochs = 0;
+    graphs.byEpochInstead = false;
+    for (int id : graphs.members)
+        if (const RunEntry* run = store().find(id)) {
+            bool byEpoch = false;
+            runs.push_back(run);
+            x.push_back(xKeys(*run, xAxis_, &byEpoch));
+            graphs.byEpochInstead = graphs.byEpochInstead || byEpoch;
+            epochs = std::max(epochs, run->record.epochs.size());
+        }
+    const auto smoothed = [this](const std::vector<double>& v) {
+        const std::vector<double> s = smoothExponential(v, smoothing_);
+        return QVector<double>(s.begin(), s.end());
+    };
+    for (const bool validation : {false, true}) {
+        QCPGraph* line = validation ? graphs.validation : graphs.train;
+        if (!line) continue;
+        std::vector<std::size_t>& index = validation ? graphs.validationEpochs : graphs.trainEpochs;
+        index.clear();
+        std::vector<double> keys, center, low, high;
+        for (std::size_t e = 0; e < epochs; ++e) {
+            std::vector<double> values, at;
+            for (std::size_t k = 0; k < runs.size(); ++k) {
+                if (e >= runs[k]->record.epochs.size()) continue;
+                const auto v = valueOf(runs[k]->record.epochs[e], validation);
+                if (!v || !std::isfinite(*v) || (logScale_ && *v <= 0)) continue;
+                values.push_back(*v);
+                at.push_back(x[k][e]);
+            }
+            if (values.empty()) continue;
+            BandPoint band = repeatBand(values, kind);
+            if (logScale_ && band.low <= 0) band.low = *std::min_element(values.begin(), values.end());
+            keys.push_back(repeatBand(at, BandKind::MedianRange).center);
+            center.push_back(band.center);
+            low.push_back(band.low);
+            high.push_back(band.high);
+            index.push_back(e);
+        }
+        const QVector<double> k(keys.begin(), keys.end());
+        line->setData(k, smoothed(center), true);
+        showMarkersIfShort(line);
+        if (!validation && graphs.bandLow) {
+            graphs.bandLow->setData(k, smoothed(low), true);
+            graphs.bandHigh->setData(k, smoothed(high), true);
+        }
+    }
+    if (graphs.warmup && !runs.empty()) fillWarmup(graphs.warmup, *runs.front(), x.front());
 }
 
 std::optional<double> MetricChart::valueOf(const EpochMetrics& epoch, bool validation) const {
@@ -428,7 +555,8 @@ void MetricChart::fitAxes() {
         // Divergence is about the loss: a diverged run's epoch times and accuracies are ordinary values.
         const bool diverged = kind_ == Kind::Loss && run && run->record.status == RunStatus::Diverged;
         RangeSource source{{}, diverged};
-        for (const QCPGraph* graph : {g.train, g.validation, g.trainRaw, g.validationRaw, g.warmup}) {
+        for (const QCPGraph* graph :
+             {g.train, g.validation, g.trainRaw, g.validationRaw, g.warmup, g.bandLow, g.bandHigh}) {
             if (!graph) continue;
             all.push_back(graph);
             const std::vector<double> values = valuesOf(graph);

@@ -37,6 +37,10 @@ public:
     // What the Accuracy chart measures: accuracy for classification, R^2 or the mean absolute error
     // (in the target's units) for a regression. A run of another task has no value there and is not drawn.
     using Quality = wb::QualityMetric;  // the task's rule is core's (quality_metric.h), shared with the ablation views
+    // How repeats of one configuration (repeatGroupKey, run_repeats.h) are drawn: each run alone, or
+    // one line with a band (TensorBoard users ask for it past a few runs): the median and the lowest
+    // to the highest value, or the mean and its 95 % confidence interval, epoch by epoch.
+    enum class Repeats { EachRun, MedianRange, MeanInterval };
 
     MetricChart(RunStore* store, Kind kind, QWidget* parent = nullptr);
     ~MetricChart() override;
@@ -48,6 +52,7 @@ public:
     // The metric shown by an Accuracy chart: the one chosen, or by default the newest shown run's
     // (R^2 for a regression, else accuracy).
     Quality quality() const;  // live updates leave the view alone until reset
+    Repeats repeats() const { return repeats_; }
 
     // For tests: the runs' data graphs (train and validation; raw curves, markers, legend keys and
     // hidden runs' entries not counted), the points of a run's train graph, a run's graphs, and
@@ -59,6 +64,9 @@ public:
     QString hoverText() const;
     // The label's text for an x value (what the crosshair shows there); empty when no run has a point near.
     QString crosshairText(double key) const;
+    // For tests: the groups drawn as a band now, and a band's edges (null where `runId` leads none).
+    int bandCount() const;
+    const QCPGraph* bandEdge(int runId, bool high) const;
 
 public slots:
     void setXAxis(wb::gui::XAxis axis);
@@ -67,6 +75,7 @@ public slots:
     void setSmoothing(double factor);  // TensorBoard's debiased EMA, 0 = off (the raw curve stays faint behind)
     void setLegendShown(bool shown);
     void setQuality(std::optional<wb::gui::MetricChart::Quality> quality);  // nullopt: follow the task
+    void setRepeats(wb::gui::MetricChart::Repeats repeats);
     void fitToData();  // rescales to all data and follows new points again (the reset-zoom button)
 
 signals:
@@ -85,6 +94,10 @@ private:
         QCPGraph* trainRaw = nullptr;  // the unsmoothed curves, faint, while smoothing is on
         QCPGraph* validationRaw = nullptr;
         QCPGraph* warmup = nullptr;  // the warm-up epoch as a hollow marker (epoch-time chart)
+        // A band's runs (the repeats of one configuration, this one first) and its edges; else empty.
+        std::vector<int> members;
+        QCPGraph* bandLow = nullptr;
+        QCPGraph* bandHigh = nullptr;
         std::vector<std::size_t> trainEpochs;
         std::vector<std::size_t> validationEpochs;
         bool byEpochInstead = false;  // samples seen asked for, but the run's row count is unknown
@@ -97,6 +110,8 @@ private:
         bool visible = true;
         bool validation = false;
         bool warmup = false;
+        int leader = 0;   // drawn as a band: the id of the group's first shown run; 0: drawn alone
+        int repeats = 1;  // the shown runs of its group, where it leads one
         bool operator==(const RunShape&) const = default;
     };
 
@@ -111,7 +126,11 @@ private:
     QCPGraph* addWarmupMarker(const RunEntry& run);
     void addLineStyleKeys();
     void addWarmupLegendKey();
+    bool drawn(const RunShape& shape) const { return shape.visible && (shape.leader == 0 || shape.leader == shape.id); }
+    void groupRepeats(std::vector<RunShape>& shape) const;
+    void addBand(RunGraphs& graphs, const RunShape& shape);
     void fillGraphs(RunGraphs& graphs, const RunEntry& run) const;
+    void fillBand(RunGraphs& graphs) const;
     void fillGraph(QCPGraph* graph, QCPGraph* raw, std::vector<std::size_t>& epochIndex, const RunEntry& run,
                    const std::vector<double>& x, bool validation) const;
     void fillWarmup(QCPGraph* graph, const RunEntry& run, const std::vector<double>& x) const;
@@ -144,6 +163,7 @@ private:
     std::optional<Quality> chosenQuality_;      // nullopt: follow the task of the newest shown run
     Quality shownQuality_ = Quality::Accuracy;  // what the axis and values say now
     bool rawBuilt_ = false;                     // the graphs were built with the faint raw curves
+    Repeats repeats_ = Repeats::EachRun;
 };
 
 }  // namespace wb::gui

@@ -63,6 +63,17 @@ QString MetricChart::runLine(const RunGraphs& g, double key, double tolerance) c
     const int i = nearestIndex(g.train, key);
     if (std::abs(points.at(i)->key - key) > near) return {};
 
+    if (g.bandLow) {  // a band: its configuration, the line's value and the band's, over its repeats
+        QString line = g.train->name() + ": " + formatValue(points.at(i)->value) + " (" +
+                       formatValue(g.bandLow->data()->at(i)->value) + "\u2013" +
+                       formatValue(g.bandHigh->data()->at(i)->value) + ")";
+        if (g.validation) {
+            const int v = nearestIndex(g.validation, key);
+            if (v >= 0) line += " · validation " + formatValue(g.validation->data()->at(v)->value);
+        }
+        if (xAxis_ != XAxis::Epoch) line += QString(" (epoch %1)").arg(g.trainEpochs[static_cast<std::size_t>(i)] + 1);
+        return line;
+    }
     const EpochMetrics& epoch = run->record.epochs[g.trainEpochs[static_cast<std::size_t>(i)]];
     QString line = run->name + ": " + formatValue(points.at(i)->value);
     if (smoothing_ > 0) line += " (raw " + formatValue(valueOf(epoch, false).value_or(0.0)) + ")";

@@ -57,14 +57,6 @@ bool drawsRange(const SpeedupChart::Row& row) {
     return row.speedup && !row.baseline && (row.ratioLow < *row.speedup || row.ratioHigh > *row.speedup);
 }
 
-// What makes runs repeats of one configuration: the name without its repeat index, and the config
-// apart from the name.
-std::string groupKey(const RunEntry& run) {
-    nlohmann::json config = run.config;
-    if (config.is_object()) config.erase("name");
-    return repeatedName(run.name).toStdString() + '\n' + config.dump();
-}
-
 std::optional<ExecutionSettings> executionOf(const nlohmann::json& config) {
     if (!config.is_object() || !config.contains("execution")) return std::nullopt;
     try {
@@ -226,7 +218,7 @@ void SpeedupChart::collectRows(const RunEntry* base) {
     std::map<std::string, std::size_t> groupOf;
     for (const RunEntry& run : store().runs()) {
         if (!run.visible) continue;
-        const auto [it, added] = groupOf.try_emplace(groupKey(run), groups.size());
+        const auto [it, added] = groupOf.try_emplace(repeatGroupKey(run), groups.size());
         if (added) groups.emplace_back();
         groups[it->second].push_back(&run);
     }

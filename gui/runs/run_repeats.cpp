@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
+#include "run_store.h"
+
 namespace wb::gui {
 
 namespace {
@@ -36,6 +40,12 @@ QString repeatedName(const QString& runName) {
     QString name = runName;
     name.remove(suffix);
     return name.isEmpty() ? runName : name;
+}
+
+std::string repeatGroupKey(const RunEntry& run) {
+    nlohmann::json config = run.config;
+    if (config.is_object()) config.erase("name");
+    return repeatedName(run.name).toStdString() + '\n' + config.dump();
 }
 
 }  // namespace wb::gui

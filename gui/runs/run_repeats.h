@@ -6,6 +6,7 @@
 
 #include <QString>
 #include <QStringList>
+#include <string>
 #include <vector>
 
 #include "run_config.h"
@@ -19,5 +20,11 @@ std::vector<RunConfig> planRepeats(const std::vector<RunConfig>& configs, int re
 // The name of the configuration a run repeats: its name without " · k/n" and " #k"
 // ("Fastest · 2/3 #2" -> "Fastest"); a name without them as it is.
 QString repeatedName(const QString& runName);
+
+struct RunEntry;
+// What makes runs repeats of one configuration: the name without its repeat index, and the config
+// apart from the name. Runs of equal keys are drawn as one (the Speedup chart's bar, the metric
+// charts' band).
+std::string repeatGroupKey(const RunEntry& run);
 
 }  // namespace wb::gui
