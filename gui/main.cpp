@@ -28,6 +28,7 @@ int answerWithoutDisplay(int argc, char** argv) {
                 "       mlp-workbench --answer FILE open it on the Answer view, showing FILE (mlpwb answer --out)\n"
                 "       mlp-workbench --export-chart loss|accuracy|epoch-time|breakdown|speedup \\\n"
                 "                     --runs RUN.json... --out CHART.png|jpg|pdf|svg [--size WxH] [--baseline N]\n"
+                "                     [--repeats each|median|mean] (loss, accuracy, epoch-time: repeats as a band)\n"
                 "       mlp-workbench --export-chart waterfall --ablation ABLATION.json --out CHART.png\n"
                 "       mlp-workbench --export-chart parallel-coordinates|metric-by-parameter --sweep DIR \\\n"
                 "                     [--parameter NAME] --out CHART.png\n"

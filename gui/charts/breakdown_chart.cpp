@@ -3,9 +3,11 @@
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <qcustomplot.h>
 
+#include "run_repeats.h"
 #include "run_store.h"
 #include "workload.h"
 
@@ -38,6 +40,32 @@ double phaseOf(const PhaseTimes& p, int phase) {
 
 QString formatMs(double ms) {
     return QString::number(ms, 'f', ms >= 100 ? 0 : (ms >= 10 ? 1 : 2)) + " ms";
+}
+
+// The repeats of one configuration as one bar: each part's median over them (separable only when
+// each of them is), and the lowest and highest of their totals.
+BreakdownChart::Row combined(const std::vector<BreakdownChart::Row>& repeats) {
+    BreakdownChart::Row row = repeats.front();
+    row.repeats = static_cast<int>(repeats.size());
+    std::vector<double> totals, walls;
+    for (const auto& r : repeats) {
+        totals.push_back(r.breakdown.totalMs);
+        walls.push_back(r.breakdown.medianWallMs);
+        row.breakdown.separable = row.breakdown.separable && r.breakdown.separable;
+    }
+    row.lowMs = *std::min_element(totals.begin(), totals.end());
+    row.highMs = *std::max_element(totals.begin(), totals.end());
+    row.breakdown.medianWallMs = median(walls).value_or(0.0);
+    row.breakdown.totalMs = 0;
+    for (std::size_t p = 0; p < kPhaseCount; ++p) {
+        std::vector<double> parts;
+        for (const auto& r : repeats) parts.push_back(r.breakdown.phaseMs[p]);
+        row.breakdown.phaseMs[p] = row.breakdown.separable ? median(parts).value_or(0.0) : 0.0;
+        row.breakdown.totalMs += row.breakdown.phaseMs[p];
+    }
+    if (!row.breakdown.separable) row.breakdown.totalMs = median(totals).value_or(0.0);
+    row.name = QString("%1 (%2 repeats)").arg(repeatedName(row.name)).arg(row.repeats);
+    return row;
 }
 }  // namespace
 
@@ -98,8 +126,25 @@ BreakdownChart::BreakdownChart(RunStore* store, QWidget* parent) : ThrottledChar
 void BreakdownChart::refresh() {
     collectRows();
     fillBars();
+    drawSpreads();
     labelBars();
     replot();
+}
+
+// A bar of repeats carries a whisker from the lowest to the highest of their totals.
+void BreakdownChart::drawSpreads() {
+    for (QCPAbstractItem* item : spreads_) plot().removeItem(item);
+    spreads_.clear();
+    for (std::size_t i = 0; i < rows_.size(); ++i) {
+        if (rows_[i].repeats < 2) continue;
+        auto* whisker = new QCPItemLine(&plot());
+        whisker->setPen(QPen(QColor(40, 40, 40), 1.5));
+        whisker->start->setCoords(static_cast<double>(i + 1), rows_[i].lowMs);
+        whisker->end->setCoords(static_cast<double>(i + 1), rows_[i].highMs);
+        whisker->setHead(QCPLineEnding(QCPLineEnding::esBar, 10));
+        whisker->setTail(QCPLineEnding(QCPLineEnding::esBar, 10));
+        spreads_.push_back(whisker);
+    }
 }
 
 void BreakdownChart::collectRows() {
@@ -107,14 +152,21 @@ void BreakdownChart::collectRows() {
     leftOut_.clear();
     const auto baselineId = store().effectiveBaseline();
     const RunEntry* base = baselineId ? store().find(*baselineId) : nullptr;
+    std::vector<std::vector<Row>> groups;
+    std::map<std::string, std::size_t> groupOf;
     for (const RunEntry& run : store().runs()) {
         if (!run.visible) continue;
         if (const auto difference = base ? workloadDifference(base->record, run.record) : std::nullopt) {
             leftOut_ << run.name + ": not comparable: " + QString::fromStdString(*difference);
             continue;
         }
-        if (const auto b = phaseBreakdown(run.record)) rows_.push_back({run.id, run.name, *b});
+        const auto b = phaseBreakdown(run.record);
+        if (!b) continue;
+        const auto [it, added] = groupOf.try_emplace(repeatGroupKey(run), groups.size());
+        if (added) groups.emplace_back();
+        groups[it->second].push_back({run.id, run.name, *b, 1, b->totalMs, b->totalMs});
     }
+    for (const auto& group : groups) rows_.push_back(group.size() == 1 ? group.front() : combined(group));
     leftOutNote_->setText(leftOut_.join("\n"));
     leftOutNote_->setVisible(!leftOut_.isEmpty());
 }
@@ -128,7 +180,7 @@ void BreakdownChart::fillBars() {
         const double x = static_cast<double>(i + 1);
         const PhaseBreakdown& b = rows_[i].breakdown;
         ticker->addTick(x, b.separable ? rows_[i].name : rows_[i].name + "\n(not separable)");
-        top = std::max(top, b.totalMs);
+        top = std::max({top, b.totalMs, rows_[i].highMs});
         if (!b.separable) {
             fusedKeys.push_back(x);
             fusedValues.push_back(b.totalMs);
@@ -164,7 +216,7 @@ void BreakdownChart::labelBars() {
             text += "\n(median epoch " + formatMs(b.medianWallMs) + ")";
         QCPItemText* label = addValueLabel(plot(), text);
         label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-        label->position->setCoords(static_cast<double>(i + 1), b.totalMs);
+        label->position->setCoords(static_cast<double>(i + 1), std::max(b.totalMs, rows_[i].highMs));
         label->setPadding(QMargins(0, 0, 0, 3));
         labels_.push_back(label);
     }
@@ -189,6 +241,10 @@ void BreakdownChart::showHoverTip(QMouseEvent* event) {
     for (std::size_t p = 0; row.breakdown.separable && p < kPhaseCount; ++p)
         text += "<br>" + phaseNames()[p] + ": " + formatMs(row.breakdown.phaseMs[p]);
     text += "<br>total: " + formatMs(row.breakdown.totalMs);
+    if (row.repeats > 1)
+        text += QString("<br>%1 repeats: each part their median; totals from %2 to %3")
+                    .arg(row.repeats)
+                    .arg(formatMs(row.lowMs), formatMs(row.highMs));
     if (row.breakdown.separable)  // medians of the parts need not add up to the median epoch
         text += "<br>median epoch (wall): " + formatMs(row.breakdown.medianWallMs);
     QToolTip::showText(event->globalPosition().toPoint(), text, &plot());

@@ -1,5 +1,6 @@
-// Where an epoch's time goes: one stacked bar per visible run of the median time per epoch spent
-// in data, forward, backward, optimizer and other. A run whose path cannot separate the phases
+// Where an epoch's time goes: one stacked bar per visible run (or per configuration, its repeats as
+// one bar with their spread) of the median time per epoch spent in data, forward, backward,
+// optimizer and other. A run whose path cannot separate the phases
 // (fused steps, most peers) is drawn as one neutral bar of its median wall time, labelled
 // "not separable": DESIGN.md forbids inventing the parts.
 #pragma once
@@ -17,6 +18,7 @@
 class QCustomPlot;
 class QCPBars;
 class QCPItemText;
+class QCPAbstractItem;
 class QMouseEvent;
 
 namespace wb::gui {
@@ -38,10 +40,15 @@ class BreakdownChart : public ThrottledChart {
     Q_OBJECT
 
 public:
+    // A bar: one run, or the shown repeats of one configuration (repeatGroupKey, run_repeats.h) as
+    // the Speedup chart groups them: each phase's median over the repeats, and the spread of their
+    // totals drawn as a whisker.
     struct Row {
-        int runId = 0;
+        int runId = 0;  // the first of its repeats
         QString name;
         PhaseBreakdown breakdown;
+        int repeats = 1;
+        double lowMs = 0, highMs = 0;  // the repeats' totals, lowest and highest
     };
 
     explicit BreakdownChart(RunStore* store, QWidget* parent = nullptr);
@@ -58,6 +65,7 @@ private:
     void collectRows();
     void fillBars();
     void labelBars();
+    void drawSpreads();
     void showHoverTip(QMouseEvent* event);
 
     std::array<QCPBars*, kPhaseCount> phaseBars_{};
@@ -66,6 +74,7 @@ private:
     QCPItemText* leftOutNote_ = nullptr;
     QStringList leftOut_;
     std::vector<QCPItemText*> labels_;
+    std::vector<QCPAbstractItem*> spreads_;
     std::vector<Row> rows_;
 };
 

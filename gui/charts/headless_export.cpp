@@ -50,6 +50,7 @@ struct Options {
     double scale = 1.0;
     int baseline = 1;  // 1-based position in --runs
     bool logScale = false;
+    MetricChart::Repeats repeats = MetricChart::Repeats::EachRun;  // loss, accuracy, epoch-time
 };
 
 int fail(int code, const std::string& message) {
@@ -126,6 +127,14 @@ Options parseOptions(const QStringList& args) {
             o.scale = parseNumber(flag, valueOf(args, i), 0.25, 8);
         } else if (flag == "--log") {
             o.logScale = true;
+        } else if (flag == "--repeats") {
+            const QString how = valueOf(args, i);
+            if (how != "each" && how != "median" && how != "mean")
+                throw UsageError("--repeats wants each, median (min-max band) or mean (95 % CI band), not '" +
+                                 how.toStdString() + "'");
+            o.repeats = how == "each"     ? MetricChart::Repeats::EachRun
+                        : how == "median" ? MetricChart::Repeats::MedianRange
+                                          : MetricChart::Repeats::MeanInterval;
         } else if (flag == "--baseline") {
             o.baseline = static_cast<int>(parseNumber(flag, valueOf(args, i), 1, 1e6));
         } else {
@@ -157,6 +166,7 @@ void renderChart(const Options& o, RunStore& store) {
                                                   : MetricChart::Kind::EpochTime;
         MetricChart chart(&store, kind);
         chart.setLogScale(o.logScale);
+        chart.setRepeats(o.repeats);
         chart.refreshNow();
         exportChart(chart.plot(), o.out, o.width, o.height, o.scale);
     }

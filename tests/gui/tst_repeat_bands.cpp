@@ -8,6 +8,7 @@
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
 
+#include "breakdown_chart.h"
 #include "chart_controls.h"
 #include "chart_math.h"
 #include "metric_chart.h"
@@ -40,6 +41,7 @@ int addRun(RunStore& store, const QString& name, double scale, double lr = 1e-3,
         e.trainLoss = scale / n;
         e.wallMs = 10 * scale;
         e.elapsedMs = n * 10 * scale;
+        e.phases = wb::PhaseTimes{1 * scale, 2 * scale, 3 * scale, 3 * scale, 1 * scale};  // 10 * scale in all
         record.epochs.push_back(e);
     }
     const int id = store.addPending(config);
@@ -152,6 +154,32 @@ private slots:
         store.setVisible(b, false);  // one left: a plain line of its own name
         QTRY_COMPARE(chart.bandCount(), 0);
         QCOMPARE(chart.trainGraph(c)->name(), QString("Fastest \u00b7 3/3"));
+    }
+
+    // The Time breakdown draws the repeats of one configuration as one bar: each phase's median over
+    // them, the spread of their totals; another configuration keeps its own bar.
+    void breakdownDrawsRepeatsAsOneBar() {
+        RunStore store;
+        wb::gui::BreakdownChart chart(&store);
+        const int first = addRun(store, "Fastest \u00b7 1/3", 1.0);
+        addRun(store, "Fastest \u00b7 2/3", 2.0);
+        addRun(store, "Fastest \u00b7 3/3", 4.0);
+        const int seed = addRun(store, "Seed", 8.0);
+        QTRY_COMPARE(chart.rows().size(), std::size_t{2});
+        const auto& bar = chart.rows().front();
+        QCOMPARE(bar.runId, first);
+        QCOMPARE(bar.repeats, 3);
+        QCOMPARE(bar.name, QString("Fastest (3 repeats)"));
+        QVERIFY(bar.breakdown.separable);
+        QCOMPARE(bar.breakdown.phaseMs[2], 6.0);  // backward: 3, 6, 12 ms
+        QCOMPARE(bar.breakdown.totalMs, 20.0);
+        QCOMPARE(bar.lowMs, 10.0);
+        QCOMPARE(bar.highMs, 40.0);
+        QCOMPARE(chart.rows().back().runId, seed);
+        QCOMPARE(chart.rows().back().repeats, 1);
+        store.setVisible(first, false);  // two repeats left: still one bar
+        QTRY_COMPARE(chart.rows().front().repeats, 2);
+        QCOMPARE(chart.rows().front().breakdown.totalMs, 30.0);
     }
 
     // The chart controls' box sets every chart they control.
