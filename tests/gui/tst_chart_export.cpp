@@ -237,6 +237,7 @@ void TestChartExport::headlessExport_data() {
     QTest::newRow("loss") << "loss" << QStringList{};
     QTest::newRow("accuracy") << "accuracy" << QStringList{};
     QTest::newRow("epoch time, log scale") << "epoch-time" << QStringList{"--log"};
+    QTest::newRow("loss, repeats as a band") << "loss" << QStringList{"--repeats", "median"};
     QTest::newRow("breakdown") << "breakdown" << QStringList{};
     QTest::newRow("speedup over the peer") << "speedup" << QStringList{"--baseline", "2"};
 }
@@ -263,6 +264,8 @@ void TestChartExport::headlessExportRefuses_data() {
                                              "--out",          "%2/a.png", "--size", "big"}
                               << 2;
     QTest::newRow("unknown format") << QStringList{"--export-chart", "loss", "--runs", "%1", "--out", "%2/a.gif"} << 2;
+    QTest::newRow("repeats drawn no known way")
+        << QStringList{"--export-chart", "loss", "--runs", "%1", "--out", "%2/a.png", "--repeats", "band"} << 2;
     QTest::newRow("baseline beyond the runs")
         << QStringList{"--export-chart", "speedup", "--runs", "%1", "--out", "%2/a.png", "--baseline", "2"} << 2;
     QTest::newRow("unknown flag") << QStringList{"--export-chart", "loss",     "--runs",   "%1",
