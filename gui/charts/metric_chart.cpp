@@ -241,7 +241,10 @@ void MetricChart::refresh() {
         rebuildGraphs();
     }
     for (RunGraphs& g : graphs_) {
-        if (!allDirty_ && !dirty_.count(g.runId)) continue;
+        // A band is refilled when any of its runs got epochs.
+        const bool touched = allDirty_ || dirty_.count(g.runId) ||
+                             std::any_of(g.members.begin(), g.members.end(), [&](int id) { return dirty_.count(id); });
+        if (!touched) continue;
         if (const RunEntry* run = store().find(g.runId)) fillGraphs(g, *run);
     }
     dirty_.clear();
@@ -306,12 +309,14 @@ void MetricChart::rebuildGraphs() {
     for (std::size_t i = 0, v = 0; i < shape_.size(); ++i)
         if (drawn(shape_[i])) variants[i] = shownVariants[v++];
 
+    std::map<int, std::vector<int>> members;  // a band's leader -> its runs
+    for (const RunShape& s : shape_)
+        if (s.leader != 0) members[s.leader].push_back(s.id);
     for (std::size_t i = 0; i < shape_.size(); ++i)
         if (drawn(shape_[i])) {
             RunGraphs graphs;
             graphs.runId = shape_[i].id;
-            for (const RunShape& s : shape_)
-                if (shape_[i].leader != 0 && s.leader == shape_[i].id) graphs.members.push_back(s.id);
+            if (const auto it = members.find(shape_[i].id); it != members.end()) graphs.members = it->second;
             graphs_.push_back(std::move(graphs));
         }
     // The faint raw curves first, so every smoothed line is drawn over them (a band has none: the

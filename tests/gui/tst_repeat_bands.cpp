@@ -156,6 +156,32 @@ private slots:
         QCOMPARE(chart.trainGraph(c)->name(), QString("Fastest \u00b7 3/3"));
     }
 
+    // A repeat still training: its new epochs reach its band (the band is led by another run).
+    void aTrainingRepeatMovesItsBand() {
+        RunStore store;
+        MetricChart chart(&store, MetricChart::Kind::Loss);
+        chart.setRepeats(MetricChart::Repeats::MedianRange);
+        const int first = addRun(store, "Fastest \u00b7 1/3", 1.0);
+        addRun(store, "Fastest \u00b7 2/3", 2.0);
+        RunConfig config;
+        config.name = "Fastest \u00b7 3/3";
+        config.optimizer.lr = 1e-3;
+        const int live = store.addPending(config);
+        const auto epoch = [](int n) {
+            EpochMetrics e;
+            e.epoch = n;
+            e.trainLoss = 10.0 / n;
+            e.wallMs = 100;
+            return e;
+        };
+        store.appendEpoch(live, epoch(1));
+        QTRY_COMPARE(chart.bandCount(), 1);
+        QTRY_COMPARE(valueAt(chart.trainGraph(first), 1), 0.75);  // epoch 2: the median of 0.5 and 1
+        store.appendEpoch(live, epoch(2));
+        QTRY_COMPARE(valueAt(chart.trainGraph(first), 1), 1.0);  // the median of 0.5, 1 and 5
+        QCOMPARE(valueAt(chart.bandEdge(first, true), 1), 5.0);
+    }
+
     // The Time breakdown draws the repeats of one configuration as one bar: each phase's median over
     // them, the spread of their totals; another configuration keeps its own bar.
     void breakdownDrawsRepeatsAsOneBar() {
