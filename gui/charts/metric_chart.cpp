@@ -11,7 +11,6 @@
 #include "chart_legend.h"
 #include "chart_pens.h"
 #include "chart_style.h"
-#include "run_repeats.h"
 #include "run_store.h"
 
 namespace wb::gui {
@@ -33,17 +32,6 @@ bool hasValidation(const RunEntry& run) {
 bool hasWarmup(const RunEntry& run) {
     return std::any_of(run.record.epochs.begin(), run.record.epochs.end(),
                        [](const EpochMetrics& e) { return e.warmup; });
-}
-
-// A series too short for a line draws its points as markers too.
-void showMarkersIfShort(QCPGraph* graph) {
-    const bool markers = graph->dataCount() > 0 && graph->dataCount() < kMarkersBelowPoints;
-    graph->setScatterStyle(markers ? QCPScatterStyle(QCPScatterStyle::ssDisc, graph->pen().color(), 7)
-                                   : QCPScatterStyle(QCPScatterStyle::ssNone));
-}
-
-QString bandLabel(MetricChart::Repeats repeats) {
-    return repeats == MetricChart::Repeats::MeanInterval ? "mean, 95 % CI" : "median, min\u2013max";
 }
 
 QCPScatterStyle hollowCircle(const QColor& color) {
@@ -104,24 +92,6 @@ QString MetricChart::title() const {
         case Kind::EpochTime: return "Wall time per epoch";
     }
     return {};
-}
-
-int MetricChart::bandCount() const {
-    return static_cast<int>(
-        std::count_if(graphs_.begin(), graphs_.end(), [](const RunGraphs& g) { return g.bandLow; }));
-}
-
-const QCPGraph* MetricChart::bandEdge(int runId, bool high) const {
-    for (const RunGraphs& g : graphs_)
-        if (g.runId == runId) return high ? g.bandHigh : g.bandLow;
-    return nullptr;
-}
-
-void MetricChart::setRepeats(Repeats repeats) {
-    if (repeats == repeats_) return;
-    repeats_ = repeats;
-    autoFit_ = true;
-    markAllDirty();
 }
 
 int MetricChart::graphCount() const {
@@ -266,28 +236,6 @@ std::vector<MetricChart::RunShape> MetricChart::currentShape() const {
     return shape;
 }
 
-// The shown repeats of one configuration become one band, led by the first of them (its colour, its
-// place in the legend, named for the configuration); a configuration shown once stays a line.
-void MetricChart::groupRepeats(std::vector<RunShape>& shape) const {
-    const auto& runs = store().runs();
-    std::map<std::string, std::size_t> firstOf;  // group key -> index of its first shown run
-    std::vector<std::size_t> leader(shape.size(), shape.size());
-    std::vector<int> count(shape.size(), 0);
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-        if (!shape[i].visible) continue;
-        leader[i] = firstOf.try_emplace(repeatGroupKey(runs[i]), i).first->second;
-        ++count[leader[i]];
-    }
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-        if (leader[i] == shape.size() || count[leader[i]] < 2) continue;
-        RunShape& lead = shape[leader[i]];
-        shape[i].leader = lead.id;
-        if (leader[i] != i) continue;
-        lead.repeats = count[i];
-        lead.name = QString("%1 (%2 repeats: %3)").arg(repeatedName(lead.name)).arg(count[i]).arg(bandLabel(repeats_));
-    }
-}
-
 // Rebuilt as a whole (rare: a run added, removed, hidden, renamed, smoothing switched on or off),
 // so the legend keeps the runs table's order, hidden runs included (grey, to be clicked back). The
 // legend names each run once (its colour); two grey keys say which line style is train and which
@@ -366,16 +314,6 @@ void MetricChart::addRunGraphs(RunGraphs& graphs, const RunShape& shape, int var
     if (shape.validation) graphs.validation = addGraph(shape.name + " (validation)", pens.validation, false);
 }
 
-// The band's edges: no lines of their own, the space between them filled in the run's colour.
-void MetricChart::addBand(RunGraphs& graphs, const RunShape& shape) {
-    graphs.bandLow = addGraph(shape.name + " (band, low)", QPen(Qt::NoPen), false);
-    graphs.bandHigh = addGraph(shape.name + " (band, high)", QPen(Qt::NoPen), false);
-    QColor fill = shape.color;
-    fill.setAlpha(56);
-    graphs.bandHigh->setBrush(fill);
-    graphs.bandHigh->setChannelFillGraph(graphs.bandLow);
-}
-
 void MetricChart::addRawGraphs(RunGraphs& graphs, const RunShape& shape, int variant) {
     const RunPens pens = runPens(shape.color, variant);
     graphs.trainRaw = addGraph(shape.name + " (raw)", pens.raw, false);
@@ -445,6 +383,13 @@ void MetricChart::fillGraphs(RunGraphs& graphs, const RunEntry& run) const {
 }
 
 // The marker sits on the raw value of each warm-up epoch, smoothed or not.
+// A series too short for a line draws its points as markers too.
+void MetricChart::showMarkersIfShort(QCPGraph* graph) {
+    const bool markers = graph->dataCount() > 0 && graph->dataCount() < kMarkersBelowPoints;
+    graph->setScatterStyle(markers ? QCPScatterStyle(QCPScatterStyle::ssDisc, graph->pen().color(), 7)
+                                   : QCPScatterStyle(QCPScatterStyle::ssNone));
+}
+
 void MetricChart::fillWarmup(QCPGraph* graph, const RunEntry& run, const std::vector<double>& x) const {
     QVector<double> keys, values;
     for (std::size_t i = 0; i < run.record.epochs.size(); ++i) {
@@ -476,62 +421,6 @@ void MetricChart::fillGraph(QCPGraph* graph, QCPGraph* raw, std::vector<std::siz
     graph->setData(keys, QVector<double>(smoothed.begin(), smoothed.end()), true);
     // No point at all (a run of another task than the metric shown) draws nothing, not a legend marker.
     showMarkersIfShort(graph);
-}
-
-// Epoch by epoch over the band's runs (each epoch of those that reached it, at the median of their x):
-// the line at the median or mean, the band from the lowest to the highest value or over the mean's
-// 95 % interval; smoothed as a single run's line is.
-void MetricChart::fillBand(RunGraphs& graphs) const {
-    const BandKind kind = repeats_ == Repeats::MeanInterval ? BandKind::MeanInterval : BandKind::MedianRange;
-    std::vector<const RunEntry*> runs;
-    std::vector<std::vector<double>> x;
-    std::size_t epochs = 0;
-    graphs.byEpochInstead = false;
-    for (int id : graphs.members)
-        if (const RunEntry* run = store().find(id)) {
-            bool byEpoch = false;
-            runs.push_back(run);
-            x.push_back(xKeys(*run, xAxis_, &byEpoch));
-            graphs.byEpochInstead = graphs.byEpochInstead || byEpoch;
-            epochs = std::max(epochs, run->record.epochs.size());
-        }
-    const auto smoothed = [this](const std::vector<double>& v) {
-        const std::vector<double> s = smoothExponential(v, smoothing_);
-        return QVector<double>(s.begin(), s.end());
-    };
-    for (const bool validation : {false, true}) {
-        QCPGraph* line = validation ? graphs.validation : graphs.train;
-        if (!line) continue;
-        std::vector<std::size_t>& index = validation ? graphs.validationEpochs : graphs.trainEpochs;
-        index.clear();
-        std::vector<double> keys, center, low, high;
-        for (std::size_t e = 0; e < epochs; ++e) {
-            std::vector<double> values, at;
-            for (std::size_t k = 0; k < runs.size(); ++k) {
-                if (e >= runs[k]->record.epochs.size()) continue;
-                const auto v = valueOf(runs[k]->record.epochs[e], validation);
-                if (!v || !std::isfinite(*v) || (logScale_ && *v <= 0)) continue;
-                values.push_back(*v);
-                at.push_back(x[k][e]);
-            }
-            if (values.empty()) continue;
-            BandPoint band = repeatBand(values, kind);
-            if (logScale_ && band.low <= 0) band.low = *std::min_element(values.begin(), values.end());
-            keys.push_back(repeatBand(at, BandKind::MedianRange).center);
-            center.push_back(band.center);
-            low.push_back(band.low);
-            high.push_back(band.high);
-            index.push_back(e);
-        }
-        const QVector<double> k(keys.begin(), keys.end());
-        line->setData(k, smoothed(center), true);
-        showMarkersIfShort(line);
-        if (!validation && graphs.bandLow) {
-            graphs.bandLow->setData(k, smoothed(low), true);
-            graphs.bandHigh->setData(k, smoothed(high), true);
-        }
-    }
-    if (graphs.warmup && !runs.empty()) fillWarmup(graphs.warmup, *runs.front(), x.front());
 }
 
 std::optional<double> MetricChart::valueOf(const EpochMetrics& epoch, bool validation) const {

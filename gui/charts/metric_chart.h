@@ -131,6 +131,7 @@ private:
     void addBand(RunGraphs& graphs, const RunShape& shape);
     void fillGraphs(RunGraphs& graphs, const RunEntry& run) const;
     void fillBand(RunGraphs& graphs) const;
+    static void showMarkersIfShort(QCPGraph* graph);  // a series too short for a line: markers too
     void fillGraph(QCPGraph* graph, QCPGraph* raw, std::vector<std::size_t>& epochIndex, const RunEntry& run,
                    const std::vector<double>& x, bool validation) const;
     void fillWarmup(QCPGraph* graph, const RunEntry& run, const std::vector<double>& x) const;
