@@ -80,6 +80,12 @@ std::string causeSentence(const AblationResult& r, const Attribution& a) {
            ": their intervals overlap; more rounds (--repeats) or a quieter machine would settle it.";
 }
 
+// " launch=graph_step costs 4.50 ms per epoch (2.38–6.99) on this engine"
+std::string costClause(const AblationResult& r, const CauseShare& c) {
+    return " " + r.steps[c.step].name + " costs " + ms(-c.savedMs) + " ms per epoch (" + ms(-c.saved.high) + "\u2013" +
+           ms(-c.saved.low) + ") on this engine";
+}
+
 // Fixes that cost time on this engine, and those the fixed loop leaves out (after its step).
 std::string costSentence(const AblationResult& r, const Attribution& a) {
     std::string text;
@@ -91,11 +97,10 @@ std::string costSentence(const AblationResult& r, const Attribution& a) {
             without = &r.steps[c.step];
             continue;  // not a fix: said below
         }
-        text += " " + r.steps[c.step].name + " costs " + ms(-c.savedMs) + " ms per epoch (" + ms(-c.saved.high) +
-                "\u2013" + ms(-c.saved.low) + ") on this engine" +
-                (!c.inFixedLoop || prunedLoop
-                     ? "; the fixed loop leaves it out."
-                     : "; the fixed loop keeps it, as the fixes after it were measured on top of it.");
+        text +=
+            costClause(r, c) + (!c.inFixedLoop || prunedLoop
+                                    ? "; the fixed loop leaves it out."
+                                    : "; the fixed loop keeps it, as the fixes after it were measured on top of it.");
     }
     const auto after = r.leftOut();
     if (prunedLoop) {
@@ -187,6 +192,11 @@ private:
     std::map<const AnswerEngine*, Attribution> cache_;
 };
 
+// How the engine's figures were measured: its outlying runs, a busy machine, the precision reached.
+std::string measurementSentences(const AblationResult& r, const Attribution& a) {
+    return outlierSentence(r, a) + machineSentence(r) + (r.precision.empty() ? "" : " Precision: " + r.precision + ".");
+}
+
 // Where no fix made the seed loop faster: it is the loop to keep, and the fixes that cost time are
 // named with their cost.
 std::string seedIsFastestSentence(const AnswerEngine& e, const Attribution& a) {
@@ -194,13 +204,8 @@ std::string seedIsFastestSentence(const AnswerEngine& e, const Attribution& a) {
     std::string text = "On " + engineName(e) + ", no fix made the seed loop faster here: at " +
                        ms(r.seedLoop()->medianEpochMs) +
                        " ms per epoch it was the fastest loop measured, so the fixed loop is the seed loop itself.";
-    for (std::size_t i : a.costly) {
-        const CauseShare& c = a.causes[i];
-        text += " " + r.steps[c.step].name + " costs " + ms(-c.savedMs) + " ms per epoch (" + ms(-c.saved.high) +
-                "\u2013" + ms(-c.saved.low) + ") on this engine.";
-    }
-    return text + outlierSentence(r, a) + machineSentence(r) +
-           (r.precision.empty() ? "" : " Precision: " + r.precision + ".");
+    for (std::size_t i : a.costly) text += costClause(r, a.causes[i]) + ".";
+    return text + measurementSentences(r, a);
 }
 
 // "On PyTorch (cpu), the fixed loop is 41× faster than the seed loop (38–44×): 460 → 11.2 ms per
@@ -219,8 +224,7 @@ std::string engineSentence(const AnswerEngine& e, Attributions& attributions) {
         "On " + engineName(e) + ", the fixed loop is " + gap.label() + " than the seed loop: " + levels + ".";
     if (gap.ratio < 1) return s;
     const Attribution& a = attributions.of(e);
-    return s + causeSentence(r, a) + everyOrderSentence(r, a) + costSentence(r, a) + outlierSentence(r, a) +
-           machineSentence(r) + (r.precision.empty() ? "" : " Precision: " + r.precision + ".");
+    return s + causeSentence(r, a) + everyOrderSentence(r, a) + costSentence(r, a) + measurementSentences(r, a);
 }
 
 // PyTorch's causes in the fixed loop, largest share first, each with its interval: "data_path=
