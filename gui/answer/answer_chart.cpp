@@ -1,5 +1,6 @@
 #include "answer_chart.h"
 
+#include <QLabel>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -28,10 +29,17 @@ QCPBars* addBars(QCustomPlot& plot, QCPBarsGroup* group, const QString& name, co
 }
 }  // namespace
 
-AnswerChart::AnswerChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
+AnswerChart::AnswerChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)), numbers_(new QLabel) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
+    layout->addWidget(plot_, 1);
+    numbers_->setObjectName("answerChartNumbers");
+    numbers_->setTextFormat(Qt::RichText);
+    numbers_->setWordWrap(true);
+    numbers_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    numbers_->setVisible(false);
+    layout->addWidget(numbers_);
+    plot_->setMinimumHeight(170);  // the legend, three decades and the engines' names
     applyChartStyle(*plot_, "Time per epoch on every engine");
     plot_->yAxis->setLabel("Median epoch, ms (log)");  // short: the tab's chart is ~230 px tall
     plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -41,13 +49,67 @@ AnswerChart::AnswerChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPl
     placeholder_->setVisible(true);
     plot_->xAxis->setVisible(false);  // an empty chart is its note alone
     plot_->yAxis->setVisible(false);
-    connect(plot_, &QCustomPlot::afterLayout, this, &AnswerChart::fitAxisTitle);
+    connect(plot_, &QCustomPlot::afterLayout, this, &AnswerChart::fitToSize);
 }
 
-// The value axis's title, as long as the axis has room for (rotated, a longer one would run into
-// the chart's title), and the note of an empty chart wrapped to its width; the layout is redone
-// when they change.
-void AnswerChart::fitAxisTitle() {
+bool AnswerChart::labelsInChart() const {
+    return engines_ > 0 && !numbers_->isVisible();
+}
+
+namespace {
+double textWidth(const QCPItemText* label) {
+    if (!label) return 0;
+    const QFontMetrics metrics(label->font());
+    double widest = 0;
+    for (const QString& line : label->text().split('\n'))
+        widest = std::max<double>(widest, metrics.horizontalAdvance(line));
+    return widest + label->padding().left() + label->padding().right();
+}
+
+// Pixels above the tallest bar for its labels: a median (8 pt), the speed-up's lines (9 pt bold) and
+// their gaps.
+double headroomPx(const QFont& base, int gapLines) {
+    return QFontMetrics(QFont(base.family(), 8)).lineSpacing() +
+           gapLines * QFontMetrics(QFont(base.family(), 9, QFont::Bold)).lineSpacing() + 12;
+}
+}  // namespace
+
+// Whether every label fits whole at an engine's band of `bandPx` pixels and a value axis of
+// `heightPx`: the two medians side by side over their bars and apart from the next engine's, the
+// speed-up wrapped into the band, and all of them in the headroom above the bars. Wraps the
+// speed-ups on the way.
+bool AnswerChart::labelsFit(double bandPx, double heightPx) {
+    constexpr double kGapPx = 4;
+    int gapLines = 0;
+    for (std::size_t i = 0; i < labels_.size(); ++i) {
+        const EngineLabels& e = labels_[i];
+        const double seed = textWidth(e.seed), fixed = textWidth(e.fixed);
+        if ((seed + fixed) / 2 + kGapPx > 0.36 * bandPx) return false;  // bar centres 0.36 of a band apart
+        if (i + 1 < labels_.size() && (fixed + textWidth(labels_[i + 1].seed)) / 2 + kGapPx > 0.64 * bandPx)
+            return false;
+        if (!e.gap) continue;
+        const QFontMetrics metrics(e.gap->font());
+        const QString wrapped = wrapWords(e.gapText, metrics, static_cast<int>(bandPx - kGapPx));
+        if (wrapped.contains(QChar(0x2026))) return false;  // a word wider than the band
+        e.gap->setText(wrapped);
+        gapLines = std::max(gapLines, static_cast<int>(wrapped.count('\n')) + 1);
+    }
+    return headroomPx(font(), gapLines) <= 0.6 * heightPx;
+}
+
+void AnswerChart::setLabelsShown(bool shown) {
+    for (const EngineLabels& e : labels_)
+        for (QCPItemText* label : {e.seed, e.fixed, e.gap})
+            if (label) label->setVisible(shown);
+    numbers_->setVisible(!shown && engines_ > 0);
+}
+
+// Fits the chart to its pixels after each layout: the value axis's title as long as the axis has
+// room for (rotated, a longer one would run into the chart's title), as many decades ticked as there
+// is room to read, the labels in the chart or in the line under it, the headroom above the bars for
+// the labels, and the note of an empty chart wrapped to its width. The layout is redone when any of
+// them changes.
+void AnswerChart::fitToSize() {
     const int room = plot_->axisRect()->height();
     if (room <= 0) return;
     const QFontMetrics metrics(plot_->yAxis->labelFont());
@@ -58,19 +120,35 @@ void AnswerChart::fitAxisTitle() {
             break;
         }
     const QString note = wrapWords(kPlaceholder, QFontMetrics(placeholder_->font()), plot_->axisRect()->width() - 16);
-    // Headroom above the tallest bar for its two labels (a line of 8 pt, two of 9 pt, their gaps), in
-    // pixels, on the logarithmic axis: log(upper) - log(high) = headroom / room of log(upper) - log(lower).
+    // Decided on the height the axis would have without the line under the chart, so that showing
+    // the line (which takes that height) does not bring the labels back.
+    const double band = plot_->axisRect()->width() / (std::max(1, engines_) + 0.2);
+    const double height = room + (numbers_->isVisible() ? numbers_->height() : 0);
+    const bool inChart = engines_ > 0 && labelsFit(band, height);
+    // Headroom above the tallest bar, in pixels, on the logarithmic axis:
+    // log(upper) - log(high) = headroom / room of log(upper) - log(lower).
     double upper = plot_->yAxis->range().upper;
     if (engines_ > 0) {
-        const double headroom = QFontMetrics(QFont(font().family(), 8)).lineSpacing() +
-                                2 * QFontMetrics(QFont(font().family(), 9, QFont::Bold)).lineSpacing() + 12;
-        const double f = std::min(0.7, headroom / room);
+        int gapLines = 0;
+        for (const EngineLabels& e : labels_)
+            if (e.gap) gapLines = std::max(gapLines, static_cast<int>(e.gap->text().count('\n')) + 1);
+        const double f = inChart ? std::min(0.6, headroomPx(font(), gapLines) / room) : 0.05;
         const double lower = std::log(low_ / 2), high = std::log(high_);
         upper = std::exp((high - f * lower) / (1 - f));
     }
+    // A decade's tick label every two lines at least: a short axis ticks every other decade or fewer.
+    const auto ticker = plot_->yAxis->ticker().dynamicCast<QCPAxisTickerLog>();
+    const int ticks =
+        std::max(1, static_cast<int>(room / (2.0 * QFontMetrics(plot_->yAxis->tickLabelFont()).lineSpacing())));
+    const bool ticksChanged = ticker && ticker->tickCount() != ticks;
+    if (ticksChanged) ticker->setTickCount(ticks);
     const bool rangeChanged = std::abs(upper - plot_->yAxis->range().upper) > 0.01 * upper;
-    if (fitting == plot_->yAxis->label() && note == placeholder_->text() && !rangeChanged) return;
+    const bool placementChanged = engines_ > 0 && inChart != labelsInChart();
+    if (fitting == plot_->yAxis->label() && note == placeholder_->text() && !rangeChanged && !ticksChanged &&
+        !placementChanged)
+        return;
     if (rangeChanged) plot_->yAxis->setRange(low_ / 2, upper);
+    if (placementChanged) setLabelsShown(inChart);
     placeholder_->setText(note);
     plot_->yAxis->setLabel(fitting);
     for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
@@ -81,6 +159,7 @@ void AnswerChart::setAnswer(const Answer& answer) {
     plot_->clearPlottables();
     for (int i = plot_->itemCount() - 1; i >= 0; --i)
         if (plot_->item(i) != placeholder_) plot_->removeItem(i);
+    labels_.clear();
     auto* group = new QCPBarsGroup(plot_);
     QCPBars* seed = addBars(*plot_, group, "seed loop", kSeedColor);
     QCPBars* fixed = addBars(*plot_, group, "fixed loop", kFixedColor);
@@ -93,6 +172,7 @@ void AnswerChart::setAnswer(const Answer& answer) {
     seedSpread->setDataPlottable(seed);
     fixedSpread->setDataPlottable(fixed);
     QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
+    QStringList numbers;  // the line under the chart, an engine an entry
     double low = 1e300, high = 0;
     engines_ = 0;
     for (const auto& e : answer.engines) {
@@ -111,9 +191,11 @@ void AnswerChart::setAnswer(const Answer& answer) {
             low = std::min(low, f->minEpochMs);
             high = std::max(high, f->maxEpochMs);
         }
+        EngineLabels labels;
         QCPItemText* highest = nullptr;  // the label of the taller bar (whisker included)
         for (const auto& [step, offset] : {std::pair{&s, -0.18}, std::pair{f, 0.18}}) {
             if (!step) continue;
+            const bool isSeed = offset < 0;  // the fixed loop may be the seed loop itself
             auto* label = new QCPItemText(plot_);
             label->position->setCoords(key + offset, step->maxEpochMs);
             label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
@@ -121,30 +203,36 @@ void AnswerChart::setAnswer(const Answer& answer) {
             label->setFont(QFont(font().family(), 8));
             label->setPadding(QMargins(0, 0, 0, 4));  // clear of the whisker's cap
             if (!highest || step->maxEpochMs >= s.maxEpochMs) highest = label;
+            (isSeed ? labels.seed : labels.fixed) = label;
         }
+        QString entry = QString::fromStdString(e.engine) + " " + formatMs(s.medianEpochMs);
+        if (f) entry += " \u2192 " + formatMs(f->medianEpochMs);
         if (const auto gap = e.gap()) {  // above the engine's bars and their labels, a few pixels up
             auto* label = new QCPItemText(plot_);
             label->position->setTypeX(QCPItemPosition::ptPlotCoords);
             label->position->setParentAnchorY(highest->top);
             label->position->setCoords(key, -2);
             label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-            // "3.71× faster" over "(3.68–4.46×)": one line would be wider than an engine's band.
-            QString text = QString::fromStdString(gap->label());
-            if (const auto open = text.indexOf(" ("); open > 0) text.replace(open, 1, '\n');
-            label->setText(text);
+            labels.gapText = QString::fromStdString(gap->label());
+            label->setText(labels.gapText);  // wrapped to the engine's band when the chart is laid out
             label->setTextAlignment(Qt::AlignHCenter);
             label->setFont(QFont(font().family(), 9, QFont::Bold));
+            labels.gap = label;
+            entry += ", " + labels.gapText;
         }
+        labels_.push_back(labels);
+        numbers << entry.toHtmlEscaped().replace(' ', "&nbsp;");  // the line breaks between engines only
     }
+    numbers_->setText(numbers.join(" \u00b7 "));
+    numbers_->setVisible(false);  // until a layout finds the labels too many for the chart
     placeholder_->setVisible(engines_ == 0);
     plot_->xAxis->setVisible(engines_ > 0);
     plot_->yAxis->setVisible(engines_ > 0);
     plot_->xAxis->setTicker(ticks);
     plot_->xAxis->setRange(0.4, std::max(1, engines_) + 0.6);
-    // Room above the tallest bar for its two labels (~45 px) where the chart is ~150 px tall.
     low_ = low;
     high_ = high;
-    if (engines_ > 0) plot_->yAxis->setRange(low / 2, high * 20);  // fitAxisTitle() sets the headroom
+    if (engines_ > 0) plot_->yAxis->setRange(low / 2, high * 20);  // fitToSize() sets the headroom
     plot_->replot();
 }
 

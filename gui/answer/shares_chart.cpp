@@ -68,6 +68,7 @@ SharesChart::SharesChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPl
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
+    plot_->setMinimumHeight(200);  // a line for each of six causes under a title, with the axis below
     title_ = applyChartStyle(*plot_, kEmptyTitle, LegendPlace::None);
     plot_->xAxis->setLabel("Share of the gap, %");
     plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());

@@ -36,6 +36,8 @@ void styleAxis(QCPAxis* axis, const QCustomPlot& plot) {
     axis->grid()->setSubGridVisible(false);
 }
 
+constexpr int kLegendItemSlack = 4;  // pixels right of each legend entry, inside its clip
+
 // Centres the legend in its row: a spacer on each side takes the slack, so the entries stay
 // together instead of being spread over the whole width.
 void placeLegendInRow(QCustomPlot& plot, int row) {
@@ -57,7 +59,7 @@ void styleLegend(QCustomPlot& plot) {
     legend->setBorderPen(Qt::NoPen);
     legend->setBrush(Qt::NoBrush);
     legend->setIconSize(QSize(30, 12));
-    legend->setColumnSpacing(18);
+    legend->setColumnSpacing(18 - kLegendItemSlack);
     legend->setRowSpacing(2);
     setLegendColumns(plot, 4);
     legend->setSelectableParts(QCPLegend::spNone);
@@ -104,8 +106,12 @@ void fitLegendColumns(QCustomPlot& plot, int width) {
     if (!legend || wanted <= 0 || legend->itemCount() == 0) return;
     int widest = 0;
     for (int i = 0; i < legend->itemCount(); ++i)
-        if (QCPAbstractLegendItem* item = legend->item(i))
+        if (QCPAbstractLegendItem* item = legend->item(i)) {
+            // An item is sized by whole-pixel font metrics and clipped to that size, while its text is
+            // drawn at fractional advances: a few pixels on the right keep a name's last letter whole.
+            item->setMargins(QMargins(0, 0, kLegendItemSlack, 0));
             widest = std::max(widest, item->minimumOuterSizeHint().width());
+        }
     const int spacing = legend->columnSpacing();
     const QMargins margins = legend->margins();
     const int room = width - margins.left() - margins.right() - 16;  // the legend row's own margins

@@ -199,7 +199,8 @@ const RunEntry* SpeedupChart::chooseBaseline() {
 void SpeedupChart::nameBaselineInTitle() {
     const RunEntry* run = baselineRun_ ? store().find(*baselineRun_) : nullptr;
     if (!run || !baselineReason_) {
-        title_->setText("Speedup over the baseline");
+        titleText_ = "Speedup over the baseline";
+        title_->setText(titleText_);
         return;
     }
     QString name = run->name;
@@ -208,7 +209,8 @@ void SpeedupChart::nameBaselineInTitle() {
     const QString why = *baselineReason_ == BaselineReason::Picked     ? "picked as baseline"
                         : *baselineReason_ == BaselineReason::SeedLoop ? "the seed loop"
                                                                        : "the first run timed";
-    title_->setText(QString("Speedup over \u201C%1\u201D (%2, median epoch time)").arg(name, why));
+    titleText_ = QString("Speedup over \u201C%1\u201D (%2, median epoch time)").arg(name, why);
+    title_->setText(titleText_);  // whole until a layout wraps it to the chart's width
 }
 
 void SpeedupChart::collectRows(const RunEntry* base) {
@@ -373,6 +375,14 @@ void SpeedupChart::addLabel(const Row& row, double key) {
 // decade depend on the range, so the range is found by fixed-point iteration (it only grows, and
 // settles while the labels take less than the axis's width).
 void SpeedupChart::fitAxisToLabels() {
+    // The title wrapped to the chart's width first: a long baseline's name would leave the chart.
+    const int titleWidth = plot().viewport().width() - 24;
+    const QString title = titleWidth > 100 ? wrapped(titleText_, QFontMetrics(title_->font()), titleWidth) : titleText_;
+    if (!titleText_.isEmpty() && title != title_->text()) {
+        title_->setText(title);
+        for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+            plot().plotLayout()->update(phase);
+    }
     const int pixels = std::max(plot().axisRect()->width(), 120);
     std::vector<LabelNeed> needs;
     double widestLeft = 0, widestRight = 0;

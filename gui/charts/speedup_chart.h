@@ -114,6 +114,7 @@ private:
     std::pair<double, double> fittedRange(const std::vector<LabelNeed>& needs, double shrink, int pixels) const;
 
     QCPTextElement* title_ = nullptr;
+    QString titleText_;  // the title in one line; wrapped to the chart's width at each layout
     QCPItemText* placeholder_ = nullptr;
     QCPItemStraightLine* baselineLine_ = nullptr;
     QLabel* note_ = nullptr;

@@ -402,7 +402,18 @@ QString sampleNote(std::size_t shown, std::size_t all) {
            " runs are left out of the charts (the tables and the conclusion count them)";
 }
 
-// A chart of the runs, off screen, in its own store; the slowest run is the speedup's baseline.
+// The pixels a chart is laid out at: a third of a page, or for a chart with a bar a row, as tall as
+// its rows need (a line of text each) when that is taller.
+QSize layoutOf(const QWidget&) {
+    return kChartLayout;
+}
+QSize layoutOf(const SpeedupChart& chart) {
+    constexpr int kRowPx = 20, kFramePx = 150;  // a row's label and air; the title, axis and note
+    const int rows = static_cast<int>(chart.rows().size());
+    return {kChartLayout.width(), std::max(kChartLayout.height(), kFramePx + kRowPx * rows)};
+}
+
+// A chart of the runs, off screen, in its own store, drawn; the slowest run is the speedup's baseline.
 template <typename Chart, typename... Args>
 Chart& addRunsChart(ReportDocument& doc, const std::vector<RunRecord>& runs, const QString& caption, Args... args) {
     auto holder = std::make_unique<QWidget>();
@@ -415,8 +426,11 @@ Chart& addRunsChart(ReportDocument& doc, const std::vector<RunRecord>& runs, con
     if (slowest) store->setBaseline(slowest->second);
     auto* chart = new Chart(store, args..., holder.get());
     chart->resize(kChartLayout);
+    chart->refreshNow();
+    const QSize layout = layoutOf(*chart);
+    chart->resize(layout);
     QCustomPlot& plot = chart->plot();
-    doc.addChart(std::move(holder), plot, kChartLayout, caption);
+    doc.addChart(std::move(holder), plot, layout, caption);
     return *chart;
 }
 
@@ -516,8 +530,7 @@ ReportDocument buildReport(const ReportSources& s) {
         times.refreshNow();
         if (sample.size() > 1)
             addRunsChart<SpeedupChart>(doc, sample,
-                                       "Speed of each run against the slowest, with the spread of its epochs" + note)
-                .refreshNow();
+                                       "Speed of each run against the slowest, with the spread of its epochs" + note);
     }
     if (s.answer)
         for (const auto& e : s.answer->engines)
@@ -525,8 +538,7 @@ ReportDocument buildReport(const ReportSources& s) {
     for (const auto& a : s.ablations) addWaterfall(doc, a, a.backend);
     if (!runs.empty()) {
         addRunsChart<MetricChart>(doc, sample, "Training loss (solid) and validation loss (dashed) per epoch" + note,
-                                  MetricChart::Kind::Loss)
-            .refreshNow();
+                                  MetricChart::Kind::Loss);
         doc.addHtml(runsHtml(runs));
         doc.addHtml(datasetHtml(runs));
     }

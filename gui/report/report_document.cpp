@@ -95,13 +95,11 @@ void drawChart(PdfPages& pages, QCPPainter& painter, QCustomPlot& plot, QSize la
     const double scale = pages.width() / layout.width();
     const double h = layout.height() * scale;
     pages.reserve(h);
-    fitLegendColumns(plot, layout.width());
     painter.save();
     painter.translate(0, pages.y());
     painter.scale(scale, scale);
-    plot.toPainter(&painter, layout.width(), layout.height());
+    ReportDocument::paintChart(painter, plot, layout);
     painter.restore();
-    fitLegendColumns(plot, plot.width());
     pages.y() += h + kGap;
 }
 
@@ -141,6 +139,19 @@ void ReportDocument::addChart(std::unique_ptr<QWidget> owner, QCustomPlot& plot,
     b.layout = layout;
     b.caption = caption;
     blocks_.push_back(std::move(b));
+}
+
+std::vector<ReportDocument::Chart> ReportDocument::charts() const {
+    std::vector<Chart> charts;
+    for (const Block& b : blocks_)
+        if (b.plot) charts.push_back({b.plot, b.layout, b.caption});
+    return charts;
+}
+
+void ReportDocument::paintChart(QCPPainter& painter, QCustomPlot& plot, QSize layout) {
+    fitLegendColumns(plot, layout.width());
+    plot.toPainter(&painter, layout.width(), layout.height());
+    fitLegendColumns(plot, plot.width());
 }
 
 void ReportDocument::writePdf(const QString& path, const QString& title) const {

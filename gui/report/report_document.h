@@ -10,6 +10,7 @@
 #include <vector>
 
 class QCustomPlot;
+class QCPPainter;
 
 namespace wb::gui {
 
@@ -34,6 +35,17 @@ public:
     void writePdf(const QString& path, const QString& title) const;
     void writeHtml(const QString& path, const QString& title) const;
     int blockCount() const { return static_cast<int>(blocks_.size()); }
+
+    // A chart as the pages show it: its plot laid out at `layout` pixels, with its caption.
+    struct Chart {
+        QCustomPlot* plot = nullptr;
+        QSize layout;
+        QString caption;
+    };
+    std::vector<Chart> charts() const;
+    // Draws `plot` laid out at `layout` pixels at the painter's origin, as the PDF draws it (its legend's
+    // columns fitted to that width), and leaves the plot as it was.
+    static void paintChart(QCPPainter& painter, QCustomPlot& plot, QSize layout);
 
 private:
     struct Block {

@@ -105,13 +105,19 @@ private:
     mutable TextRecordingEngine engine_;
 };
 
-// Every text `plot` draws at its present size.
-inline std::vector<DrawnText> drawnTexts(QCustomPlot& plot) {
-    TextRecordingPage page(plot.size());
+// Every text `draw` paints on a page of `size` pixels.
+template <typename Draw>
+std::vector<DrawnText> drawnTexts(QSize size, Draw draw) {
+    TextRecordingPage page(size);
     QCPPainter painter(&page);
-    plot.toPainter(&painter, plot.width(), plot.height());
+    draw(painter);
     painter.end();
     return page.texts();
+}
+
+// Every text `plot` draws at its present size.
+inline std::vector<DrawnText> drawnTexts(QCustomPlot& plot) {
+    return drawnTexts(plot.size(), [&](QCPPainter& painter) { plot.toPainter(&painter, plot.width(), plot.height()); });
 }
 
 // What a reader could not read, one line a problem ("'3.36× faster' is clipped: ..."); empty when

@@ -8,6 +8,7 @@
 #include <QProgressBar>
 #include <QTemporaryDir>
 #include <QTextBrowser>
+#include <QTextDocumentFragment>
 #include <QToolButton>
 #include <QtTest>
 #include <memory>
@@ -17,6 +18,7 @@
 #include "builtin_data.h"
 #include "errors.h"
 #include "shares_chart.h"
+#include "text_layout_probe.h"
 #include "training_controller.h"
 #include "waterfall_chart.h"
 
@@ -182,6 +184,39 @@ private slots:
             QVERIFY2(text.contains(expected), qPrintable(expected + " is not in: " + text));
         QCOMPARE(text.startsWith("Provisional"), running);
         QCOMPARE(text.contains("Provisional: measured so far"), running);
+    }
+
+    // Four engines' medians and speed-ups are labels over their bars where the chart has room for them
+    // whole, and a line under the chart where it has not; never a label cut or on top of another.
+    void theEnginesNumbersStayWhole_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<bool>("inChart");
+        QTest::newRow("wide: labels in the chart") << QSize(1100, 520) << true;
+        QTest::newRow("narrow: the line under it") << QSize(420, 300) << false;
+        QTest::newRow("short: the line under it") << QSize(1100, 180) << false;
+    }
+    void theEnginesNumbersStayWhole() {
+        QFETCH(QSize, size);
+        QFETCH(bool, inChart);
+        AnswerChart chart;
+        chart.resize(size);
+        chart.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&chart));
+        chart.setAnswer(Answer::load(WB_TEST_DATA_DIR "/answer-four-engines.json"));
+        chart.plot().replot();
+        QCoreApplication::processEvents();
+        QCOMPARE(chart.engineCount(), 4);
+        QCOMPARE(chart.labelsInChart(), inChart);
+        const auto* line = chart.findChild<QLabel*>("answerChartNumbers");
+        QVERIFY(line);
+        QCOMPARE(line->isVisible(), !inChart);
+        const QString numbers = QTextDocumentFragment::fromHtml(line->text()).toPlainText().replace(QChar(0xa0), ' ');
+        for (const QString& expected : {QString("torch 746 ms \u2192 42.1 ms, 18\u00d7 faster (14\u201319\u00d7)"),
+                                        QString("keras 101 ms \u2192 101 ms, no measurable difference"),
+                                        QString("cpu 9.42 ms"), QString("jax 132 ms")})
+            QVERIFY2(numbers.contains(expected), qPrintable(numbers));
+        const QStringList problems = test::layoutProblems(test::drawnTexts(chart.plot()), chart.plot().size());
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
     }
 
     void stopCancelsIt() {
