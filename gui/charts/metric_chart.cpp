@@ -210,6 +210,8 @@ void MetricChart::refresh() {
         shape_ = std::move(shape);
         rebuildGraphs();
     }
+    const bool liveOnly = onlyLiveRunsChanged();
+    const QCPRange keys = plot().xAxis->range(), values = plot().yAxis->range();
     for (RunGraphs& g : graphs_) {
         // A band is refilled when any of its runs got epochs.
         const bool touched = allDirty_ || dirty_.count(g.runId) ||
@@ -221,7 +223,38 @@ void MetricChart::refresh() {
     allDirty_ = false;
     placeholder_->setVisible(graphs_.empty());
     if (autoFit_) fitAxes();
-    replot();
+    if (liveOnly && plot().xAxis->range() == keys && plot().yAxis->range() == values)
+        replotLayer(liveLayer_);  // the training runs' lines alone; the rest as they were drawn
+    else
+        replot();
+}
+
+QCPLayer* MetricChart::liveLayer() {
+    if (!liveLayer_) {
+        plot().addLayer("live", plot().layer("main"), QCustomPlot::limAbove);
+        liveLayer_ = plot().layer("live");
+        liveLayer_->setMode(QCPLayer::lmBuffered);
+    }
+    return liveLayer_;
+}
+
+void MetricChart::moveLiveRunsToTheirLayer() {
+    liveRuns_.clear();
+    if (!isVisible()) return;
+    for (std::size_t i = 0, g = 0; i < shape_.size(); ++i) {
+        if (!drawn(shape_[i])) continue;
+        const RunGraphs& graphs = graphs_[g++];
+        if (!shape_[i].live || shape_[i].repeats > 1) continue;  // a band also holds finished runs
+        for (QCPGraph* graph : {graphs.train, graphs.validation, graphs.trainRaw, graphs.validationRaw, graphs.warmup})
+            if (graph) graph->setLayer(liveLayer());
+        liveRuns_.insert(shape_[i].id);
+    }
+}
+
+// Whether what changed since the last refresh is the epochs of runs on the live layer alone.
+bool MetricChart::onlyLiveRunsChanged() const {
+    if (allDirty_ || dirty_.empty() || !liveLayer_) return false;
+    return std::all_of(dirty_.begin(), dirty_.end(), [this](int id) { return liveRuns_.count(id) > 0; });
 }
 
 std::vector<MetricChart::RunShape> MetricChart::currentShape() const {
@@ -231,7 +264,8 @@ std::vector<MetricChart::RunShape> MetricChart::currentShape() const {
     for (const RunEntry& run : store().runs())
         shape.push_back({run.id, run.name, run.color, run.visible,
                          run.visible && kind_ != Kind::EpochTime && hasValidation(run),
-                         run.visible && kind_ == Kind::EpochTime && hasWarmup(run)});
+                         run.visible && kind_ == Kind::EpochTime && hasWarmup(run), 0, 1,
+                         run.visible && !run.queued && run.record.status == RunStatus::Running});
     if (repeats_ != Repeats::EachRun) groupRepeats(shape);
     return shape;
 }
@@ -304,6 +338,7 @@ void MetricChart::rebuildGraphs() {
         anyWarmup = true;
     }
     if (anyWarmup) addWarmupLegendKey();
+    moveLiveRunsToTheirLayer();
     allDirty_ = true;
 }
 

@@ -21,6 +21,7 @@
 class QCustomPlot;
 class QCPGraph;
 class QCPItemText;
+class QCPLayer;
 class QCPTextElement;
 
 namespace wb::gui {
@@ -110,8 +111,9 @@ private:
         bool visible = true;
         bool validation = false;
         bool warmup = false;
-        int leader = 0;   // drawn as a band: the id of the group's first shown run; 0: drawn alone
-        int repeats = 1;  // the shown runs of its group, where it leads one
+        int leader = 0;     // drawn as a band: the id of the group's first shown run; 0: drawn alone
+        int repeats = 1;    // the shown runs of its group, where it leads one
+        bool live = false;  // shown and training now
         bool operator==(const RunShape&) const = default;
     };
 
@@ -153,6 +155,15 @@ private:
     HoverCrosshair* crosshair_ = nullptr;
     std::vector<RunGraphs> graphs_;
     std::vector<RunShape> shape_;
+
+    // A training run drawn alone gets a layer of its own (its paint buffer), so that its new epoch,
+    // when the axes stay as they were, redraws its lines only and not every run's (made when first
+    // needed on a shown chart: an unshown widget could not back its buffer).
+    QCPLayer* liveLayer();
+    void moveLiveRunsToTheirLayer();
+    bool onlyLiveRunsChanged() const;
+    QCPLayer* liveLayer_ = nullptr;
+    std::set<int> liveRuns_;
 
     std::set<int> dirty_;
     bool allDirty_ = false;

@@ -19,7 +19,7 @@ ThrottledChart::ThrottledChart(RunStore* store, QWidget* parent)
 
     refreshTimer_.setSingleShot(true);
     refreshTimer_.setInterval(kRefreshIntervalMs);
-    connect(&refreshTimer_, &QTimer::timeout, this, &ThrottledChart::refreshNow);
+    connect(&refreshTimer_, &QTimer::timeout, this, &ThrottledChart::refreshWhenShown);
     // Lambdas, so the call is virtual: the subclass may track which run changed.
     connect(store_, &RunStore::runAdded, this, [this](int id) { runTouched(id); });
     connect(store_, &RunStore::runChanged, this, [this](int id) { runTouched(id); });
@@ -30,7 +30,17 @@ ThrottledChart::ThrottledChart(RunStore* store, QWidget* parent)
 
 void ThrottledChart::refreshNow() {
     refreshTimer_.stop();
+    refreshPending_ = false;
     refresh();
+}
+
+void ThrottledChart::refreshWhenShown() {
+    // Out of sight in a shown window (another tab): later. A chart in no shown window at all (one
+    // made to be exported, or examined) keeps its data current.
+    if (!isVisible() && window()->isVisible())
+        refreshPending_ = true;
+    else
+        refreshNow();
 }
 
 void ThrottledChart::runTouched(int) {
@@ -51,9 +61,22 @@ void ThrottledChart::replot() {
     ++replotCount_;
 }
 
+void ThrottledChart::replotLayer(QCPLayer* layer) {
+    if (!isVisible()) {
+        replotPending_ = true;
+        return;
+    }
+    replotPending_ = false;
+    layer->replot();
+    ++replotCount_;
+}
+
 void ThrottledChart::showEvent(QShowEvent* event) {
     QWidget::showEvent(event);
-    if (replotPending_) replot();
+    if (refreshPending_)
+        refreshNow();
+    else if (replotPending_)
+        replot();
 }
 
 }  // namespace wb::gui

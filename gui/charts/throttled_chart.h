@@ -1,14 +1,16 @@
 // The part every live chart shares: a QCustomPlot bound to a RunStore that redraws on a short timer
 // rather than on every change. Store signals only schedule a refresh; the timer (at most ~30 a
 // second) runs the subclass's refresh() once for all changes since the last one, so a run that does
-// 200 epochs in 0.1 s cannot flood the event loop (DESIGN.md, Threads). A hidden chart (another tab)
-// keeps its data current but draws only when it is shown again.
+// 200 epochs in 0.1 s cannot flood the event loop (DESIGN.md, Threads). A chart on another tab does
+// nothing on the timer: it notes that it is behind and catches up when it is shown again (with ten
+// thousand runs listed, each hidden chart's refresh cost half a millisecond an epoch).
 #pragma once
 
 #include <QTimer>
 #include <QWidget>
 
 class QCustomPlot;
+class QCPLayer;
 
 namespace wb::gui {
 
@@ -24,6 +26,9 @@ public:
     const QCustomPlot& plot() const { return *plot_; }
     // Applies what is pending now instead of on the timer (tests, the headless export).
     void refreshNow();
+    // What the timer calls: refreshNow(), unless the chart is out of sight in a shown window (another
+    // tab), where it is only noted for when the chart is shown.
+    void refreshWhenShown();
     // How many times the chart has drawn (tests check the throttling with it).
     int replotCount() const { return replotCount_; }
 
@@ -36,15 +41,17 @@ protected:
     virtual void refresh() = 0;
     // A run was added, changed, removed or got an epoch. By default: schedule a refresh.
     virtual void runTouched(int runId);
-    void scheduleRefresh();  // starts the timer unless it already runs
-    void replot();           // draws now when visible, else when next shown
+    void scheduleRefresh();             // starts the timer unless it already runs
+    void replot();                      // draws now when visible, else when next shown
+    void replotLayer(QCPLayer* layer);  // that buffered layer alone, as replot() does the whole plot
     void showEvent(QShowEvent* event) override;
 
 private:
     RunStore* store_;
     QCustomPlot* plot_;
     QTimer refreshTimer_;
-    bool replotPending_ = false;  // data changed while hidden: draw when shown
+    bool replotPending_ = false;   // data changed while hidden: draw when shown
+    bool refreshPending_ = false;  // the timer fired while hidden: refresh when shown
     int replotCount_ = 0;
 };
 

@@ -12,10 +12,12 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QSortFilterProxyModel>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -93,11 +95,16 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
                           &RunsTableView::exportSelectedAsPytorch);
     pytorch_->setObjectName("exportPytorchAction");
     showAll_ = new QAction("Show all", this);
-    showAll_->setToolTip("Show every run in the charts");
-    connect(showAll_, &QAction::triggered, this, [this] { setAllVisible(true); });
+    showAll_->setToolTip(QString("Show the runs the table lists in the charts (filter the table to choose which); "
+                                 "at most %1 at once")
+                             .arg(kMaxShownAtOnce));
+    connect(showAll_, &QAction::triggered, this, &RunsTableView::showListed);
     hideAll_ = new QAction("Hide all", this);
     hideAll_->setToolTip("Hide every run from the charts (tick a run's box to show it again)");
-    connect(hideAll_, &QAction::triggered, this, [this] { setAllVisible(false); });
+    connect(hideAll_, &QAction::triggered, this, &RunsTableView::hideAll);
+    showNote_ = new QLabel;
+    showNote_->setObjectName("showAllNote");
+    showNote_->setVisible(false);
 
     auto* buttons = new QHBoxLayout;
     for (QAction* action : {delete_, baseline_, compare_, pytorch_, showAll_, hideAll_}) {
@@ -105,7 +112,7 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
         button->setDefaultAction(action);
         buttons->addWidget(button);
     }
-    buttons->addStretch();
+    buttons->addWidget(showNote_, 1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(filter_);
@@ -200,10 +207,46 @@ int RunsTableView::shownRowCount() const {
     return proxy_->rowCount();
 }
 
-void RunsTableView::setAllVisible(bool visible) {
+void RunsTableView::showListed() {
+    pendingShow_.clear();
+    const int listed = proxy_->rowCount();
+    for (int row = 0; row < listed && static_cast<int>(pendingShow_.size()) < kMaxShownAtOnce; ++row)
+        pendingShow_.push_back(proxy_->index(row, 0).data(RunsTableModel::RunIdRole).toInt());
+    const QString note = listed > kMaxShownAtOnce
+                             ? QString("The first %1 of %2 listed runs shown: filter the table to choose others")
+                                   .arg(kMaxShownAtOnce)
+                                   .arg(QLocale().toString(listed))
+                             : QString();
+    showNote_->setText(note);
+    showNote_->setToolTip(note.isEmpty() ? QString()
+                                         : QString("More than %1 lines in a chart cannot be told apart, and each "
+                                                   "shown run is read from its file and drawn at every update")
+                                               .arg(kMaxShownAtOnce));
+    showNote_->setVisible(!note.isEmpty());
+    showPending();
+}
+
+void RunsTableView::showPending() {
+    // A few at a time: each may read a run's epochs from its file, and thousands at once would hold
+    // the window for seconds.
+    for (int i = 0; i < kShowBatch && !pendingShow_.empty(); ++i) {
+        store_->setVisible(pendingShow_.front(), true);  // a run deleted meanwhile is no longer found
+        pendingShow_.pop_front();
+    }
+    if (!pendingShow_.empty()) QTimer::singleShot(0, this, &RunsTableView::showPending);
+}
+
+QString RunsTableView::showNote() const {
+    return showNote_->isHidden() ? QString() : showNote_->text();
+}
+
+void RunsTableView::hideAll() {
+    pendingShow_.clear();
+    showNote_->setVisible(false);
     std::vector<int> ids;  // collected first: the store emits for each
-    for (const RunEntry& run : store_->runs()) ids.push_back(run.id);
-    for (const int id : ids) store_->setVisible(id, visible);
+    for (const RunEntry& run : store_->runs())
+        if (run.visible) ids.push_back(run.id);
+    for (const int id : ids) store_->setVisible(id, false);
 }
 
 void RunsTableView::deleteSelected() {

@@ -9,10 +9,12 @@
 #include <QTableView>
 #include <QTimer>
 #include <QWidget>
+#include <deque>
 #include <vector>
 
 #include "compare_configs_dialog.h"  // configDifferences, for the users of this header
 
+class QLabel;
 class QLineEdit;
 class QSortFilterProxyModel;
 
@@ -42,6 +44,10 @@ public:
     QLineEdit* filterEdit() const { return filter_; }
     void setFilterText(const QString& text);
     int shownRowCount() const;  // the rows the filter leaves
+    // Runs Show all puts in the charts at most: fifty lines are more than a reader tells apart, and
+    // each shown run's epochs are read from its file and drawn at every refresh of every chart.
+    static constexpr int kMaxShownAtOnce = 50;
+    QString showNote() const;  // under the table: "50 of 10,000 listed runs shown …"; empty when all were
 
 public slots:
     // Asks first; the question offers to delete the runs' files (record and epoch journal) too.
@@ -50,7 +56,11 @@ public slots:
     // keeps its files: it is stopped, and its trainer may write them once more). Names the files that
     // could not be deleted in a message box.
     void removeRuns(const std::vector<int>& ids, bool removeFiles);
-    void setAllVisible(bool visible);  // every run, in every chart (through RunStore::setVisible)
+    // Shows in the charts the runs the table lists (those the filter leaves, in the table's order), at
+    // most kMaxShownAtOnce of them, their epochs read a few per turn of the event loop; says so under
+    // the table when it left some out.
+    void showListed();
+    void hideAll();  // every run, listed or not (through RunStore::setVisible)
     void setSelectedAsBaseline();
     void compareSelected();  // opens the diff dialog (not modal) for exactly two selected runs
     // Asks where (starting in the folder used last), then exportRunAsPytorch for the one selected run.
@@ -67,6 +77,7 @@ private:
     // Widens the columns for these source rows' cells (never narrows what the user set).
     void widenColumnsFor(int firstRow, int lastRow);
     void updateActions();
+    void showPending();  // the next few of pendingShow_, then again on the next turn of the event loop
 
     RunStore* store_;
     RunsTableModel* model_;
@@ -79,6 +90,9 @@ private:
     QAction* pytorch_ = nullptr;
     QAction* showAll_ = nullptr;
     QAction* hideAll_ = nullptr;
+    QLabel* showNote_ = nullptr;
+    std::deque<int> pendingShow_;            // runs Show all has still to show
+    static constexpr int kShowBatch = 8;     // runs shown (their files read) per turn of the event loop
     static constexpr int kSizingRows = 200;  // the first rows measured; the rows a double-click fits
     static constexpr int kFewRows = 4;       // an insert or change of up to this many rows is measured
 };

@@ -2,6 +2,7 @@
 // buffered replot (a burst of epochs costs one replot), hidden runs disappear, and the breakdown
 // and speedup charts compute what they draw.
 #include <QLabel>
+#include <QTabWidget>
 #include <QtTest>
 #include <algorithm>
 #include <vector>
@@ -19,6 +20,7 @@ using wb::EpochMetrics;
 using wb::PhaseTimes;
 using wb::RunConfig;
 using wb::RunRecord;
+using wb::RunStatus;
 using wb::gui::BreakdownChart;
 using wb::gui::MetricChart;
 using wb::gui::RunStore;
@@ -109,6 +111,8 @@ private slots:
     void overlaysTwoRuns();
     void eachBatchOfEpochsCostsOneReplot_data();
     void eachBatchOfEpochsCostsOneReplot();
+    void aTrainingRunsEpochRedrawsItsLinesOnly();
+    void aChartOnAnotherTabCatchesUpWhenShown();
     void hidingARunRemovesItsGraphs();
     void removingARunRemovesItsGraphs();
     void xAxisByElapsedTime_data();
@@ -195,6 +199,72 @@ void TestCharts::eachBatchOfEpochsCostsOneReplot() {
         QTRY_COMPARE(chart.pointCount(id), appended);
         QCOMPARE(chart.replotCount(), before + batch);
     }
+}
+
+// A run training beside finished ones: its lines are on a layer of their own, so a new epoch that
+// leaves the axes as they were redraws them alone; the window then shows exactly what a whole replot
+// draws. Finishing moves the run back among the others.
+void TestCharts::aTrainingRunsEpochRedrawsItsLinesOnly() {
+    RunStore store;
+    MetricChart chart(&store, MetricChart::Kind::Loss);
+    chart.resize(800, 500);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    const int done = addRun(store, "finished");
+    store.markStarted(done);
+    appendEpochs(store, done, 40, true);  // the axes: epochs 1..40, losses 0.025..1.1
+    RunRecord record = store.find(done)->record;
+    record.status = RunStatus::Completed;
+    store.finish(done, record);
+    const int live = addRun(store, "training");
+    store.markStarted(live);
+    appendEpochs(store, live, 10, true);
+    QTRY_COMPARE(chart.pointCount(live), 10);
+    QCPLayer* layer = chart.plot().layer("live");
+    QVERIFY(layer);
+    const auto layerOf = [&chart](const QString& name) {
+        for (int i = 0; i < chart.plot().graphCount(); ++i)
+            if (chart.plot().graph(i)->name() == name) return chart.plot().graph(i)->layer()->name();
+        return QString();
+    };
+    QCOMPARE(layerOf("training"), QString("live"));
+    QCOMPARE(layerOf("finished"), QString("main"));
+    const QCPRange keys = chart.plot().xAxis->range();
+    store.appendEpoch(live, makeEpoch(11, true));
+    QTRY_COMPARE(chart.pointCount(live), 11);
+    QCOMPARE(chart.plot().xAxis->range(), keys);  // the axes stayed: the layer alone was redrawn
+    const QImage partial = chart.plot().grab().toImage();
+    chart.plot().replot();
+    const QImage whole = chart.plot().grab().toImage();
+    QVERIFY(partial == whole);
+    record = store.find(live)->record;
+    record.status = RunStatus::Completed;
+    store.finish(live, record);
+    QTRY_COMPARE(layerOf("training"), QString("main"));
+}
+
+// On another tab of a shown window a chart does nothing on its timer, however many epochs come; shown
+// again, it draws them all at once.
+void TestCharts::aChartOnAnotherTabCatchesUpWhenShown() {
+    RunStore store;
+    QTabWidget tabs;
+    auto* chart = new MetricChart(&store, MetricChart::Kind::Loss);
+    tabs.addTab(new QLabel("another tab"), "other");
+    tabs.addTab(chart, "Loss");
+    tabs.resize(800, 500);
+    tabs.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+    const int id = addRun(store, "training");
+    store.markStarted(id);
+    QTest::qWait(3 * MetricChart::kRefreshIntervalMs);
+    const int before = chart->replotCount();
+    appendEpochs(store, id, 5, false);
+    QTest::qWait(3 * MetricChart::kRefreshIntervalMs);
+    QCOMPARE(chart->replotCount(), before);
+    QCOMPARE(chart->pointCount(id), 0);
+    tabs.setCurrentWidget(chart);
+    QTRY_COMPARE(chart->pointCount(id), 5);
+    QVERIFY(chart->replotCount() > before);
 }
 
 void TestCharts::hidingARunRemovesItsGraphs() {

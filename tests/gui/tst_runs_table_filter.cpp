@@ -1,8 +1,9 @@
 // The runs table's data-set column, its text filter and Show all / Hide all, through the view's
 // public interface over a real run store: the data set comes from the run's config ("data") or,
 // for a peer's record, from what the record says; the filter keeps the rows whose name, data set,
-// backend, preset or status holds the text; Hide all / Show all change every run's visibility in the
-// store, which the charts follow.
+// backend, preset or status holds the text; Hide all hides every run in the store, which the charts
+// follow, and Show all shows the runs the table lists, fifty at most, in the table's order, a few
+// per turn of the event loop, saying under the table when it left some out.
 #include <QAction>
 #include <QLineEdit>
 #include <QtTest>
@@ -65,6 +66,7 @@ private slots:
     void filterByText();
     void filterFieldDrivesTheTable();
     void hideAllAndShowAll();
+    void showAllIsBounded();
 };
 
 void TestRunsTableFilter::datasetColumn_data() {
@@ -140,9 +142,51 @@ void TestRunsTableFilter::hideAllAndShowAll() {
     view.hideAllAction()->trigger();
     for (const RunEntry& run : store.runs()) QVERIFY(!run.visible);
     QCOMPARE(changed, 4);
+    view.showAllAction()->trigger();  // the runs listed: those of the spam data set
+    QTRY_COMPARE(changed, 6);
+    QStringList shown;
+    for (const RunEntry& run : store.runs())
+        if (run.visible) shown << run.name;
+    QCOMPARE(shown, QStringList({"beta", "gamma"}));
+    QVERIFY(view.showNote().isEmpty());  // none left out
+    view.setFilterText("");
     view.showAllAction()->trigger();
+    QTRY_COMPARE(changed, 8);
     for (const RunEntry& run : store.runs()) QVERIFY(run.visible);
-    QCOMPARE(changed, 8);
+}
+
+// Thousands of runs listed: Show all shows the first fifty the table lists (sorted as the table is),
+// says how many it left out, and Hide all stops what it had still to show.
+void TestRunsTableFilter::showAllIsBounded() {
+    RunStore store;
+    const nlohmann::json builtin = {{"kind", "builtin"}, {"rows", 1000}};
+    constexpr int kRuns = 1200;
+    for (int i = 0; i < kRuns; ++i)
+        store.addRecord(
+            ourRun(QString("run %1").arg(i, 4, 10, QChar('0')).toStdString(), builtin, "cpu", RunStatus::Completed),
+            QString(), false);
+    RunsTableView view(&store);
+    view.table()->sortByColumn(RunsTableModel::Name, Qt::DescendingOrder);  // the last made, first
+    view.showAllAction()->trigger();
+    const auto visibleNames = [&store] {
+        QStringList names;
+        for (const RunEntry& run : store.runs())
+            if (run.visible) names << run.name;
+        return names;
+    };
+    QTRY_COMPARE(visibleNames().size(), RunsTableView::kMaxShownAtOnce);
+    QCoreApplication::processEvents();
+    QCOMPARE(visibleNames().size(), RunsTableView::kMaxShownAtOnce);  // and no more after
+    QCOMPARE(visibleNames().front(), QString("run 1150"));
+    QCOMPARE(visibleNames().back(), QString("run 1199"));
+    QVERIFY2(view.showNote().contains("first 50 of 1,200 listed runs"), qPrintable(view.showNote()));
+    view.hideAllAction()->trigger();
+    QVERIFY(visibleNames().isEmpty());
+    QVERIFY(view.showNote().isEmpty());
+    view.showAllAction()->trigger();  // and Hide all at once: nothing is shown later
+    view.hideAllAction()->trigger();
+    QTest::qWait(50);
+    QVERIFY2(visibleNames().isEmpty(), qPrintable(visibleNames().join(", ")));
 }
 
 QTEST_MAIN(TestRunsTableFilter)
