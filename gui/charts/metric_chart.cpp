@@ -260,12 +260,14 @@ bool MetricChart::onlyLiveRunsChanged() const {
 std::vector<MetricChart::RunShape> MetricChart::currentShape() const {
     std::vector<RunShape> shape;
     shape.reserve(store().runs().size());
+    const Quality shown = kind_ == Kind::Accuracy ? quality() : Quality::Accuracy;
     // A hidden run's epochs are not looked at: it draws nothing (and may have none in memory).
     for (const RunEntry& run : store().runs())
-        shape.push_back({run.id, run.name, run.color, run.visible,
-                         run.visible && kind_ != Kind::EpochTime && hasValidation(run),
-                         run.visible && kind_ == Kind::EpochTime && hasWarmup(run), 0, 1,
-                         run.visible && !run.queued && run.record.status == RunStatus::Running});
+        shape.push_back(
+            {run.id, run.name, run.color, run.visible, run.visible && kind_ != Kind::EpochTime && hasValidation(run),
+             run.visible && kind_ == Kind::EpochTime && hasWarmup(run), 0, 1,
+             run.visible && !run.queued && run.record.status == RunStatus::Running,
+             kind_ == Kind::Accuracy && run.visible && !run.record.epochs.empty() && qualityFor(run.task()) != shown});
     if (repeats_ != Repeats::EachRun) groupRepeats(shape);
     return shape;
 }
@@ -328,6 +330,10 @@ void MetricChart::rebuildGraphs() {
         anyValidation = anyValidation || shape_[i].validation;
     }
     if (anyValidation) addLineStyleKeys();
+    // Runs that draw no line here (a classification on the R² axis) are counted, not named as if they did.
+    if (const auto other =
+            std::count_if(shape_.begin(), shape_.end(), [](const RunShape& s) { return s.otherQuality; }))
+        addWithoutQualityCount(static_cast<std::size_t>(other));
     // Markers after all lines, so no line is drawn over a marker.
     bool anyWarmup = false;
     for (std::size_t i = 0, g = 0; i < shape_.size(); ++i) {
@@ -344,7 +350,7 @@ void MetricChart::rebuildGraphs() {
 
 void MetricChart::addRunGraphs(RunGraphs& graphs, const RunShape& shape, int variant) {
     const RunPens pens = runPens(shape.color, variant);
-    graphs.train = addGraph(shape.name, pens.train, true);
+    graphs.train = addGraph(shape.name, pens.train, !shape.otherQuality);
     tagLegendRun(graphs.train, shape.id);
     if (shape.validation) graphs.validation = addGraph(shape.name + " (validation)", pens.validation, false);
 }
@@ -379,6 +385,18 @@ void MetricChart::addHiddenCount(std::size_t count) {
     QCPGraph* entry = addGraph(QString("%1 more hidden run%2 (tick them in the runs table)")
                                    .arg(QLocale().toString(static_cast<qulonglong>(count)), count == 1 ? "" : "s"),
                                QPen(Qt::NoPen), true);
+    styleHiddenEntry(plot(), entry);
+    entry->setPen(QPen(Qt::NoPen));
+}
+
+void MetricChart::addWithoutQualityCount(std::size_t count) {
+    const QString quality = shownQuality_ == Quality::R2    ? QString("R\u00b2")
+                            : shownQuality_ == Quality::Mae ? QString("a mean absolute error")
+                                                            : QString("an accuracy");
+    QCPGraph* entry =
+        addGraph(QString("%1 shown run%2 without %3 (another task)")
+                     .arg(QLocale().toString(static_cast<qulonglong>(count)), count == 1 ? "" : "s", quality),
+                 QPen(Qt::NoPen), true);
     styleHiddenEntry(plot(), entry);
     entry->setPen(QPen(Qt::NoPen));
 }

@@ -111,9 +111,10 @@ private:
         bool visible = true;
         bool validation = false;
         bool warmup = false;
-        int leader = 0;     // drawn as a band: the id of the group's first shown run; 0: drawn alone
-        int repeats = 1;    // the shown runs of its group, where it leads one
-        bool live = false;  // shown and training now
+        int leader = 0;             // drawn as a band: the id of the group's first shown run; 0: drawn alone
+        int repeats = 1;            // the shown runs of its group, where it leads one
+        bool live = false;          // shown and training now
+        bool otherQuality = false;  // an accuracy chart's run that measures another quality: no line
         bool operator==(const RunShape&) const = default;
     };
 
@@ -125,6 +126,7 @@ private:
     QCPGraph* addGraph(const QString& name, const QPen& pen, bool inLegend);
     void addHiddenEntry(const RunShape& shape);
     void addHiddenCount(std::size_t count);
+    void addWithoutQualityCount(std::size_t count);  // "1 shown run without R² (another task)"
     QCPGraph* addWarmupMarker(const RunEntry& run);
     void addLineStyleKeys();
     void addWarmupLegendKey();

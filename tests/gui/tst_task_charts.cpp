@@ -1,6 +1,7 @@
 // The Accuracy chart and the runs table follow each run's task: accuracy for classification, R²
 // (or the MAE, when picked) for a regression, whose accuracy is null and never drawn as 0. Runs of
-// both tasks overlaid: the newest shown run decides, the other task's runs have no points. A record
+// both tasks overlaid: the newest shown run decides, the other task's runs have no points and are
+// counted in the legend, not named as if they drew a line. A record
 // from before tasks (no "task" key) is a binary run.
 #include <QtTest>
 
@@ -95,6 +96,20 @@ private slots:
             const bool shown = regression == (quality == MetricChart::Quality::R2);
             QCOMPARE(chart.pointCount(id), shown ? 3 : 0);
         }
+        // The legend names the runs that draw a line and counts the others, which draw none.
+        QStringList legend;
+        for (int i = 0; i < chart.plot().legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(chart.plot().legend->item(i)))
+                legend << item->plottable()->name();
+        int others = 0;
+        for (const auto& [id, regression] : ids) {
+            const bool shown = regression == (quality == MetricChart::Quality::R2);
+            others += shown ? 0 : 1;
+            QCOMPARE(legend.contains(store.find(id)->name), shown);
+        }
+        const QString count = QString("%1 shown run without ").arg(others);
+        QCOMPARE(std::any_of(legend.begin(), legend.end(), [&](const QString& l) { return l.startsWith(count); }),
+                 others > 0);
         const auto& [newest, regression] = ids.back();
         const QCPGraph* train = chart.trainGraph(newest);
         QVERIFY(train);
