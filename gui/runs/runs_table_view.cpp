@@ -112,7 +112,8 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
         button->setDefaultAction(action);
         buttons->addWidget(button);
     }
-    buttons->addWidget(showNote_, 1);
+    buttons->addWidget(showNote_);
+    buttons->addStretch();
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(filter_);
