@@ -10,9 +10,8 @@
 #include "errors.h"
 #include "memory_budget.h"
 #include "random.h"
-#include "safetensors.h"
-#include "task_loss.h"
 #include "task_metrics.h"
+#include "training_steps.h"
 
 namespace wb {
 
@@ -23,38 +22,8 @@ double msBetween(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-DatasetDescription describeDataset(const Dataset& ds, const PreparedData& data) {
-    DatasetDescription d;
-    d.source = ds.source;
-    d.rows = ds.rows;
-    d.features = ds.cols;
-    d.label = ds.labelName;
-    d.labelMapping = ds.labelMapping;
-    d.hash = ds.hash;
-    d.trainRows = data.trainRows();
-    d.valRows = data.valRows();
-    d.notes = ds.notes;
-    d.task = ds.task;
-    d.classes = ds.classNames;
-    d.taskReason = ds.taskReason;
-    return d;
-}
-
 // Seed for the shuffling stream, distinct from the weight-initialisation stream of the same seed.
 constexpr std::uint64_t kShuffleStream = 0x9E3779B97F4A7C15ull;
-
-// Why the run has diverged after its latest epoch, or nullopt: a non-finite validation loss, or a
-// training loss past `factor` times the first epoch's (0: never).
-std::optional<std::string> divergence(const std::vector<EpochMetrics>& epochs, double factor) {
-    const EpochMetrics& m = epochs.back();
-    const std::string at = " at epoch " + std::to_string(m.epoch);
-    if (m.valLoss && !std::isfinite(*m.valLoss)) return "the validation loss became non-finite" + at;
-    if (!std::isfinite(m.trainLoss)) return "the loss became non-finite" + at;
-    const double first = epochs.front().trainLoss;
-    if (factor > 0 && m.trainLoss > factor * first)
-        return "the loss grew past " + std::to_string(static_cast<long long>(factor)) + " times its first value" + at;
-    return std::nullopt;
-}
 
 void markFailed(RunRecord& record, const std::string& message) {
     record.status = RunStatus::Failed;
@@ -81,34 +50,37 @@ Trainer::Trainer(RunConfig config, const Dataset& dataset, const PreparedData& d
       recordPath_(std::move(recordPath)) {}
 
 RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbacks) {
-    config_.model.outputs = data_.outputs();  // the output layer the data's task needs
-    config_.validate();
-    // Class weights are checked against the data and `balanced` becomes numbers here, once, so the
-    // backends and the record (config.model.class_weights) all see the numbers the run trains with.
-    if (!config_.model.classWeights.empty())
-        config_.model.classWeights.values = resolveClassWeights(config_.model.classWeights, data_);
-    MlpParams initial;
-    if (config_.initWeights.empty()) {
-        initial = initParams(config_.model, data_.cols, config_.train.seed);
-    } else {
-        initial = loadSafetensors(config_.initWeights);
-        checkParamsMatch(initial, config_.model, data_.cols);
-    }
-    RunRecord record;
-    record.name = config_.name;
-    record.config = config_;
-    record.dataset = describeDataset(dataset_, data_);
-    auto save = [&] {
-        if (!recordPath_.empty()) record.save(recordPath_);
-    };
-    // Refused before anything is allocated when it cannot fit; batch buffers are sized by the rows
-    // there are, not by a batch larger than the data (one step over all rows either way).
+    config_ = preparedConfig(std::move(config_), data_);
+    const MlpParams initial = initialParams(config_, data_.cols);
+    RunRecord record = newRecord(config_, dataset_, data_);
+    const int batch = checkMemoryAndSizeBatch();
+    setUpBackend(record, initial, batch, cancel);
+    save(record);  // from here a kill leaves a record that loads: "running", its epochs in the journal
+    if (record.status == RunStatus::Failed) return record;
+    EpochJournal journal(recordPath_);
+    trainEpochs(record, journal, cancel, callbacks);
+    readParametersBack(record);
+    save(record);
+    journal.discard();
+    return record;
+}
+
+void Trainer::save(const RunRecord& record) const {
+    if (!recordPath_.empty()) record.save(recordPath_);
+}
+
+// Refused before anything is allocated when it cannot fit (MemoryError); batch buffers are sized by
+// the rows there are, not by a batch larger than the data (one step over all rows either way).
+int Trainer::checkMemoryAndSizeBatch() {
     const MemoryShape shape = shapeOf(data_);
-    const MemoryEstimate need = estimateRunMemory(config_, shape, MemoryStage::BeforeSetup);
-    checkMemory(need, availableMemory(), "this run");
-    const int batch = static_cast<int>(batchCapacity(config_.train.batchSize, shape));
-    // A device that fails while allocating (out of memory, a lost GPU) fails the run like one that
-    // fails during it; a ConfigError (switches the backend cannot honour) still propagates.
+    need_ = estimateRunMemory(config_, shape, MemoryStage::BeforeSetup);
+    checkMemory(need_, availableMemory(), "this run");
+    return static_cast<int>(batchCapacity(config_.train.batchSize, shape));
+}
+
+// A device that fails while allocating (out of memory, a lost GPU) fails the run like one that fails
+// during it; a ConfigError (switches the backend cannot honour) still propagates.
+void Trainer::setUpBackend(RunRecord& record, const MlpParams& initial, int batch, const CancelFlag& cancel) {
     try {
         backend_.setup({&data_, config_.model, config_.optimizer, config_.execution, batch, initial, &cancel, &config_,
                         config_.threads});
@@ -118,74 +90,33 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
         markFailed(record, std::string("setup failed: ") + e.what());
     } catch (const std::bad_alloc&) {
         markFailed(record, "setup failed: out of memory allocating the " + config_.backend +
-                               " backend's buffers (estimated " + formatBytes(need.total()) + ")");
+                               " backend's buffers (estimated " + formatBytes(need_.total()) + ")");
     }
     record.environment = describeEnvironment(backend_);
     record.notApplicable = backend_.notApplicable(config_.execution);
-    if (record.status == RunStatus::Failed) {
-        save();
-        return record;
-    }
-    // From here a kill leaves a record that loads: "running", with its finished epochs in the journal.
-    save();
-    EpochJournal journal(recordPath_);
+}
 
-    // A regression's R^2 compares with the spread of each split's targets around their own mean.
-    const bool regression = data_.task == Task::Regression;
-    const double trainSpread = regression ? sumOfSquaresAroundMean(data_.trainY) : 0.0;
-    const double valSpread = regression ? sumOfSquaresAroundMean(data_.valY) : 0.0;
-    if (regression) record.notApplicable.push_back(regressionLossSwitch());
+// Every epoch to the last, a cancel, divergence or an error (which fails the run), each recorded,
+// journalled and handed to the callback.
+void Trainer::trainEpochs(RunRecord& record, EpochJournal& journal, const CancelFlag& cancel,
+                          const TrainerCallbacks& callbacks) {
+    const EpochScoring scoring(data_);
+    if (scoring.regression()) record.notApplicable.push_back(regressionLossSwitch());
     const auto runStart = Clock::now();
     Rng shuffleRng(config_.train.seed ^ kShuffleStream);
     int epoch = 1;
     try {
         for (; epoch <= config_.train.epochs; ++epoch) {
             const auto start = Clock::now();
-            std::vector<std::uint32_t> order;
-            if (config_.train.shuffle) order = permutation(static_cast<std::uint32_t>(data_.trainRows()), shuffleRng);
-            const EpochResult r = backend_.trainEpoch(config_.train.shuffle ? &order : nullptr, cancel);
-            if (r.cancelled) {
-                record.status = RunStatus::Cancelled;
-                record.message = "cancelled during epoch " + std::to_string(epoch);
-                break;
-            }
-            if (r.nonFiniteStep) {
-                record.status = RunStatus::Diverged;
-                record.message = "loss became non-finite at epoch " + std::to_string(epoch) + ", step " +
-                                 std::to_string(*r.nonFiniteStep);
-                break;
-            }
-            EpochMetrics m;
-            m.epoch = epoch;
-            m.warmup = epoch == 1;
-            m.trainLoss = r.meanLoss(r.samples);  // weighted by the class weights when there are some
-            m.trainAccuracy = static_cast<double>(r.correct) / static_cast<double>(r.samples);
-            if (regression)
-                m.trainRegression =
-                    regressionMetrics(r.squaredError, r.absoluteError, r.samples, data_.targetStd, trainSpread);
-            if (data_.valRows() > 0) {
-                const EvalResult v = r.validation
-                                         ? *r.validation
-                                         : backend_.evaluate(data_.valX.data(), data_.valY.data(), data_.valRows());
-                m.valLoss = v.meanLoss(data_.valRows());
-                if (!regression) m.valAccuracy = static_cast<double>(v.correct) / static_cast<double>(data_.valRows());
-                if (regression)
-                    m.valRegression =
-                        regressionMetrics(v.squaredError, v.absoluteError, data_.valRows(), data_.targetStd, valSpread);
-            }
+            const EpochResult result = trainEpoch(shuffleRng, cancel);
+            if (stoppedDuring(result, epoch, record)) break;
+            EpochMetrics m = scoring.metrics(epoch, result, validate(result));
             const auto end = Clock::now();
-            m.wallMs = r.wallMs.value_or(msBetween(start, end));
-            m.deviceMs = r.deviceMs;
-            m.samplesPerSecond = static_cast<double>(r.samples) / (m.wallMs / 1000.0);
-            m.phases = r.phases;
+            m.wallMs = result.wallMs.value_or(msBetween(start, end));
+            m.samplesPerSecond = static_cast<double>(result.samples) / (m.wallMs / 1000.0);
             m.elapsedMs = msBetween(runStart, end);
             record.epochs.push_back(m);
-            if (const auto why = divergence(record.epochs, config_.train.divergenceFactor)) {
-                record.status = RunStatus::Diverged;
-                record.message = *why;
-            } else if (epoch == config_.train.epochs) {
-                record.status = RunStatus::Completed;
-            }
+            judgeLatestEpoch(record, config_.train);
             journal.append(m);  // O(1) per epoch; the whole record is written once more at the end
             if (callbacks.onEpoch) callbacks.onEpoch(m, record);
             if (record.status == RunStatus::Diverged) break;
@@ -195,7 +126,24 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
     } catch (const std::exception& e) {
         markFailed(record, e.what());
     }
-    // Reading the weights back is a device operation too: a sticky device error surfaces here.
+}
+
+// One epoch over the training rows, in a fresh permutation when the run shuffles.
+EpochResult Trainer::trainEpoch(Rng& shuffleRng, const CancelFlag& cancel) {
+    if (!config_.train.shuffle) return backend_.trainEpoch(nullptr, cancel);
+    const std::vector<std::uint32_t> order = permutation(static_cast<std::uint32_t>(data_.trainRows()), shuffleRng);
+    return backend_.trainEpoch(&order, cancel);
+}
+
+// The validation split's sums: the backend's own when it computed them within the epoch.
+std::optional<EvalResult> Trainer::validate(const EpochResult& result) {
+    if (data_.valRows() == 0) return std::nullopt;
+    if (result.validation) return result.validation;
+    return backend_.evaluate(data_.valX.data(), data_.valY.data(), data_.valRows());
+}
+
+// Reading the weights back is a device operation too: a sticky device error surfaces here.
+void Trainer::readParametersBack(RunRecord& record) {
     try {
         finalParams_ = backend_.parameters();
     } catch (const std::exception& e) {
@@ -203,9 +151,6 @@ RunRecord Trainer::run(const CancelFlag& cancel, const TrainerCallbacks& callbac
         if (record.status != RunStatus::Failed)
             markFailed(record, std::string("reading the trained parameters failed: ") + e.what());
     }
-    save();
-    journal.discard();
-    return record;
 }
 
 }  // namespace wb

@@ -1,11 +1,16 @@
 // Drives a Backend epoch by epoch: shuffling, validation, metrics, divergence, cancellation,
-// and the RunRecord written after every epoch.
+// and the RunRecord written after every epoch. run() reads as its verbs (training_steps.h holds
+// those a trainer of several models shares).
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "backend.h"
+#include "epoch_journal.h"
+#include "memory_budget.h"
+#include "random.h"
 #include "run_config.h"
 #include "run_record.h"
 
@@ -32,12 +37,22 @@ public:
     const MlpParams& finalParams() const { return finalParams_; }
 
 private:
+    void save(const RunRecord& record) const;  // to recordPath_, when there is one
+    int checkMemoryAndSizeBatch();
+    void setUpBackend(RunRecord& record, const MlpParams& initial, int batch, const CancelFlag& cancel);
+    void trainEpochs(RunRecord& record, EpochJournal& journal, const CancelFlag& cancel,
+                     const TrainerCallbacks& callbacks);
+    EpochResult trainEpoch(Rng& shuffleRng, const CancelFlag& cancel);
+    std::optional<EvalResult> validate(const EpochResult& result);
+    void readParametersBack(RunRecord& record);
+
     RunConfig config_;
     const Dataset& dataset_;
     const PreparedData& data_;
     Backend& backend_;
     std::string recordPath_;
     MlpParams finalParams_;
+    MemoryEstimate need_;  // what the run was estimated to need before its setup
 };
 
 // Fills the environment of a record: backend, device, CPU model, threads, compiler, build type.
