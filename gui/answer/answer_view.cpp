@@ -31,9 +31,6 @@
 namespace wb::gui {
 
 namespace {
-// Negative, and far from the Ablation tab's: never a run id of the RunStore, never another view's.
-int gNextId = -1000000;
-
 QString duration(double seconds) {
     if (seconds < 90) return QString("%1 s").arg(std::max(1.0, seconds), 0, 'f', 0);
     return QString("%1 min").arg(seconds / 60, 0, 'f', 0);
@@ -232,7 +229,7 @@ bool AnswerView::start() {
         return false;
     }
     RunRequest request;
-    request.id = gNextId--;
+    request.id = nextJobId();
     request.config = configSource_();
     request.config.name = "Answer the question";
     request.dataset = dataset;
@@ -246,7 +243,7 @@ bool AnswerView::start() {
         status_->setText(QString("Cannot answer on this configuration: %1").arg(e.what()));
         return false;
     }
-    request.answer = std::move(p);
+    request.job = AnswerJob{std::move(p)};
     current_ = request.id;
     estimateSeconds_ = 0;
     progress_->setRange(0, 0);  // busy until the engines and the estimate are known

@@ -245,7 +245,7 @@ bool AblationTab::start() {
         return false;
     }
     RunRequest request;
-    request.id = nextId_--;
+    request.id = nextJobId();
     request.config = configSource_();
     request.dataset = dataset;
     auto p = std::make_shared<AblationPlan>(plan());
@@ -259,9 +259,9 @@ bool AblationTab::start() {
         return false;
     }
     request.config.name = "Ablation from " + p->baseline;
-    request.ablation = std::move(p);
+    progress_->setRange(0, plannedRuns(*p));
+    request.job = AblationJob{std::move(p)};
     current_ = request.id;
-    progress_->setRange(0, plannedRuns(*request.ablation));
     progress_->setValue(0);
     status_->setText(controller_->busy() ? "Queued after the runs in progress." : "Starting…");
     controller_->enqueue(std::move(request));

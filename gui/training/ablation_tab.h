@@ -91,7 +91,6 @@ private:
     std::optional<AblationResult> pending_;  // arrived, not drawn yet
     QTimer drawTimer_;
     std::optional<int> current_;  // the id of the ablation in flight
-    int nextId_ = -1;             // negative: never a run id of the RunStore
 };
 
 }  // namespace wb::gui

@@ -42,6 +42,11 @@ TrainingController::~TrainingController() {
     delete worker_;  // its thread has ended: nothing else can touch it now
 }
 
+int nextJobId() {
+    static std::atomic<int> next{-1};
+    return next--;
+}
+
 void TrainingController::enqueue(RunRequest request) {
     queue_.push_back(std::move(request));
     emit queueChanged();

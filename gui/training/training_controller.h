@@ -11,6 +11,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <variant>
 
 #include "ablation.h"
 #include "answer.h"
@@ -20,20 +21,33 @@
 
 namespace wb::gui {
 
-// One queued run: what to train, on which data, and where its RunRecord goes.
+// What the worker does with a request, each on the one worker so that no timed run overlaps another:
+// train the configuration once, reporting through the run signals;
+struct TrainJob {
+    QString recordPath;  // written after every epoch; empty: not written
+};
+// ablate it (every step of the plan), reporting through the ablation signals;
+struct AblationJob {
+    std::shared_ptr<const AblationPlan> plan;
+};
+// or answer the founding question on it (every engine here, its estimate first), reporting through
+// the answer signals.
+struct AnswerJob {
+    std::shared_ptr<const AnswerPlan> plan;
+};
+using Job = std::variant<TrainJob, AblationJob, AnswerJob>;
+
+// One queued job: what to do, with which configuration, on which data.
 struct RunRequest {
-    int id = 0;
+    int id = 0;  // a TrainJob: its RunStore id; an ablation or an answer: nextJobId()
     RunConfig config;
     std::shared_ptr<const Dataset> dataset;  // immutable, shared with the GUI
-    QString recordPath;                      // written after every epoch
-    // Set: the request is an ablation of `config` on `dataset` (every step of the plan, run by the same
-    // worker, so its timed runs never overlap other runs). It reports through the ablation signals.
-    std::shared_ptr<const AblationPlan> ablation = nullptr;
-    // Set: the request is the answer to the founding question on `config` and `dataset` (every engine
-    // here, its estimate first; one worker, so none of its timed runs overlaps another). It reports
-    // through the answer signals.
-    std::shared_ptr<const AnswerPlan> answer = nullptr;
+    Job job;
 };
+
+// The id of a job that is not one run of the RunStore (an ablation, an answer): negative, so never a
+// store id, and never the same twice in a session.
+int nextJobId();
 
 class TrainingWorker;
 

@@ -15,16 +15,16 @@
 namespace wb::gui {
 
 void TrainingWorker::run(const RunRequest& request, const std::shared_ptr<CancelFlag>& cancel) {
-    if (request.ablation) {
-        ablate(request, *cancel);
+    if (const auto* ablation = std::get_if<AblationJob>(&request.job)) {
+        ablate(request, *ablation->plan, *cancel);
         return;
     }
-    if (request.answer) {
-        answer(request, *cancel);
+    if (const auto* answering = std::get_if<AnswerJob>(&request.job)) {
+        answer(request, *answering->plan, *cancel);
         return;
     }
     emit runStarted(request.id);
-    const RunRecord record = train(request, *cancel);
+    const RunRecord record = train(request, std::get<TrainJob>(request.job), *cancel);
     emit runFinished(request.id, record);
 }
 
@@ -52,15 +52,15 @@ private:
     QElapsedTimer sinceEmit_;  // invalid until the first emit
 };
 
-RunRecord TrainingWorker::train(const RunRequest& request, const CancelFlag& cancel) {
+RunRecord TrainingWorker::train(const RunRequest& request, const TrainJob& job, const CancelFlag& cancel) {
     // The Trainer records failures during training itself; what it throws (bad config, missing
     // initial weights) and what comes before it (no data, no device, out of memory) lands here.
     try {
-        if (!request.dataset) return failedRecord(request, "no data set loaded");
+        if (!request.dataset) return failedRecord(request, job, "no data set loaded");
         const RunConfig& config = request.config;
         const PreparedData data = prepare(*request.dataset, config.prepare);
         const auto backend = BackendRegistry::instance().create(config.backend, config.device);
-        Trainer trainer(config, *request.dataset, data, *backend, request.recordPath.toStdString());
+        Trainer trainer(config, *request.dataset, data, *backend, job.recordPath.toStdString());
         EpochBatcher batch(*this, request.id);
         TrainerCallbacks callbacks;
         callbacks.onEpoch = [&batch](const EpochMetrics& m, const RunRecord&) { batch.add(m); };
@@ -69,11 +69,11 @@ RunRecord TrainingWorker::train(const RunRequest& request, const CancelFlag& can
         emitConfusion(request.id, record, config.model.activation, trainer, data);
         return record;
     } catch (const std::bad_alloc&) {
-        return failedRecord(request, "out of memory");
+        return failedRecord(request, job, "out of memory");
     } catch (const std::exception& e) {
-        return failedRecord(request, e.what());
+        return failedRecord(request, job, e.what());
     } catch (...) {
-        return failedRecord(request, "unknown error");
+        return failedRecord(request, job, "unknown error");
     }
 }
 
@@ -89,9 +89,9 @@ void TrainingWorker::emitConfusion(int id, const RunRecord& record, Activation a
     }
 }
 
-void TrainingWorker::ablate(const RunRequest& request, const CancelFlag& cancel) {
+void TrainingWorker::ablate(const RunRequest& request, const AblationPlan& plan, const CancelFlag& cancel) {
     AblationResult result;
-    result.plan = *request.ablation;
+    result.plan = plan;
     try {
         if (!request.dataset) throw ConfigError("no data set loaded");
         const PreparedData data = prepare(*request.dataset, request.config.prepare);
@@ -104,7 +104,7 @@ void TrainingWorker::ablate(const RunRequest& request, const CancelFlag& cancel)
         callbacks.onStepFinished = [&](const AblationResult& partial, const AblationStep&) {
             emit ablationStepFinished(request.id, partial);
         };
-        result = runAblation(*request.ablation, request.config, *request.dataset, data, cancel, callbacks);
+        result = runAblation(plan, request.config, *request.dataset, data, cancel, callbacks);
     } catch (const std::bad_alloc&) {
         result.status = AblationStatus::Failed;
         result.message = "out of memory";
@@ -115,9 +115,9 @@ void TrainingWorker::ablate(const RunRequest& request, const CancelFlag& cancel)
     emit ablationFinished(request.id, result);
 }
 
-void TrainingWorker::answer(const RunRequest& request, const CancelFlag& cancel) {
+void TrainingWorker::answer(const RunRequest& request, const AnswerPlan& plan, const CancelFlag& cancel) {
     Answer result;
-    result.plan = *request.answer;
+    result.plan = plan;
     try {
         if (!request.dataset) throw ConfigError("no data set loaded");
         const PreparedData data = prepare(*request.dataset, request.config.prepare);
@@ -147,7 +147,7 @@ void TrainingWorker::answer(const RunRequest& request, const CancelFlag& cancel)
     emit answerFinished(request.id, result);
 }
 
-RunRecord failedRecord(const RunRequest& request, const std::string& message) {
+RunRecord failedRecord(const RunRequest& request, const TrainJob& job, const std::string& message) {
     RunRecord record;
     record.name = request.config.name;
     record.status = RunStatus::Failed;
@@ -162,7 +162,7 @@ RunRecord failedRecord(const RunRequest& request, const std::string& message) {
             record.dataset.hash = request.dataset->hash;
         }
         // The failure is kept on disk like any other run, so the session can be reopened with it.
-        if (!request.recordPath.isEmpty()) record.save(request.recordPath.toStdString());
+        if (!job.recordPath.isEmpty()) record.save(job.recordPath.toStdString());
     } catch (const std::exception& e) {
         record.message += std::string(" (the record could not be saved: ") + e.what() + ")";
     }

@@ -47,17 +47,17 @@ signals:
 
 private:
     class EpochBatcher;
-    RunRecord train(const RunRequest& request, const CancelFlag& cancel);
+    RunRecord train(const RunRequest& request, const TrainJob& job, const CancelFlag& cancel);
     void emitConfusion(int id, const RunRecord& record, Activation activation, const Trainer& trainer,
                        const PreparedData& data);
     // Runs every step of request.ablation; never throws (a failure is a result with status "failed").
-    void ablate(const RunRequest& request, const CancelFlag& cancel);
+    void ablate(const RunRequest& request, const AblationPlan& plan, const CancelFlag& cancel);
     // Asks every engine (the probes start the user's Python), estimates, then runs request.answer;
     // never throws (a failure is an answer with status "failed").
-    void answer(const RunRequest& request, const CancelFlag& cancel);
+    void answer(const RunRequest& request, const AnswerPlan& plan, const CancelFlag& cancel);
 };
 
 // The record of a run that could not train at all (bad config, no device, missing file, ...).
-RunRecord failedRecord(const RunRequest& request, const std::string& message);
+RunRecord failedRecord(const RunRequest& request, const TrainJob& job, const std::string& message);
 
 }  // namespace wb::gui

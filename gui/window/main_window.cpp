@@ -414,7 +414,7 @@ bool MainWindow::queueRun(RunConfig config) {
     const int id = store_->addPending(config);
     const QString path = newRecordPath(id);
     store_->setPath(id, path);
-    controller_->enqueue({id, std::move(config), dataset, path});
+    controller_->enqueue({id, std::move(config), dataset, TrainJob{path}});
     return true;
 }
 

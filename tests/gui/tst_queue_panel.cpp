@@ -30,7 +30,7 @@ int queueRun(RunStore& store, TrainingController& controller, const std::string&
     config.train.batchSize = 256;
     config.backend = "cpu";
     const int id = store.addPending(config);
-    controller.enqueue({id, config, data, QString()});
+    controller.enqueue({id, config, data, TrainJob{}});
     return id;
 }
 
@@ -170,7 +170,7 @@ void TestQueuePanel::finishedAblationLeavesNoGhostEntry() {
     AblationPlan plan;
     plan.fixes = {"loss"};
     plan.repeats = 1;
-    request.ablation = std::make_shared<const AblationPlan>(plan);
+    request.job = AblationJob{std::make_shared<const AblationPlan>(plan)};
     controller.enqueue(request);
     QCOMPARE(panel.list()->count(), 1);
     QVERIFY(panel.list()->item(0)->text().contains("Ablation from Seed PyTorch loop"));

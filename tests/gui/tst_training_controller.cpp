@@ -35,7 +35,7 @@ RunRequest request(int id, int epochs, std::shared_ptr<const Dataset> data, QStr
     r.config.train.batchSize = 256;
     r.config.backend = "cpu";
     r.dataset = std::move(data);
-    r.recordPath = std::move(recordPath);
+    r.job = TrainJob{std::move(recordPath)};
     return r;
 }
 
