@@ -128,27 +128,29 @@ int runAnswerCommand(AnswerOptions& opt, const CLI::App& app) {
     checkMemory(estimateRunMemory(config, shapeOf(config, dataset), MemoryStage::BeforePrepare), availableMemory(),
                 "each run of the answer");
     const PreparedData data = prepare(dataset, config.prepare);
-    const auto engines = answerEngines(opt.plan, BackendRegistry::instance().list());
-    printEngines(engines);
 
-    catchStopSignals();   // a Ctrl+C ends the answer after the current step, what was measured kept
-    const KeepWarm warm;  // each framework's interpreter from its estimate to its last run
-    if (!opt.noEstimate || opt.estimateOnly) {
-        if (!printEstimate(estimateAnswer(opt.plan, engines, config, dataset, data, stopFlag()))) return kCancelled;
-        if (opt.estimateOnly) return kOk;
-    }
-    AnswerCallbacks callbacks;
-    callbacks.onRunStarted = [&](const std::string& engine, const std::string& step, int repeat, int done,
-                                 int planned) {
+    catchStopSignals();  // a Ctrl+C ends the answer after the current step, what was measured kept
+    AnswerSteps steps;
+    steps.onEngines = printEngines;
+    bool cancelled = false;
+    if (!opt.noEstimate || opt.estimateOnly)
+        steps.onEstimate = [&](const std::vector<AnswerEstimate>& estimates) {
+            cancelled = !printEstimate(estimates);
+            return !cancelled && !opt.estimateOnly;
+        };
+    steps.runs.onRunStarted = [&](const std::string& engine, const std::string& step, int repeat, int done,
+                                  int planned) {
         if (!opt.quiet)
             std::printf("[%d/%d planned] %s: %s, round %d\n", done + 1, planned, engine.c_str(), step.c_str(), repeat);
         std::fflush(stdout);
     };
-    callbacks.onProgress = [&](const Answer& partial) {
+    steps.runs.onProgress = [&](const Answer& partial) {
         if (!opt.out.empty()) partial.save(opt.out);  // a crash keeps the finished steps
     };
-    const Answer answer = runAnswer(opt.plan, engines, config, dataset, data, stopFlag(), callbacks);
+    const std::optional<Answer> answered = answerQuestion(opt.plan, config, dataset, data, stopFlag(), steps);
     releaseStopSignals();
+    if (!answered) return cancelled ? kCancelled : kOk;  // the estimate alone, as asked, or cancelled
+    const Answer& answer = *answered;
 
     printTable(answer);
     if (!opt.out.empty()) {

@@ -10,6 +10,7 @@
 #include "errors.h"
 #include "json_fields.h"
 #include "json_file.h"
+#include "keep_warm.h"
 #include "trainer.h"
 
 namespace wb {
@@ -308,6 +309,16 @@ Answer Answer::load(const std::string& path) {
     } catch (const DataError& e) {
         throw DataError(path, e.reason());
     }
+}
+
+std::optional<Answer> answerQuestion(const AnswerPlan& plan, const RunConfig& base, const Dataset& dataset,
+                                     const PreparedData& data, const CancelFlag& cancel, const AnswerSteps& steps) {
+    const std::vector<AnswerEngine> engines = answerEngines(plan, BackendRegistry::instance().list());
+    if (steps.onEngines) steps.onEngines(engines);
+    const KeepWarm warm;
+    if (steps.onEstimate && !steps.onEstimate(estimateAnswer(plan, engines, base, dataset, data, cancel)))
+        return std::nullopt;
+    return runAnswer(plan, engines, base, dataset, data, cancel, steps.runs);
 }
 
 }  // namespace wb

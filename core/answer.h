@@ -128,4 +128,18 @@ Answer runAnswer(const AnswerPlan& plan, std::vector<AnswerEngine> engines, cons
                  const Dataset& dataset, const PreparedData& data, const CancelFlag& cancel,
                  const AnswerCallbacks& callbacks = {});
 
+// What a front end hears of answerQuestion, in order.
+struct AnswerSteps {
+    std::function<void(const std::vector<AnswerEngine>&)> onEngines;  // which engines, available or not
+    // The estimate of each engine's time; returns whether to go on and measure (false: the estimate
+    // was all that was asked, or it was cancelled). Null: no estimate, straight to the runs.
+    std::function<bool(const std::vector<AnswerEstimate>&)> onEstimate;
+    AnswerCallbacks runs;
+};
+// The answer from start to end, the one sequence the CLI and the GUI share: the engines the registry
+// probes, their estimate, then every engine's ablation, each framework's interpreter kept from its
+// estimate to its last run (KeepWarm). Nullopt when onEstimate said not to go on.
+std::optional<Answer> answerQuestion(const AnswerPlan& plan, const RunConfig& base, const Dataset& dataset,
+                                     const PreparedData& data, const CancelFlag& cancel, const AnswerSteps& steps);
+
 }  // namespace wb

@@ -121,22 +121,25 @@ void TrainingWorker::answer(const RunRequest& request, const AnswerPlan& plan, c
     try {
         if (!request.dataset) throw ConfigError("no data set loaded");
         const PreparedData data = prepare(*request.dataset, request.config.prepare);
-        result.engines = wb::answerEngines(result.plan, BackendRegistry::instance().list());
-        emit answerEngines(request.id, result);
-        const KeepWarm warm;  // each framework's interpreter from its estimate to its last run
-        double seconds = 0;
-        for (const auto& e :
-             estimateAnswer(result.plan, result.engines, request.config, *request.dataset, data, cancel))
-            seconds += e.seconds.value_or(0);
-        emit answerEstimated(request.id, seconds);
-        AnswerCallbacks callbacks;
-        callbacks.onRunStarted = [&](const std::string& engine, const std::string& step, int repeat, int done,
-                                     int planned) {
+        AnswerSteps steps;
+        steps.onEngines = [&](const std::vector<AnswerEngine>& engines) {
+            result.engines = engines;
+            emit answerEngines(request.id, result);
+        };
+        steps.onEstimate = [&](const std::vector<AnswerEstimate>& estimates) {
+            double seconds = 0;
+            for (const auto& e : estimates) seconds += e.seconds.value_or(0);
+            emit answerEstimated(request.id, seconds);
+            return true;
+        };
+        steps.runs.onRunStarted = [&](const std::string& engine, const std::string& step, int repeat, int done,
+                                      int planned) {
             emit answerProgress(request.id, done, planned, QString::fromStdString(engine), QString::fromStdString(step),
                                 repeat);
         };
-        callbacks.onProgress = [&](const Answer& partial) { emit answerUpdated(request.id, partial); };
-        result = runAnswer(result.plan, result.engines, request.config, *request.dataset, data, cancel, callbacks);
+        steps.runs.onProgress = [&](const Answer& partial) { emit answerUpdated(request.id, partial); };
+        if (auto answered = answerQuestion(plan, request.config, *request.dataset, data, cancel, steps))
+            result = std::move(*answered);
     } catch (const std::bad_alloc&) {
         result.status = AnswerStatus::Failed;
         result.message = "out of memory";
