@@ -1,5 +1,6 @@
 // An ablation's result: step and status names, the savings, and its JSON and CSV files.
 #include "ablation_result.h"
+#include "csv_field.h"
 
 #include <fstream>
 #include <sstream>
@@ -339,11 +340,6 @@ void AblationResult::saveCsv(const std::string& path) const {
     std::ostringstream out;
     out.precision(9);
     auto opt = [&out](const std::optional<double>& v) -> std::ostream& { return v ? out << *v : out; };
-    auto quoted = [](const std::string& text) {
-        std::string q = "\"";
-        for (char c : text) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-        return q + "\"";
-    };
     // A regression's columns come last, as in the runs' CSV: the columns before keep their places.
     out << "section,step,fix,status,runs,median_epoch_ms,min_epoch_ms,max_epoch_ms,saved_ms,share,train_loss,"
            "train_accuracy,val_loss,val_accuracy,message,train_mse,train_mae,train_r2,val_mse,val_mae,val_r2\n";
@@ -354,8 +350,9 @@ void AblationResult::saveCsv(const std::string& path) const {
             out << ",,,";
     };
     auto line = [&](const char* section, const AblationStep& s) {
-        out << section << ',' << quoted(s.name) << ',' << s.fix << ',' << toString(s.status) << ',' << s.runs.size()
-            << ',' << s.medianEpochMs << ',' << s.minEpochMs << ',' << s.maxEpochMs << ',' << s.savedMs << ',';
+        out << section << ',' << csv::field(s.name) << ',' << csv::field(s.fix) << ',' << toString(s.status) << ','
+            << s.runs.size() << ',' << s.medianEpochMs << ',' << s.minEpochMs << ',' << s.maxEpochMs << ',' << s.savedMs
+            << ',';
         opt(s.share) << ',';
         const std::optional<StepFinal>& f = s.final;
         if (f) {
@@ -366,7 +363,7 @@ void AblationResult::saveCsv(const std::string& path) const {
         } else {
             out << ",,,,";
         }
-        out << quoted(s.message);
+        out << csv::field(s.message);
         regression(f ? f->trainRegression : std::nullopt);
         regression(f ? f->valRegression : std::nullopt);
         out << '\n';

@@ -98,4 +98,10 @@ auto withinField(const std::string& path, F&& read) {
     }
 }
 
+// Writing: a value that may be missing as itself or as JSON null (a median of no epochs, a metric
+// not measured), the form the readers above take back as nullopt.
+inline nlohmann::json orNull(const std::optional<double>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
 }  // namespace wb

@@ -120,8 +120,9 @@ std::vector<EpochMetrics> epochsFromJson(const nlohmann::json& j) {
     return epochs;
 }
 
-nlohmann::json summaryToJson(const RunSummary& s) {
-    auto orNull = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+}  // namespace
+
+nlohmann::json summaryJson(const RunSummary& s) {
     nlohmann::json final = nullptr;
     if (s.final) {  // the last epoch's metrics, as its own entry in "epochs" writes them
         const nlohmann::json last = *s.final;
@@ -135,7 +136,6 @@ nlohmann::json summaryToJson(const RunSummary& s) {
             {"total_ms", s.totalMs},
             {"final", final}};
 }
-}  // namespace
 
 std::optional<double> median(std::vector<double> values) {
     if (values.empty()) return std::nullopt;
@@ -174,7 +174,7 @@ nlohmann::json RunRecord::withoutEpochs() const {
             {"dataset", datasetToJson(dataset)},
             {"environment", environment},
             {"not_applicable", notApplicable},
-            {"summary", summaryToJson(summary())}};
+            {"summary", summaryJson(summary())}};
 }
 
 // toJson() as text, the epochs formatted by appendEpochJson, one per line: building and dumping a

@@ -40,6 +40,10 @@ struct RunSummary {
     std::optional<EpochMetrics> final;  // the last epoch
 };
 
+// The summary as a record's "summary" holds it: median_epoch_ms, min_epoch_ms, total_ms, and "final"
+// (the last epoch's losses and qualities, or null).
+nlohmann::json summaryJson(const RunSummary& s);
+
 struct RunRecord {
     static constexpr const char* kSchema = "mlpwb.run/1";
     std::string name;

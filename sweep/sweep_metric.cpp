@@ -34,7 +34,7 @@ Goal defaultGoal(const std::string& name) {
 }
 
 nlohmann::json summaryFigures(const RunRecord& record) {
-    const nlohmann::json summary = record.toJson().at("summary");
+    const nlohmann::json summary = summaryJson(record.summary());
     nlohmann::json figures = nlohmann::json::object();
     for (const char* f : kFigures) figures[f] = nullptr;
     if (summary.at("final").is_object())

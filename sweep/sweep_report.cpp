@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "csv_field.h"
+#include "json_fields.h"
 #include "run_record.h"  // median()
 
 namespace wb::sweep {
@@ -123,20 +125,11 @@ std::string reportText(const SweepReport& r) {
 }
 
 namespace {
-std::string csvField(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string quoted = "\"";
-    for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-}
 std::string csvNumber(const std::optional<double>& v) {
     if (!v) return "";
     char text[32];
     std::snprintf(text, sizeof text, "%.17g", *v);
     return text;
-}
-nlohmann::json orNull(const std::optional<double>& v) {
-    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 }  // namespace
 
@@ -145,7 +138,7 @@ std::string reportCsv(const SweepReport& r) {
                       r.metric.name + "\n";
     for (const auto& e : r.effects)
         for (const auto& v : e.values)
-            out += csvField(e.name) + "," + csvField(valueText(v.value)) + "," + std::to_string(v.trials) + "," +
+            out += csv::field(e.name) + "," + csv::field(valueText(v.value)) + "," + std::to_string(v.trials) + "," +
                    std::to_string(v.completed) + "," + csvNumber(v.median) + "," + csvNumber(v.min) + "," +
                    csvNumber(v.max) + "\n";
     return out;

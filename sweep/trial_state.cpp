@@ -2,27 +2,36 @@
 
 #include <unistd.h>
 
-#include <array>
 #include <ctime>
 
+#include "enum_names.h"
 #include "errors.h"
 #include "json_fields.h"
 
 namespace wb::sweep {
 
 namespace {
-constexpr std::array<const char*, 6> kNames = {"pending", "running", "completed", "failed", "cancelled", "damaged"};
-constexpr std::size_t kWrittenStates = 5;  // "damaged" is shown, never read from a file
+// The states a trial's file may hold; "damaged" is shown, never read from a file.
+const EnumNames<TrialState>& writtenStates() {
+    static const EnumNames<TrialState> names = {{TrialState::Pending, "pending"},
+                                                {TrialState::Running, "running"},
+                                                {TrialState::Completed, "completed"},
+                                                {TrialState::Failed, "failed"},
+                                                {TrialState::Cancelled, "cancelled"}};
+    return names;
+}
 }  // namespace
 
 std::string toString(TrialState s) {
-    return kNames[static_cast<std::size_t>(s)];
+    return s == TrialState::Damaged ? "damaged" : enumName(writtenStates(), s);
 }
 
 TrialState trialStateFromString(const std::string& s) {
-    for (std::size_t i = 0; i < kWrittenStates; ++i)
-        if (s == kNames[i]) return static_cast<TrialState>(i);
-    throw DataError("", "state: '" + s + "' is no trial state (pending, running, completed, failed, cancelled)");
+    try {
+        return enumFromName(writtenStates(), s, "trial state");
+    } catch (const ConfigError& e) {  // a damaged file, not a bad option
+        throw DataError("", std::string("state: ") + e.what());
+    }
 }
 
 nlohmann::json TrialStatus::toJson() const {

@@ -125,7 +125,7 @@ private slots:
         QTest::newRow("a list") << QByteArray("[1,2]") << "expected an object";
         QTest::newRow("truncated") << QByteArray("{\"state\": \"compl") << "invalid trial state";
         QTest::newRow("empty") << QByteArray("") << "invalid trial state";
-        QTest::newRow("unknown state") << QByteArray("{\"state\": \"done\"}") << "'done' is no trial state";
+        QTest::newRow("unknown state") << QByteArray("{\"state\": \"done\"}") << "unknown trial state 'done'";
         QTest::newRow("pid is text") << QByteArray("{\"state\": \"running\", \"pid\": \"1\"}") << "pid: expected";
         QTest::newRow("attempt too large")
             << QByteArray("{\"state\": \"failed\", \"attempt\": 1e300}") << "attempt: expected an integer";

@@ -15,6 +15,7 @@
 
 #include "atomic_file.h"
 #include "chart_style.h"
+#include "csv_field.h"
 #include "errors.h"
 #include "run_store.h"
 
@@ -189,12 +190,8 @@ QByteArray renderLaidOut(QCustomPlot& plot, ChartFormat format, const QString& p
     return renderChart(plot, format, path, width, height, scale);
 }
 
-// CSV: a field with a comma, quote or line break is quoted, its quotes doubled (RFC 4180).
 QString csvField(const QString& text) {
-    if (!text.contains(',') && !text.contains('"') && !text.contains('\n') && !text.contains('\r')) return text;
-    QString escaped = text;
-    escaped.replace("\"", "\"\"");
-    return "\"" + escaped + "\"";
+    return QString::fromStdString(csv::field(text.toStdString()));
 }
 
 QString number(double v) {

@@ -3,6 +3,7 @@
 #include <QBrush>
 #include <QFont>
 
+#include "csv_field.h"
 #include "sweep_metric.h"
 #include "sweep_report.h"
 
@@ -124,9 +125,8 @@ QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
 }
 
 namespace {
-QString csvField(QString s) {
-    if (!s.contains(',') && !s.contains('"') && !s.contains('\n')) return s;
-    return '"' + s.replace('"', "\"\"") + '"';
+QString csvField(const QString& text) {
+    return QString::fromStdString(csv::field(text.toStdString()));
 }
 }  // namespace
 
