@@ -19,6 +19,7 @@
 
 #include "errors.h"
 #include "field_guard.h"
+#include "form_widgets.h"
 #include "task_fields.h"
 
 namespace wb::gui {
@@ -75,24 +76,6 @@ private:
     double allowedMin_;
     double allowedMax_;
 };
-
-QSpinBox* intSpin(const QString& name, int min, int max, int value, const QString& tip) {
-    auto* spin = new QSpinBox;
-    spin->setObjectName(name);
-    spin->setRange(min, max);
-    spin->setValue(value);
-    spin->setGroupSeparatorShown(true);
-    spin->setKeyboardTracking(false);
-    spin->setToolTip(tip);
-    return spin;
-}
-
-QCheckBox* checkBox(const QString& name, const QString& text, const QString& tip) {
-    auto* check = new QCheckBox(text);
-    check->setObjectName(name);
-    check->setToolTip(tip);
-    return check;
-}
 
 // Items carry the core's name of their value ("tanh", "sgd"), the same word the CLI and JSON use.
 template <typename E>

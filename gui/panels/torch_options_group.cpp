@@ -8,6 +8,8 @@
 #include <QStandardItemModel>
 #include <utility>
 
+#include "form_widgets.h"
+
 namespace wb::gui {
 
 namespace {
@@ -22,21 +24,6 @@ QStandardItem* itemOf(const QComboBox* combo, int index) {
     return qobject_cast<QStandardItemModel*>(combo->model())->item(index);
 }
 
-QSpinBox* spin(const QString& name, int max, const QString& tip) {
-    auto* box = new QSpinBox;
-    box->setObjectName(name);
-    box->setRange(0, max);
-    box->setKeyboardTracking(false);
-    box->setToolTip(tip);
-    return box;
-}
-
-QCheckBox* check(const QString& name, const QString& text, const QString& tip) {
-    auto* box = new QCheckBox(text);
-    box->setObjectName(name);
-    box->setToolTip(tip);
-    return box;
-}
 }  // namespace
 
 TorchOptionsGroup::TorchOptionsGroup(QWidget* parent) : QGroupBox("PyTorch", parent) {
@@ -48,21 +35,21 @@ TorchOptionsGroup::TorchOptionsGroup(QWidget* parent) : QGroupBox("PyTorch", par
     device_->addItem("cpu", QString("cpu"));
     device_->addItem("cuda", QString("cuda"));
     device_->setToolTip("Where PyTorch trains: auto takes CUDA when PyTorch sees a device, else the CPU");
-    workers_ = spin("numWorkers", kMaxWorkers,
-                    "DataLoader(num_workers=...): worker processes that gather and collate the rows of each batch "
-                    "(0: the training process itself does it, as in the founding loop).\n\n" +
-                        kLoaderTip);
-    prefetch_ = spin("prefetchFactor", kMaxPrefetch,
-                     "DataLoader(prefetch_factor=...): batches each worker prepares ahead (\"default\": PyTorch's "
-                     "own). Needs at least one worker.\n\n" +
-                         kLoaderTip);
-    prefetch_->setSpecialValueText("default");
-    pinMemory_ = check("pinMemory", "Pin memory",
-                       "DataLoader(pin_memory=True): batches collated into page-locked memory, so their copy to a "
-                       "CUDA device can be a DMA. Changes nothing on the CPU.\n\n" +
+    workers_ = intSpin("numWorkers", 0, kMaxWorkers, 0,
+                       "DataLoader(num_workers=...): worker processes that gather and collate the rows of each batch "
+                       "(0: the training process itself does it, as in the founding loop).\n\n" +
                            kLoaderTip);
-    scriptModel_ = check("scriptModel", "TorchScript the model",
-                         "torch.jit.script(model): the model compiled with TorchScript before training");
+    prefetch_ = intSpin("prefetchFactor", 0, kMaxPrefetch, 0,
+                        "DataLoader(prefetch_factor=...): batches each worker prepares ahead (\"default\": PyTorch's "
+                        "own). Needs at least one worker.\n\n" +
+                            kLoaderTip);
+    prefetch_->setSpecialValueText("default");
+    pinMemory_ = checkBox("pinMemory", "Pin memory",
+                          "DataLoader(pin_memory=True): batches collated into page-locked memory, so their copy to a "
+                          "CUDA device can be a DMA. Changes nothing on the CPU.\n\n" +
+                              kLoaderTip);
+    scriptModel_ = checkBox("scriptModel", "TorchScript the model",
+                            "torch.jit.script(model): the model compiled with TorchScript before training");
     loaderNote_ = new QLabel("The DataLoader options apply with data path per_sample_gather only.");
     loaderNote_->setObjectName("loaderNote");
     loaderNote_->setWordWrap(true);
