@@ -129,9 +129,13 @@ int runAnswerCommand(AnswerOptions& opt, const CLI::App& app) {
                 "each run of the answer");
     const PreparedData data = prepare(dataset, config.prepare);
 
-    catchStopSignals();  // a Ctrl+C ends the answer after the current step, what was measured kept
     AnswerSteps steps;
-    steps.onEngines = printEngines;
+    steps.onEngines = [](const std::vector<AnswerEngine>& engines) {
+        printEngines(engines);
+        // From here a Ctrl+C ends the answer after the current step, what was measured kept; while the
+        // engines were probed it ended mlpwb at once, as before any probe.
+        catchStopSignals();
+    };
     bool cancelled = false;
     if (!opt.noEstimate || opt.estimateOnly)
         steps.onEstimate = [&](const std::vector<AnswerEstimate>& estimates) {

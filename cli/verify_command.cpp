@@ -4,30 +4,27 @@
 // combination is skipped with the reason, and the exit code is 0. --isolate checks them in child
 // processes (this binary again, with the hidden --child-from), so a sticky CUDA error fails only the
 // combination that raised it (wb::verifyIsolated).
-#include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <climits>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "backend.h"
+#include "child_process.h"
 #include "commands.h"
 #include "errors.h"
 #include "exit_codes.h"
 #include "parity_check.h"
-#include "shell_quote.h"
 #include "switch_combinations.h"
 
 namespace wb::cli {
@@ -60,8 +57,8 @@ std::string injectedFault(std::size_t index) {
     return spec.substr(colon + 1);
 }
 
-// The command line of a child: this binary, verify with the same options, --child-from `first`.
-std::string childCommand(const VerifyOptions& opt, std::size_t first) {
+// The arguments of a child: this binary, verify with the same options, --child-from `first`.
+std::vector<std::string> childArguments(const VerifyOptions& opt, std::size_t first) {
     char self[PATH_MAX] = {};
     const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) throw ConfigError("--isolate: cannot find this program (/proc/self/exe)");
@@ -78,72 +75,41 @@ std::string childCommand(const VerifyOptions& opt, std::size_t first) {
     if (opt.fileOrder) words.emplace_back("--file-order");
     if (opt.limit > 0) add("--limit", std::to_string(opt.limit));
     for (const auto& part : opt.only) add("--only", part);
-    return shellCommand(words);
+    return words;
 }
 
-// Runs one child and feeds its lines to onLine; its exit code, or -1 when it did not exit normally.
-// With opt.combinationTimeout > 0, a child that spends longer on one combination (from its BEGIN line)
-// is killed with its process group, after the line "no answer for N s: killed" (a hung kernel).
+// Runs one child and feeds its lines to onLine, then what it wrote to stderr (a crash's message);
+// its exit code, or -1 when it did not exit normally. With opt.combinationTimeout > 0, a child that
+// spends longer on one combination (from its BEGIN line) is killed with its process group, after the
+// line "no answer for N s: killed" (a hung kernel).
 int runChild(const VerifyOptions& opt, std::size_t first, const std::function<void(const std::string&)>& onLine) {
     std::fflush(stdout);
-    int fds[2];
-    if (pipe(fds) != 0) throw ConfigError("--isolate: cannot make a pipe");
-    const std::string cmd = "exec " + childCommand(opt, first);
-    const pid_t pid = fork();
-    if (pid < 0) throw ConfigError("--isolate: cannot start a child process");
-    if (pid == 0) {
-        setpgid(0, 0);
-        dup2(fds[1], STDOUT_FILENO);
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-        _exit(127);
-    }
-    close(fds[1]);
+    ChildProcess child(childArguments(opt, first));
     using Clock = std::chrono::steady_clock;
     const auto limit = std::chrono::seconds(opt.combinationTimeout);
     auto deadline = Clock::now() + limit;
     std::string line;
-    char buf[4096];
-    bool killed = false;
     for (;;) {
-        int waitMs = -1;
-        if (opt.combinationTimeout > 0) {
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-            if (left <= 0) {
-                onLine("no answer for " + std::to_string(opt.combinationTimeout) + " s: killed");
-                kill(-pid, SIGKILL);
-                kill(pid, SIGKILL);
-                killed = true;
-                break;
-            }
-            waitMs = static_cast<int>(std::min<long long>(left, 1000));
+        const auto left = opt.combinationTimeout > 0
+                              ? std::max(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()),
+                                         std::chrono::milliseconds(0))
+                              : std::chrono::milliseconds(std::chrono::hours(24 * 365));
+        const ChildProcess::Read read = child.readLine(line, nullptr, left);
+        if (read == ChildProcess::Read::TimedOut) {
+            onLine("no answer for " + std::to_string(opt.combinationTimeout) + " s: killed");
+            child.terminate(std::chrono::milliseconds(0));
+            child.wait();
+            return -1;
         }
-        pollfd pfd{fds[0], POLLIN, 0};
-        const int ready = poll(&pfd, 1, waitMs);
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready == 0) continue;
-        const ssize_t n = read(fds[0], buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) break;
-        for (ssize_t i = 0; i < n; ++i) {
-            if (buf[i] != '\n') {
-                line += buf[i];
-                continue;
-            }
-            if (line.rfind("BEGIN ", 0) == 0) deadline = Clock::now() + limit;
-            onLine(line);
-            line.clear();
-        }
+        if (read != ChildProcess::Read::Line) break;
+        if (line.rfind("BEGIN ", 0) == 0) deadline = Clock::now() + limit;
+        onLine(line);
     }
-    close(fds[0]);
-    if (!line.empty()) onLine(line);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (killed) return -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    const int status = child.wait(std::chrono::hours(24));
+    std::istringstream errors(child.stderrTail());
+    for (std::string text; std::getline(errors, text);)
+        if (!text.empty()) onLine(text);
+    return status < 128 ? status : -1;  // 128 + a signal: killed
 }
 
 std::vector<ExecutionSettings> selectedCombinations(const VerifyOptions& opt) {

@@ -1,7 +1,6 @@
 #include "trial_process.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,6 +8,7 @@
 #include <csignal>
 #include <cstring>
 
+#include "child_process.h"
 #include "errors.h"
 #include "safe_open.h"
 
@@ -96,45 +96,15 @@ int TrialProcess::wait() {
 
 CommandResult runCommand(const std::vector<std::string>& argv) {
     CommandResult result;
-    int out[2], err[2];
-    if (::pipe2(out, O_CLOEXEC) != 0) return result;
-    if (::pipe2(err, O_CLOEXEC) != 0) {
-        ::close(out[0]);
-        ::close(out[1]);
-        return result;
+    try {
+        ChildProcess child(argv);
+        std::string line;
+        while (child.readLine(line, nullptr) == ChildProcess::Read::Line) result.out += line + "\n";
+        result.exitCode = child.wait(std::chrono::hours(24));
+        result.err = child.stderrTail();
+    } catch (const Error& e) {  // it could not be started, or wrote an unbounded line
+        result.err = e.what();
     }
-    auto args = argvPointers(argv);
-    const pid_t pid = ::fork();
-    if (pid == 0) execChild(args.data(), out[1], err[1], false, true);
-    ::close(out[1]);
-    ::close(err[1]);
-    if (pid < 0) {
-        ::close(out[0]);
-        ::close(err[0]);
-        return result;
-    }
-    pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-    std::string* sinks[2] = {&result.out, &result.err};
-    int open = 2;
-    while (open > 0) {
-        if (::poll(fds, 2, -1) < 0 && errno != EINTR) break;
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            char buffer[4096];
-            const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
-            if (n > 0) {
-                sinks[i]->append(buffer, static_cast<std::size_t>(n));
-            } else if (n == 0 || errno != EINTR) {
-                ::close(fds[i].fd);
-                fds[i].fd = -1;
-                --open;
-            }
-        }
-    }
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    result.exitCode = exitStatusOf(status);
     return result;
 }
 

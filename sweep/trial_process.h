@@ -38,8 +38,8 @@ struct CommandResult {
     std::string out, err;
 };
 
-// Runs argv (searched on PATH) to its end and returns what it printed. Never throws for the
-// command's own failure: the caller reads exitCode and err.
+// Runs argv (searched on PATH) to its end and returns what it printed (its stderr's last lines).
+// Never throws for the command's own failure: the caller reads exitCode and err.
 CommandResult runCommand(const std::vector<std::string>& argv);
 
 }  // namespace wb::sweep

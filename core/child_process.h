@@ -1,5 +1,7 @@
 // A child process in a process group of its own, with its stdout read line by line and the tail of
-// its stderr kept for error messages. Used to run a framework's training loop in the user's Python.
+// its stderr kept for error messages: the one way the workbench starts a program (a framework's
+// training loop in the user's Python, verify's isolated children, a sweep's sbatch and squeue).
+// Arguments are a vector, never a shell line.
 #pragma once
 
 #include <sys/types.h>
