@@ -1,5 +1,5 @@
 // The execution switches: each one is a suspected cause of the founding Keras-vs-PyTorch gap.
-// See DESIGN.md "Execution settings" for what each value reproduces.
+// See docs/ARCHITECTURE.md, "Execution settings", for what each value reproduces.
 #pragma once
 
 #include <optional>

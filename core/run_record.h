@@ -1,5 +1,5 @@
-// A RunRecord: one JSON file per run (schema "mlpwb.run/1", see DESIGN.md). The CLI, the GUI,
-// the peers in bench/ and scripts all read and write it.
+// A RunRecord: one JSON file per run (schema "mlpwb.run/1", docs/ARCHITECTURE.md, "The RunRecord file"). The CLI, the
+// GUI, the peers in bench/ and scripts all read and write it.
 #pragma once
 
 #include <map>

@@ -1,7 +1,7 @@
-// The CUDA backend: every switch of DESIGN.md on one device. The verbs of a step live in DeviceMlp
-// (eager and graph paths), the data paths in BatchSource, the fused step in fused_step.h, and how an
-// epoch is queued in one LaunchStrategy per `launch` (launch_strategy.h), chosen at setup; this file
-// owns what they share, times each epoch with CUDA events and reads the device's sums once per epoch.
+// The CUDA backend: every switch of docs/ARCHITECTURE.md ("Execution settings") on one device. The verbs of a step live
+// in DeviceMlp (eager and graph paths), the data paths in BatchSource, the fused step in fused_step.h, and how an epoch
+// is queued in one LaunchStrategy per `launch` (launch_strategy.h), chosen at setup; this file owns what they share,
+// times each epoch with CUDA events and reads the device's sums once per epoch.
 #include <cstdio>
 #include <memory>
 

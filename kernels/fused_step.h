@@ -3,7 +3,7 @@
 // MLP (up to kFusedMaxLayers linear layers, any widths that fit the shared-memory budget), both
 // losses and every optimizer, in fp32.
 //
-// Design (see KERNELS.md, "two kernels per step", folded into one launch):
+// Design (the two kernels of a step, forward and backward with the update, folded into one launch):
 //   * One block of kFusedThreads threads per tile of `tileRows` batch rows (16 when it fits):
 //     it copies all weights and its rows of x into shared memory, runs the forward pass layer by
 //     layer (z and f(z) of every hidden layer stay in shared memory), the loss and d(loss)/d(logit)

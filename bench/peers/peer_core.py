@@ -2,7 +2,7 @@
 
 Every peer runs the same workload as the workbench (a 61 -> 20 -> 10 -> 1 tanh MLP, binary
 cross-entropy, Adam) and writes the same RunRecord file (schema "mlpwb.run/1", see
-/work/shared/DESIGN.md "The RunRecord file"), so every chart can overlay them.
+docs/ARCHITECTURE.md, "The RunRecord file"), so every chart can overlay them.
 
 What lives here, for every framework (PyTorch, JAX, Keras):
   * the command line every peer accepts and the "SKIP:" protocol;

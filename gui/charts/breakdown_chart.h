@@ -2,7 +2,7 @@
 // one bar with their spread) of the median time per epoch spent in data, forward, backward,
 // optimizer and other. A run whose path cannot separate the phases
 // (fused steps, most peers) is drawn as one neutral bar of its median wall time, labelled
-// "not separable": DESIGN.md forbids inventing the parts.
+// "not separable": docs/ARCHITECTURE.md ("Timing") never invents the parts.
 #pragma once
 
 #include <QString>

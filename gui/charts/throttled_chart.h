@@ -1,7 +1,7 @@
 // The part every live chart shares: a QCustomPlot bound to a RunStore that redraws on a short timer
 // rather than on every change. Store signals only schedule a refresh; the timer (at most ~30 a
 // second) runs the subclass's refresh() once for all changes since the last one, so a run that does
-// 200 epochs in 0.1 s cannot flood the event loop (DESIGN.md, Threads). A chart on another tab does
+// 200 epochs in 0.1 s cannot flood the event loop (docs/ARCHITECTURE.md, "Threads (GUI)"). A chart on another tab does
 // nothing on the timer: it notes that it is behind and catches up when it is shown again (with ten
 // thousand runs listed, each hidden chart's refresh cost half a millisecond an epoch).
 #pragma once

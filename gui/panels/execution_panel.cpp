@@ -64,7 +64,7 @@ const std::map<std::string, SwitchText>& switchTexts() {
     return texts;
 }
 
-// What each switch value reproduces (DESIGN.md, "Execution settings").
+// What each switch value reproduces (docs/ARCHITECTURE.md, "Execution settings").
 QString valueTip(const std::string& value) {
     static const std::map<std::string, QString> tips = {
         {"per_sample_gather",
