@@ -278,16 +278,7 @@ def main():
         if not log.add(epoch, start, time.perf_counter(), train, val_sums):
             break
 
-    if args.save_weights:
-        write_safetensors(args.save_weights, named_tensors(carry[0]))
-    if args.out:
-        write_record(args, x, facts, log)
-    return log.exit_code()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-)PY";
+)PY" + scriptEnding("named_tensors(carry[0])");
 }
 
 }  // namespace

@@ -352,16 +352,7 @@ def main():
     model.fit(**fit_inputs(x, y), epochs=args.epochs, verbose=0,
               callbacks=[make_recorder(log, x.shape[0], log.rows_val)], **validation)
 
-    if args.save_weights:
-        write_safetensors(args.save_weights, final_tensors(model))
-    if args.out:
-        write_record(args, x, facts, log)
-    return log.exit_code()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-)PY";
+)PY" + scriptEnding("final_tensors(model)");
     if (task != Task::Regression) return s;
     const std::string log = "    log = EpochLog(val[0].shape[0] if val else 0)\n";
     return s.replace(

@@ -249,4 +249,18 @@ def write_record(args, x, facts, log):
 )PY";
 }
 
+std::string scriptEnding(const std::string& tensors) {
+    return "    if args.save_weights:\n"
+           "        write_safetensors(args.save_weights, " +
+           tensors +
+           ")\n"
+           "    if args.out:\n"
+           "        write_record(args, x, facts, log)\n"
+           "    return log.exit_code()\n"
+           "\n"
+           "\n"
+           "if __name__ == \"__main__\":\n"
+           "    sys.exit(main())\n";
+}
+
 }  // namespace wb

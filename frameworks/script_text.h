@@ -39,6 +39,10 @@ std::string scriptConstants(const RunConfig& c, const std::string& framework, co
 
 // read_safetensors, write_safetensors, write_atomically, load_rows (numpy only).
 std::string pythonFileHelpers();
+// The end of every loop script: main() saves the trained weights when --save-weights asks
+// (`tensors`: a Python expression of a dict of numpy arrays by name, as safetensors holds them),
+// writes the RunRecord when --out asks and returns the run's exit code; then the call of main().
+std::string scriptEnding(const std::string& tensors);
 // claim_stdout, emit, finite, parse_args, EpochLog (the per-epoch lines and the record's epochs),
 // write_record (the RunRecord of --out).
 std::string pythonRunHelpers();

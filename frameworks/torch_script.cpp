@@ -313,16 +313,7 @@ def main():
         if not log.add(epoch, start, time.perf_counter(), train, val_sums):
             break
 
-    if args.save_weights:
-        write_safetensors(args.save_weights, {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()})
-    if args.out:
-        write_record(args, x, facts, log)
-    return log.exit_code()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-)PY";
+)PY" + scriptEnding("{k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}");
     if (task != Task::Regression) return s;
     const std::string log = "    log = EpochLog(val[1].shape[0] if val else 0)\n";
     return s.replace(s.find(log), log.size(),

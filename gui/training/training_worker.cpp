@@ -14,6 +14,22 @@
 
 namespace wb::gui {
 
+namespace {
+// Runs `measure`; what it throws fails `result` (an ablation, an answer) with the reason.
+template <typename Result, typename Status, typename Measure>
+void failOnError(Result& result, Status failed, Measure&& measure) {
+    try {
+        measure();
+    } catch (const std::bad_alloc&) {
+        result.status = failed;
+        result.message = "out of memory";
+    } catch (const std::exception& e) {
+        result.status = failed;
+        result.message = e.what();
+    }
+}
+}  // namespace
+
 void TrainingWorker::run(const RunRequest& request, const std::shared_ptr<CancelFlag>& cancel) {
     if (const auto* ablation = std::get_if<AblationJob>(&request.job)) {
         ablate(request, *ablation->plan, *cancel);
@@ -92,7 +108,7 @@ void TrainingWorker::emitConfusion(int id, const RunRecord& record, Activation a
 void TrainingWorker::ablate(const RunRequest& request, const AblationPlan& plan, const CancelFlag& cancel) {
     AblationResult result;
     result.plan = plan;
-    try {
+    failOnError(result, AblationStatus::Failed, [&] {
         if (!request.dataset) throw ConfigError("no data set loaded");
         const PreparedData data = prepare(*request.dataset, request.config.prepare);
         AblationCallbacks callbacks;
@@ -105,20 +121,14 @@ void TrainingWorker::ablate(const RunRequest& request, const AblationPlan& plan,
             emit ablationStepFinished(request.id, partial);
         };
         result = runAblation(plan, request.config, *request.dataset, data, cancel, callbacks);
-    } catch (const std::bad_alloc&) {
-        result.status = AblationStatus::Failed;
-        result.message = "out of memory";
-    } catch (const std::exception& e) {
-        result.status = AblationStatus::Failed;
-        result.message = e.what();
-    }
+    });
     emit ablationFinished(request.id, result);
 }
 
 void TrainingWorker::answer(const RunRequest& request, const AnswerPlan& plan, const CancelFlag& cancel) {
     Answer result;
     result.plan = plan;
-    try {
+    failOnError(result, AnswerStatus::Failed, [&] {
         if (!request.dataset) throw ConfigError("no data set loaded");
         const PreparedData data = prepare(*request.dataset, request.config.prepare);
         AnswerSteps steps;
@@ -140,13 +150,7 @@ void TrainingWorker::answer(const RunRequest& request, const AnswerPlan& plan, c
         steps.runs.onProgress = [&](const Answer& partial) { emit answerUpdated(request.id, partial); };
         if (auto answered = answerQuestion(plan, request.config, *request.dataset, data, cancel, steps))
             result = std::move(*answered);
-    } catch (const std::bad_alloc&) {
-        result.status = AnswerStatus::Failed;
-        result.message = "out of memory";
-    } catch (const std::exception& e) {
-        result.status = AnswerStatus::Failed;
-        result.message = e.what();
-    }
+    });
     emit answerFinished(request.id, result);
 }
 
