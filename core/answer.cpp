@@ -21,12 +21,11 @@ const EnumNames<AnswerStatus> kAnswerStatusNames = {{AnswerStatus::Running, "run
                                                     {AnswerStatus::Cancelled, "cancelled"},
                                                     {AnswerStatus::Failed, "failed"}};
 
-// Every engine the answer knows, in the order it asks them: ours first (the numerical reference),
-// then the frameworks the founding question is about.
-const std::vector<std::string> kEngines = {"cpu", "cuda", "torch", "keras", "jax"};
-
-bool mentions(const std::string& text, const std::string& word) {
-    return text.find(word) != std::string::npos;
+// Every engine the answer knows (core/engines.h), in the order it asks them.
+std::vector<std::string> allEngineNames() {
+    std::vector<std::string> names;
+    for (const EngineFacts& e : engines()) names.push_back(e.name);
+    return names;
 }
 
 // Whether `fix` sets some switch of `seed` to another value (torch options: always, as no preset
@@ -54,8 +53,7 @@ void AnswerPlan::validate() const {
         throw ConfigError("answer: epochs must be at least 2 (a warm-up and a timed epoch), not " +
                           std::to_string(epochs));
     for (const auto& e : engines)
-        if (std::find(kEngines.begin(), kEngines.end(), e) == kEngines.end())
-            throw ConfigError("answer: unknown engine '" + e + "' (cpu, cuda, torch, keras, jax)");
+        if (!findEngine(e)) throw ConfigError("answer: unknown engine '" + e + "' (" + engineNameList() + ")");
     // One engine twice would compare it with itself, and its runs would overlap no other engine's.
     for (auto e = engines.begin(); e != engines.end(); ++e)
         if (std::find(engines.begin(), e, *e) != e)
@@ -105,21 +103,8 @@ const AblationStep* AnswerEngine::largestCause() const {
     return &ablation->steps[a.causes[*a.largest].step];
 }
 
-std::string installHint(const std::string& name, const std::string& reason) {
-    if (name == "torch")
-        return "sudo apt-get install python3-torch (for /usr/bin/python3), or in a virtual environment: "
-               "pip install torch";
-    if (name == "keras") return "pip install tensorflow-cpu keras";
-    if (name == "jax") return "pip install jax";
-    if (name == "cuda") {
-        if (mentions(reason, "not installed")) return "sudo apt-get install mlp-workbench-cuda";
-        return "needs an NVIDIA GPU with its driver, and the mlp-workbench-cuda package";
-    }
-    return {};
-}
-
 std::vector<AnswerEngine> answerEngines(const AnswerPlan& plan, const std::vector<BackendInfo>& infos) {
-    const std::vector<std::string>& wanted = plan.engines.empty() ? kEngines : plan.engines;
+    const std::vector<std::string> wanted = plan.engines.empty() ? allEngineNames() : plan.engines;
     std::vector<AnswerEngine> available, missing;
     for (const auto& name : wanted) {
         AnswerEngine e;

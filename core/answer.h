@@ -13,6 +13,7 @@
 
 #include "ablation.h"
 #include "backend.h"
+#include "engines.h"  // installHint, the engines the answer asks
 
 namespace wb {
 
@@ -92,10 +93,6 @@ struct Answer {
     void save(const std::string& path) const;         // atomic; throws IoError
     static Answer load(const std::string& path);      // throws DataError
 };
-
-// The command that makes engine `name` available here, for the reason its probe gave; empty when
-// there is none to give (cpu).
-std::string installHint(const std::string& name, const std::string& reason);
 
 // The engines of `plan` as the probes answer (`infos`: BackendRegistry::list()), available first.
 std::vector<AnswerEngine> answerEngines(const AnswerPlan& plan, const std::vector<BackendInfo>& infos);

@@ -13,12 +13,7 @@ namespace wb {
 
 namespace {
 std::string engineName(const AnswerEngine& e) {
-    const std::string who = e.engine == "cpu"     ? "our CPU backend"
-                            : e.engine == "cuda"  ? "our CUDA backend"
-                            : e.engine == "torch" ? "PyTorch"
-                            : e.engine == "keras" ? "Keras"
-                            : e.engine == "jax"   ? "JAX"
-                                                  : e.engine;
+    const std::string who = engineProse(e.engine);
     return e.device.empty() ? who : who + " (" + e.device + ")";
 }
 
@@ -273,7 +268,7 @@ std::string foundingSentence(const Answer& answer, Attributions& attributions) {
         const AnswerEngine* e = answer.engine(name);
         if (e->available) continue;
         return std::string("The founding question (Keras's fit against the PyTorch loop) cannot be answered here: ") +
-               (e->engine == "keras" ? "Keras" : "PyTorch") + " could not run (why, and what to install, below).";
+               engineProse(e->engine) + " could not run (why, and what to install, below).";
     }
     return "";
 }

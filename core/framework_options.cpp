@@ -21,11 +21,6 @@ void FrameworkOptions::validate() const {
             "a prefetch factor needs DataLoader workers: PyTorch refuses prefetch_factor with num_workers=0");
 }
 
-bool isFrameworkBackend(const std::string& backend) {
-    return std::find(std::begin(kFrameworkBackends), std::end(kFrameworkBackends), backend) !=
-           std::end(kFrameworkBackends);
-}
-
 namespace {
 constexpr const char* kTorchPrefix = "torch.";
 

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "engines.h"  // isFrameworkBackend, for the users of this header
+
 namespace wb {
 
 // The DataLoader and compilation knobs the founding post and its answer name (torch backend only).
@@ -33,10 +35,6 @@ bool isTorchOption(const std::string& name);
 bool isDataLoaderOption(const std::string& name);
 std::string torchOptionValue(const TorchOptions& o, const std::string& name);             // throws ConfigError
 void setTorchOption(TorchOptions& o, const std::string& name, const std::string& value);  // throws ConfigError
-
-// The backends that run in a framework's subprocess, in the order front ends list them.
-inline constexpr const char* kFrameworkBackends[] = {"torch", "keras", "jax"};
-bool isFrameworkBackend(const std::string& backend);
 
 void to_json(nlohmann::json& j, const TorchOptions& o);
 void from_json(const nlohmann::json& j, TorchOptions& o);

@@ -24,8 +24,7 @@ void RunConfig::validate() const {
     execution.validate();
     if (!(prepare.valSplit >= 0.0 && prepare.valSplit < 1.0))
         throw ConfigError("validation split must be in [0, 1), got " + std::to_string(prepare.valSplit));
-    if (backend != "cpu" && backend != "cuda" && !isFrameworkBackend(backend))
-        throw ConfigError("unknown backend '" + backend + "' (valid: cpu, cuda, torch, keras, jax)");
+    if (!findEngine(backend)) throw ConfigError("unknown backend '" + backend + "' (valid: " + engineNameList() + ")");
     framework.validate();
     if (threads < 0 || threads > 1024)
         throw ConfigError("threads must be in [0, 1024], got " + std::to_string(threads));

@@ -35,13 +35,10 @@ std::string oneLine(const std::string& s, std::size_t limit = kReasonLength) {
     return end < s.size() ? out + "..." : out;
 }
 
-std::string engineLabel(const std::string& engine) {
-    return engine == "torch"   ? "PyTorch"
-           : engine == "keras" ? "Keras"
-           : engine == "jax"   ? "JAX"
-           : engine == "cpu"   ? "our CPU backend"
-           : engine == "cuda"  ? "our CUDA backend"
-                               : oneLine(engine, 40);
+// "PyTorch", "our CPU backend" (core/engines.h); a name no engine has, as one short line (it comes
+// from a file).
+std::string engineInProse(const std::string& engine) {
+    return findEngine(engine) ? engineProse(engine) : oneLine(engine, 40);
 }
 
 // `text` as Python comment lines of at most kCommentWidth columns, broken between words.
@@ -195,7 +192,7 @@ std::string fixedLoopScript(const Answer& answer, const std::string& engine, con
     const auto e = std::find_if(answer.engines.begin(), answer.engines.end(),
                                 [&](const AnswerEngine& candidate) { return candidate.engine == engine; });
     return scriptOf(*e->ablation, engine, source, name,
-                    "The fixed loop of " + oneLine(source) + " on " + engineLabel(engine) + deviceOf(e->device));
+                    "The fixed loop of " + oneLine(source) + " on " + engineInProse(engine) + deviceOf(e->device));
 }
 
 std::string fixedLoopScript(const AblationResult& ablation, const std::string& framework, const std::string& source,
@@ -205,11 +202,11 @@ std::string fixedLoopScript(const AblationResult& ablation, const std::string& f
                                     std::string(ablation.seedLoop() ? "no step after its seed loop was measured"
                                                                     : "not even its seed loop was measured") +
                                     ")");
-    const std::string measured = engineLabel(ablation.backend) + deviceOf(ablation.device);
+    const std::string measured = engineInProse(ablation.backend) + deviceOf(ablation.device);
     const std::string where = ablation.backend == framework
                                   ? "The fixed loop of " + oneLine(source) + " on " + measured
                                   : "The fixed loop of " + oneLine(source) + ", measured on " + measured +
-                                        ", written for " + engineLabel(framework);
+                                        ", written for " + engineInProse(framework);
     return scriptOf(ablation, framework, source, name, where);
 }
 

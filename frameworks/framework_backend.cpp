@@ -279,8 +279,9 @@ FrameworkFacts recordedFrameworkFacts(const std::string& framework,
 void registerFrameworkBackends() {
     static std::once_flag once;
     std::call_once(once, [] {
-        for (const char* framework : kFrameworkBackends) {
-            const std::string name = framework;
+        for (const EngineFacts& engine : engines()) {
+            if (!engine.framework) continue;
+            const std::string name = engine.name;
             BackendRegistry::instance().add(
                 name, [name] { return probeFrameworkBackend(name); },
                 [name](int) { return makeFrameworkBackend(name); },

@@ -100,12 +100,9 @@ QString valueTip(const std::string& value) {
     return it == tips.end() ? QString() : it->second;
 }
 
-// "CPU", "CUDA", "PyTorch", or the registry's name of another backend.
+// "CPU", "CUDA", "PyTorch" (core/engines.h), or the registry's name of another backend.
 QString backendLabel(const std::string& name) {
-    static const std::map<std::string, QString> labels = {
-        {"cpu", "CPU"}, {"cuda", "CUDA"}, {"torch", "PyTorch"}, {"keras", "Keras"}, {"jax", "JAX"}};
-    const auto it = labels.find(name);
-    return it == labels.end() ? QString::fromStdString(name) : it->second;
+    return QString::fromStdString(engineLabel(name));
 }
 
 // Where a switch is not applicable: "on the CPU", "in PyTorch".

@@ -330,7 +330,7 @@ FrameworkFacts recordedFacts(const ReportSources& s, const std::string& framewor
 }
 
 QString frameworkLabel(const std::string& framework) {
-    return framework == "torch" ? "PyTorch" : framework == "keras" ? "Keras" : "JAX";
+    return QString::fromStdString(engineLabel(framework));
 }
 
 // Which version the loop is written for, as the records say (their interpreter only as text).

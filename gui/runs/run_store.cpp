@@ -34,7 +34,7 @@ std::string stringOr(const nlohmann::json& j, const char* key, std::string fallb
 // Ours, or a framework's run by our own generator (torch): its config holds our switches. A peer
 // script's "pytorch" or "jax" does not.
 bool isOurBackend(const std::string& backend) {
-    return backend == "cpu" || backend == "cuda" || isFrameworkBackend(backend);
+    return findEngine(backend) != nullptr;
 }
 
 // timeSpread() of one run, from its digest: its median and the range of its timed epochs.

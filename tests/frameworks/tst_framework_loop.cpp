@@ -34,7 +34,9 @@ private slots:
         QTest::addColumn<bool>("cuda");
         QTest::addColumn<QString>("option");
         QTest::addColumn<QString>("device");
-        for (const char* fw : kFrameworkBackends) {
+        for (const wb::EngineFacts& engine : wb::engines()) {
+            if (!engine.framework) continue;
+            const char* fw = engine.name.c_str();
             QTest::addRow("%s auto, a GPU seen", fw) << fw << true << true << "auto"
                                                      << "cuda";
             QTest::addRow("%s auto, no GPU", fw) << fw << true << false << "auto"
