@@ -52,22 +52,19 @@ void ThrottledChart::scheduleRefresh() {
 }
 
 void ThrottledChart::replot() {
-    if (!isVisible()) {
-        replotPending_ = true;
-        return;
-    }
-    replotPending_ = false;
-    plot_->replot();
-    ++replotCount_;
+    replotLayer(nullptr);
 }
 
 void ThrottledChart::replotLayer(QCPLayer* layer) {
     if (!isVisible()) {
-        replotPending_ = true;
+        replotPending_ = true;  // the whole plot, when shown
         return;
     }
     replotPending_ = false;
-    layer->replot();
+    if (layer)
+        layer->replot();
+    else
+        plot_->replot();
     ++replotCount_;
 }
 

@@ -43,7 +43,7 @@ protected:
     virtual void runTouched(int runId);
     void scheduleRefresh();             // starts the timer unless it already runs
     void replot();                      // draws now when visible, else when next shown
-    void replotLayer(QCPLayer* layer);  // that buffered layer alone, as replot() does the whole plot
+    void replotLayer(QCPLayer* layer);  // that buffered layer alone (null: the whole plot), as replot()
     void showEvent(QShowEvent* event) override;
 
 private:
