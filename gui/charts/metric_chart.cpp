@@ -380,25 +380,25 @@ void MetricChart::addHiddenEntry(const RunShape& shape) {
     styleHiddenEntry(plot(), entry);
 }
 
-// One grey line for the hidden runs the legend does not name; the runs table lists them all.
-void MetricChart::addHiddenCount(std::size_t count) {
-    QCPGraph* entry = addGraph(QString("%1 more hidden run%2 (tick them in the runs table)")
-                                   .arg(QLocale().toString(static_cast<qulonglong>(count)), count == 1 ? "" : "s"),
-                               QPen(Qt::NoPen), true);
+// A grey line of the legend that names no run, only counts some ("N runs …"): no line, no key.
+void MetricChart::addCountEntry(const QString& what, std::size_t count) {
+    QCPGraph* entry =
+        addGraph(QString(what).arg(QLocale().toString(static_cast<qulonglong>(count)), count == 1 ? "" : "s"),
+                 QPen(Qt::NoPen), true);
     styleHiddenEntry(plot(), entry);
     entry->setPen(QPen(Qt::NoPen));
+}
+
+// One grey line for the hidden runs the legend does not name; the runs table lists them all.
+void MetricChart::addHiddenCount(std::size_t count) {
+    addCountEntry("%1 more hidden run%2 (tick them in the runs table)", count);
 }
 
 void MetricChart::addWithoutQualityCount(std::size_t count) {
     const QString quality = shownQuality_ == Quality::R2    ? QString("R\u00b2")
                             : shownQuality_ == Quality::Mae ? QString("a mean absolute error")
                                                             : QString("an accuracy");
-    QCPGraph* entry =
-        addGraph(QString("%1 shown run%2 without %3 (another task)")
-                     .arg(QLocale().toString(static_cast<qulonglong>(count)), count == 1 ? "" : "s", quality),
-                 QPen(Qt::NoPen), true);
-    styleHiddenEntry(plot(), entry);
-    entry->setPen(QPen(Qt::NoPen));
+    addCountEntry("%1 shown run%2 without " + quality + " (another task)", count);
 }
 
 QCPGraph* MetricChart::addWarmupMarker(const RunEntry& run) {

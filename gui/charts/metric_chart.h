@@ -125,6 +125,7 @@ private:
     void addRawGraphs(RunGraphs& graphs, const RunShape& shape, int variant);
     QCPGraph* addGraph(const QString& name, const QPen& pen, bool inLegend);
     void addHiddenEntry(const RunShape& shape);
+    void addCountEntry(const QString& what, std::size_t count);  // `what`: %1 the count, %2 "s" or ""
     void addHiddenCount(std::size_t count);
     void addWithoutQualityCount(std::size_t count);  // "1 shown run without R² (another task)"
     QCPGraph* addWarmupMarker(const RunEntry& run);
