@@ -76,25 +76,26 @@ double headroomPx(const QFont& base, int gapLines) {
 
 // Whether every label fits whole at an engine's band of `bandPx` pixels and a value axis of
 // `heightPx`: the two medians side by side over their bars and apart from the next engine's, the
-// speed-up wrapped into the band, and all of them in the headroom above the bars. Wraps the
-// speed-ups on the way.
-bool AnswerChart::labelsFit(double bandPx, double heightPx) {
+// speed-up wrapped into the band, and all of them in the headroom above the bars; if so, the lines of
+// the tallest speed-up. Wraps the speed-ups on the way.
+std::optional<int> AnswerChart::labelsFit(double bandPx, double heightPx) {
     constexpr double kGapPx = 4;
     int gapLines = 0;
     for (std::size_t i = 0; i < labels_.size(); ++i) {
         const EngineLabels& e = labels_[i];
         const double seed = textWidth(e.seed), fixed = textWidth(e.fixed);
-        if ((seed + fixed) / 2 + kGapPx > 0.36 * bandPx) return false;  // bar centres 0.36 of a band apart
+        if ((seed + fixed) / 2 + kGapPx > 0.36 * bandPx) return std::nullopt;  // bar centres 0.36 of a band apart
         if (i + 1 < labels_.size() && (fixed + textWidth(labels_[i + 1].seed)) / 2 + kGapPx > 0.64 * bandPx)
-            return false;
+            return std::nullopt;
         if (!e.gap) continue;
         const QFontMetrics metrics(e.gap->font());
         const QString wrapped = wrapWords(e.gapText, metrics, static_cast<int>(bandPx - kGapPx));
-        if (wrapped.contains(QChar(0x2026))) return false;  // a word wider than the band
+        if (wrapped.contains(QChar(0x2026))) return std::nullopt;  // a word wider than the band
         e.gap->setText(wrapped);
         gapLines = std::max(gapLines, static_cast<int>(wrapped.count('\n')) + 1);
     }
-    return headroomPx(font(), gapLines) <= 0.6 * heightPx;
+    if (headroomPx(font(), gapLines) > 0.6 * heightPx) return std::nullopt;
+    return gapLines;
 }
 
 void AnswerChart::setLabelsShown(bool shown) {
@@ -124,15 +125,13 @@ void AnswerChart::fitToSize() {
     // the line (which takes that height) does not bring the labels back.
     const double band = plot_->axisRect()->width() / (std::max(1, engines_) + 0.2);
     const double height = room + (numbers_->isVisible() ? numbers_->height() : 0);
-    const bool inChart = engines_ > 0 && labelsFit(band, height);
+    const std::optional<int> gapLines = engines_ > 0 ? labelsFit(band, height) : std::nullopt;
+    const bool inChart = gapLines.has_value();
     // Headroom above the tallest bar, in pixels, on the logarithmic axis:
     // log(upper) - log(high) = headroom / room of log(upper) - log(lower).
     double upper = plot_->yAxis->range().upper;
     if (engines_ > 0) {
-        int gapLines = 0;
-        for (const EngineLabels& e : labels_)
-            if (e.gap) gapLines = std::max(gapLines, static_cast<int>(e.gap->text().count('\n')) + 1);
-        const double f = inChart ? std::min(0.6, headroomPx(font(), gapLines) / room) : 0.05;
+        const double f = inChart ? std::min(0.6, headroomPx(font(), *gapLines) / room) : 0.05;
         const double lower = std::log(low_ / 2), high = std::log(high_);
         upper = std::exp((high - f * lower) / (1 - f));
     }

@@ -7,6 +7,7 @@
 
 #include <QStringList>
 #include <QWidget>
+#include <optional>
 #include <vector>
 
 #include "answer.h"
@@ -37,7 +38,7 @@ private:
         QString gapText;               // the speed-up in one line, wrapped to the engine's band when fitted
     };
     void fitToSize();
-    bool labelsFit(double bandPx, double heightPx);
+    std::optional<int> labelsFit(double bandPx, double heightPx);
     void setLabelsShown(bool shown);
 
     QCustomPlot* plot_;
