@@ -27,12 +27,12 @@
 #include <utility>
 #include <vector>
 
-#include "cpu_mlp.h"
-#include "cpu_tile_kernels.h"
-#include "math_ops.h"
-#include "model.h"
-#include "random.h"
-#include "step_math.h"
+#include "core/cpu/cpu_mlp.h"
+#include "core/cpu/cpu_tile_kernels.h"
+#include "core/model/math_ops.h"
+#include "core/model/model.h"
+#include "core/model/step_math.h"
+#include "core/platform/random.h"
 
 namespace {
 using namespace wb;

@@ -17,13 +17,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "epoch_journal.h"
-#include "main_window.h"
-#include "metatypes.h"
-#include "run_config.h"
-#include "run_folder.h"
-#include "run_record.h"
-#include "run_store.h"
+#include "core/run/epoch_journal.h"
+#include "core/run/run_config.h"
+#include "core/run/run_record.h"
+#include "gui/runs/run_folder.h"
+#include "gui/runs/run_store.h"
+#include "gui/training/metatypes.h"
+#include "gui/window/main_window.h"
 
 namespace {
 

@@ -18,12 +18,12 @@
 #include <memory>
 #include <vector>
 
-#include "builtin_data.h"
-#include "metatypes.h"
-#include "metric_chart.h"
-#include "run_store.h"
-#include "runs_table_model.h"
-#include "training_controller.h"
+#include "core/data/builtin_data.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_model.h"
+#include "gui/training/metatypes.h"
+#include "gui/training/training_controller.h"
 
 namespace {
 

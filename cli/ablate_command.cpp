@@ -5,16 +5,16 @@
 #include <memory>
 #include <string>
 
-#include "ablation.h"
-#include "attribution_options.h"
-#include "commands.h"
-#include "data_source.h"
-#include "exit_codes.h"
-#include "memory_budget.h"
-#include "output_paths.h"
-#include "prepare.h"
-#include "train_options.h"
-#include "train_run.h"
+#include "cli/attribution_options.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/train_options.h"
+#include "cli/train_run.h"
+#include "core/data/data_source.h"
+#include "core/data/prepare.h"
+#include "core/measure/ablation.h"
+#include "core/platform/output_paths.h"
+#include "core/run/memory_budget.h"
 
 namespace wb::cli {
 
@@ -166,8 +166,7 @@ int runAblate(const AblateOptions& opt, const CLI::App& app) {
     const Dataset dataset = loadDataset(config.data);
     for (const auto& note : dataset.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
     // Each run allocates as one `train` would (one at a time): refused before preparing if one cannot fit.
-    checkMemory(estimateRunMemory(config, shapeOf(config, dataset), MemoryStage::BeforePrepare), availableMemory(),
-                "each run of this ablation");
+    checkRunFits(config, shapeOf(config, dataset), MemoryStage::BeforePrepare, "each run of this ablation");
     const PreparedData data = prepare(dataset, config.prepare);
 
     AblationCallbacks callbacks;

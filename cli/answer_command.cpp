@@ -7,19 +7,19 @@
 #include <memory>
 #include <string>
 
-#include "answer.h"
-#include "attribution_options.h"
-#include "commands.h"
-#include "data_source.h"
-#include "errors.h"
-#include "exit_codes.h"
-#include "keep_warm.h"
-#include "memory_budget.h"
-#include "output_paths.h"
-#include "prepare.h"
-#include "shell_quote.h"
-#include "train_options.h"
-#include "train_run.h"
+#include "cli/attribution_options.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/train_options.h"
+#include "cli/train_run.h"
+#include "core/data/data_source.h"
+#include "core/data/prepare.h"
+#include "core/measure/answer.h"
+#include "core/platform/errors.h"
+#include "core/platform/output_paths.h"
+#include "core/platform/shell_quote.h"
+#include "core/run/memory_budget.h"
+#include "core/train/keep_warm.h"
 
 namespace wb::cli {
 
@@ -125,8 +125,7 @@ int runAnswerCommand(AnswerOptions& opt, const CLI::App& app) {
     checkOutputs({{"--out", opt.out}}, {{"--data", opt.problem.source.data}, {"--labels", opt.problem.source.labels}});
     const Dataset dataset = loadDataset(config.data);
     for (const auto& note : dataset.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
-    checkMemory(estimateRunMemory(config, shapeOf(config, dataset), MemoryStage::BeforePrepare), availableMemory(),
-                "each run of the answer");
+    checkRunFits(config, shapeOf(config, dataset), MemoryStage::BeforePrepare, "each run of the answer");
     const PreparedData data = prepare(dataset, config.prepare);
 
     AnswerSteps steps;

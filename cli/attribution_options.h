@@ -1,4 +1,4 @@
-// The attribution beyond the one order of the fixes (core/ablation_attribution.h), as `mlpwb ablate`
+// The attribution beyond the one order of the fixes (core/measure/ablation_attribution.h), as `mlpwb ablate`
 // and `mlpwb answer` both ask for it: each fix alone, leave-one-out, Shapley values. Each is a flag
 // with its negation (--leave-one-out, --no-leave-one-out), starting at the command's plan's default.
 #pragma once

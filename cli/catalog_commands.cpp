@@ -3,11 +3,11 @@
 #include <memory>
 #include <string>
 
-#include "backend.h"
-#include "commands.h"
-#include "execution_settings.h"
-#include "exit_codes.h"
-#include "python_interpreter.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/model/execution_settings.h"
+#include "core/run/backend.h"
+#include "frameworks/python_interpreter.h"
 
 namespace wb::cli {
 

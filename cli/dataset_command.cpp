@@ -7,11 +7,11 @@
 #include <memory>
 #include <vector>
 
-#include "commands.h"
-#include "data_source.h"
-#include "exit_codes.h"
-#include "npy_io.h"
-#include "train_options.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/train_options.h"
+#include "core/data/data_source.h"
+#include "core/data/npy_io.h"
 
 namespace wb::cli {
 

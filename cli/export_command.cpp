@@ -7,19 +7,19 @@
 #include <string>
 #include <vector>
 
-#include "ablation_result.h"
-#include "answer.h"
-#include "atomic_file.h"
-#include "commands.h"
-#include "data_source.h"
-#include "errors.h"
-#include "exit_codes.h"
-#include "fixed_loop_script.h"
-#include "framework_backend.h"
-#include "output_paths.h"
-#include "prepare.h"
-#include "task_loss.h"
-#include "train_options.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/train_options.h"
+#include "core/data/data_source.h"
+#include "core/data/prepare.h"
+#include "core/measure/ablation_result.h"
+#include "core/measure/answer.h"
+#include "core/model/task_loss.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/errors.h"
+#include "core/platform/output_paths.h"
+#include "frameworks/fixed_loop_script.h"
+#include "frameworks/framework_backend.h"
 
 namespace wb::cli {
 

@@ -8,12 +8,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include "commands.h"
-#include "errors.h"
-#include "exit_codes.h"
-#include "framework_backend.h"
-#include "memory_budget.h"
-#include "plugin_loader.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/platform/errors.h"
+#include "core/platform/machine_memory.h"
+#include "core/train/plugin_loader.h"
+#include "frameworks/framework_backend.h"
 
 using namespace wb::cli;
 

@@ -4,8 +4,8 @@
 
 #include <cstdio>
 
-#include "epoch_metrics.h"
-#include "run_record.h"
+#include "core/run/epoch_metrics.h"
+#include "core/run/run_record.h"
 
 namespace wb::cli {
 

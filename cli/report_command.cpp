@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "commands.h"
-#include "errors.h"
-#include "sweep_engine_run.h"
+#include "cli/commands.h"
+#include "cli/sweep_engine_run.h"
+#include "core/platform/errors.h"
 
 namespace wb::cli {
 

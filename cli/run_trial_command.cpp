@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <memory>
 
-#include "epoch_journal.h"
-#include "errors.h"
-#include "exit_codes.h"
-#include "folder_lock.h"
-#include "run_record.h"
-#include "sweep_commands.h"
-#include "train_run.h"
+#include "cli/exit_codes.h"
+#include "cli/sweep_commands.h"
+#include "cli/train_run.h"
+#include "core/platform/errors.h"
+#include "core/run/epoch_journal.h"
+#include "core/run/run_record.h"
+#include "sweep/folder_lock.h"
 
 namespace wb::cli {
 

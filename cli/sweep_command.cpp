@@ -6,15 +6,15 @@
 #include <optional>
 #include <thread>
 
-#include "commands.h"
-#include "errors.h"
-#include "exit_codes.h"
-#include "slurm_engine.h"
-#include "sweep_commands.h"
-#include "sweep_engine_run.h"
-#include "sweep_folder.h"
-#include "sweep_trials.h"
-#include "train_options.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/sweep_commands.h"
+#include "cli/sweep_engine_run.h"
+#include "cli/sweep_trials.h"
+#include "cli/train_options.h"
+#include "core/platform/errors.h"
+#include "sweep/slurm_engine.h"
+#include "sweep/sweep_folder.h"
 
 namespace wb::cli {
 

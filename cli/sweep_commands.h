@@ -7,9 +7,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "commands.h"
-#include "sweep_engine_run.h"
-#include "sweep_folder.h"
+#include "cli/commands.h"
+#include "cli/sweep_engine_run.h"
+#include "sweep/sweep_folder.h"
 
 namespace wb::cli {
 

@@ -1,4 +1,4 @@
-#include "sweep_engine_run.h"
+#include "cli/sweep_engine_run.h"
 
 #include <sched.h>
 #include <unistd.h>
@@ -11,10 +11,10 @@
 
 #include <CLI/CLI.hpp>
 
-#include "errors.h"
-#include "exit_codes.h"
-#include "local_engine.h"
-#include "slurm_engine.h"
+#include "cli/exit_codes.h"
+#include "core/platform/errors.h"
+#include "sweep/local_engine.h"
+#include "sweep/slurm_engine.h"
 
 namespace wb::cli {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep_folder.h"
+#include "sweep/sweep_folder.h"
 
 namespace CLI {
 class App;

@@ -4,16 +4,16 @@
 #include <iostream>
 #include <memory>
 
-#include "atomic_file.h"
-#include "errors.h"
-#include "exit_codes.h"
-#include "folder_lock.h"
-#include "slurm_engine.h"
-#include "sweep_commands.h"
-#include "sweep_metric.h"
-#include "sweep_report.h"
-#include "text_encoding.h"
-#include "trial_command.h"
+#include "cli/exit_codes.h"
+#include "cli/sweep_commands.h"
+#include "core/data/text_encoding.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/errors.h"
+#include "sweep/folder_lock.h"
+#include "sweep/slurm_engine.h"
+#include "sweep/sweep_metric.h"
+#include "sweep/sweep_report.h"
+#include "sweep/trial_command.h"
 
 namespace wb::cli {
 

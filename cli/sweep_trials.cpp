@@ -1,4 +1,4 @@
-#include "sweep_trials.h"
+#include "cli/sweep_trials.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "errors.h"
-#include "sweep_report.h"  // valueText
-#include "train_options.h"
-#include "trial_points.h"
+#include "cli/train_options.h"
+#include "core/platform/errors.h"
+#include "sweep/sweep_report.h"  // valueText
+#include "sweep/trial_points.h"
 
 namespace wb::cli {
 

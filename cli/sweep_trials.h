@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "sweep_plan.h"
-#include "sweep_spec.h"
+#include "sweep/sweep_plan.h"
+#include "sweep/sweep_spec.h"
 
 namespace wb::cli {
 

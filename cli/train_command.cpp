@@ -2,20 +2,20 @@
 #include <csignal>
 #include <memory>
 
-#include "backend.h"
-#include "builtin_data.h"
-#include "commands.h"
-#include "data_source.h"
-#include "exit_codes.h"
-#include "memory_budget.h"
-#include "output_paths.h"
-#include "prepare.h"
-#include "progress_printer.h"
-#include "run_naming.h"
-#include "safetensors.h"
-#include "train_options.h"
-#include "train_run.h"
-#include "trainer.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "cli/progress_printer.h"
+#include "cli/train_options.h"
+#include "cli/train_run.h"
+#include "core/data/builtin_data.h"
+#include "core/data/data_source.h"
+#include "core/data/prepare.h"
+#include "core/model/safetensors.h"
+#include "core/platform/output_paths.h"
+#include "core/run/backend.h"
+#include "core/run/memory_budget.h"
+#include "core/run/run_naming.h"
+#include "core/train/trainer.h"
 
 namespace wb::cli {
 
@@ -99,9 +99,7 @@ int trainConfig(RunConfig config, const TrainOutputs& outputs) {
     const StopSignals signals;
     const std::string& out = outputs.record;
     if (config.data.kind == DataSpec::Kind::Builtin)
-        checkMemory(
-            estimateRunMemory(config, shapeOf(config, config.data.rows, kSeedFeatures), MemoryStage::BeforeLoad),
-            availableMemory(), "this run");
+        checkRunFits(config, shapeOf(config, config.data.rows, kSeedFeatures), MemoryStage::BeforeLoad, "this run");
     const Dataset dataset = stage(config, out, "loading the data set", [&] { return loadDataset(config.data); });
     for (const auto& note : dataset.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
     if (outputs.defaultName) config.name = defaultRunName(config, dataset);  // with the task the data has

@@ -1,10 +1,10 @@
-#include "train_options.h"
+#include "cli/train_options.h"
 
 #include <charconv>
 
-#include "errors.h"
-#include "python_interpreter.h"
-#include "run_naming.h"
+#include "core/platform/errors.h"
+#include "core/run/run_naming.h"
+#include "frameworks/python_interpreter.h"
 
 namespace wb::cli {
 

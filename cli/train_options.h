@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "run_config.h"
+#include "core/run/run_config.h"
 
 namespace wb::cli {
 

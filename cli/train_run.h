@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "backend.h"
-#include "run_config.h"
+#include "core/run/backend.h"
+#include "core/run/run_config.h"
 
 namespace wb::cli {
 

@@ -1,5 +1,5 @@
 // `mlpwb verify`: every valid combination of the execution switches, a few steps on CUDA against the
-// CPU reference from the same weights and batch order (core/parity_check.h). One line per
+// CPU reference from the same weights and batch order (core/measure/parity_check.h). One line per
 // combination, then "N passed, N failed"; exit 0 only when nothing failed. Without a device every
 // combination is skipped with the reason, and the exit code is 0. --isolate checks them in child
 // processes (this binary again, with the hidden --child-from), so a sticky CUDA error fails only the
@@ -19,13 +19,13 @@
 #include <thread>
 #include <vector>
 
-#include "backend.h"
-#include "child_process.h"
-#include "commands.h"
-#include "errors.h"
-#include "exit_codes.h"
-#include "parity_check.h"
-#include "switch_combinations.h"
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+#include "core/measure/parity_check.h"
+#include "core/measure/switch_combinations.h"
+#include "core/platform/child_process.h"
+#include "core/platform/errors.h"
+#include "core/run/backend.h"
 
 namespace wb::cli {
 

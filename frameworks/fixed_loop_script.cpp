@@ -1,15 +1,15 @@
-#include "fixed_loop_script.h"
+#include "frameworks/fixed_loop_script.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <vector>
 
-#include "errors.h"
-#include "execution_settings.h"
-#include "framework_backend.h"
-#include "framework_options.h"
-#include "script_text.h"
+#include "core/model/execution_settings.h"
+#include "core/platform/errors.h"
+#include "core/run/framework_options.h"
+#include "frameworks/framework_backend.h"
+#include "frameworks/script_text.h"
 
 namespace wb {
 
@@ -35,7 +35,7 @@ std::string oneLine(const std::string& s, std::size_t limit = kReasonLength) {
     return end < s.size() ? out + "..." : out;
 }
 
-// "PyTorch", "our CPU backend" (core/engines.h); a name no engine has, as one short line (it comes
+// "PyTorch", "our CPU backend" (core/run/engines.h); a name no engine has, as one short line (it comes
 // from a file).
 std::string engineInProse(const std::string& engine) {
     return findEngine(engine) ? engineProse(engine) : oneLine(engine, 40);

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "answer.h"
+#include "core/measure/answer.h"
 
 namespace wb {
 

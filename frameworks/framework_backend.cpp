@@ -1,4 +1,4 @@
-#include "framework_backend.h"
+#include "frameworks/framework_backend.h"
 
 #include <stdlib.h>
 
@@ -10,12 +10,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "errors.h"
-#include "framework_loop.h"
-#include "loop_process.h"
-#include "npy_io.h"
-#include "python_interpreter.h"
-#include "safetensors.h"
+#include "core/data/npy_io.h"
+#include "core/model/safetensors.h"
+#include "core/platform/errors.h"
+#include "frameworks/framework_loop.h"
+#include "frameworks/loop_process.h"
+#include "frameworks/python_interpreter.h"
 
 namespace wb {
 

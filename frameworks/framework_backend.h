@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "python_interpreter.h"
+#include "core/run/backend.h"
+#include "frameworks/python_interpreter.h"
 
 namespace wb {
 

@@ -1,9 +1,9 @@
-#include "framework_loop.h"
+#include "frameworks/framework_loop.h"
 
-#include "errors.h"
-#include "jax_script.h"
-#include "keras_script.h"
-#include "torch_script.h"
+#include "core/platform/errors.h"
+#include "frameworks/jax_script.h"
+#include "frameworks/keras_script.h"
+#include "frameworks/torch_script.h"
 
 namespace wb {
 

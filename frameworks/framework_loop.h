@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "execution_settings.h"
-#include "framework_options.h"
-#include "python_interpreter.h"
-#include "run_config.h"
+#include "core/model/execution_settings.h"
+#include "core/run/framework_options.h"
+#include "core/run/run_config.h"
+#include "frameworks/python_interpreter.h"
 
 namespace wb {
 

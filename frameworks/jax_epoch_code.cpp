@@ -1,4 +1,4 @@
-#include "jax_epoch_code.h"
+#include "frameworks/jax_epoch_code.h"
 
 namespace wb {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "execution_settings.h"
+#include "core/model/execution_settings.h"
 
 namespace wb {
 

@@ -1,6 +1,6 @@
-#include "jax_optimizers.h"
+#include "frameworks/jax_optimizers.h"
 
-#include "script_text.h"
+#include "frameworks/script_text.h"
 
 namespace wb {
 

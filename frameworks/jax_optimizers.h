@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "optimizer.h"
+#include "core/model/optimizer.h"
 
 namespace wb {
 

@@ -1,12 +1,12 @@
-#include "jax_script.h"
+#include "frameworks/jax_script.h"
 
 #include <map>
 
-#include "jax_epoch_code.h"
-#include "jax_optimizers.h"
-#include "jax_task_code.h"
-#include "script_text.h"
-#include "task_code.h"
+#include "frameworks/jax_epoch_code.h"
+#include "frameworks/jax_optimizers.h"
+#include "frameworks/jax_task_code.h"
+#include "frameworks/script_text.h"
+#include "frameworks/task_code.h"
 
 namespace wb {
 

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "jax_target.h"
-#include "run_config.h"
+#include "core/run/run_config.h"
+#include "frameworks/jax_target.h"
 
 namespace wb {
 

@@ -1,6 +1,6 @@
-#include "jax_target.h"
+#include "frameworks/jax_target.h"
 
-#include "switch_rules.h"
+#include "frameworks/switch_rules.h"
 
 namespace wb {
 

@@ -1,8 +1,8 @@
-#include "jax_task_code.h"
+#include "frameworks/jax_task_code.h"
 
 #include <stdexcept>
 
-#include "script_text.h"
+#include "frameworks/script_text.h"
 
 namespace wb {
 

@@ -1,10 +1,10 @@
-#include "keras_script.h"
+#include "frameworks/keras_script.h"
 
 #include <map>
 
-#include "keras_task_code.h"
-#include "script_text.h"
-#include "task_code.h"
+#include "frameworks/keras_task_code.h"
+#include "frameworks/script_text.h"
+#include "frameworks/task_code.h"
 
 namespace wb {
 

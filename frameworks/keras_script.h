@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "keras_target.h"
-#include "run_config.h"
+#include "core/run/run_config.h"
+#include "frameworks/keras_target.h"
 
 namespace wb {
 

@@ -1,6 +1,6 @@
-#include "keras_target.h"
+#include "frameworks/keras_target.h"
 
-#include "switch_rules.h"
+#include "frameworks/switch_rules.h"
 
 namespace wb {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "execution_settings.h"
-#include "framework_options.h"
-#include "python_interpreter.h"
+#include "core/model/execution_settings.h"
+#include "core/run/framework_options.h"
+#include "frameworks/python_interpreter.h"
 
 namespace wb {
 

@@ -1,6 +1,6 @@
-#include "keras_task_code.h"
+#include "frameworks/keras_task_code.h"
 
-#include "script_text.h"
+#include "frameworks/script_text.h"
 
 namespace wb {
 

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "execution_settings.h"
-#include "run_config.h"
-#include "task.h"
+#include "core/data/task.h"
+#include "core/model/execution_settings.h"
+#include "core/run/run_config.h"
 
 namespace wb {
 

@@ -1,12 +1,12 @@
-#include "loop_process.h"
+#include "frameworks/loop_process.h"
 
 #include <map>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
 
-#include "errors.h"
-#include "keep_warm.h"
+#include "core/platform/errors.h"
+#include "core/train/keep_warm.h"
 
 namespace wb {
 

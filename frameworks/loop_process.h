@@ -1,5 +1,5 @@
 // The process a framework's training loop runs in: an interpreter of its own, started for the loop and
-// ended with it; or, while a KeepWarm lives (core/keep_warm.h), an interpreter kept from the loops
+// ended with it; or, while a KeepWarm lives (core/train/keep_warm.h), an interpreter kept from the loops
 // before, which runs the loop's script on request (runpy), so that importing PyTorch, TensorFlow or
 // JAX (2-6 s on a laptop-class CPU) is paid once per ablation rather than once per run. The loop's
 // lines are the same either way: the script's "ready" line, one line an epoch.
@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"  // CancelFlag
-#include "child_process.h"
+#include "core/platform/child_process.h"
+#include "core/run/backend.h"  // CancelFlag
 
 namespace wb {
 

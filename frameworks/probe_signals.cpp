@@ -1,4 +1,4 @@
-#include "probe_signals.h"
+#include "frameworks/probe_signals.h"
 
 #include <signal.h>
 

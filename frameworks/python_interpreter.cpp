@@ -1,4 +1,4 @@
-#include "python_interpreter.h"
+#include "frameworks/python_interpreter.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "child_process.h"
-#include "errors.h"
-#include "probe_signals.h"
+#include "core/platform/child_process.h"
+#include "core/platform/errors.h"
+#include "frameworks/probe_signals.h"
 
 namespace wb {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "backend.h"  // CancelFlag
+#include "core/run/backend.h"  // CancelFlag
 
 namespace wb {
 

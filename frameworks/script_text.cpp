@@ -1,4 +1,4 @@
-#include "script_text.h"
+#include "frameworks/script_text.h"
 
 #include <array>
 #include <charconv>

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "execution_settings.h"
-#include "run_config.h"
+#include "core/model/execution_settings.h"
+#include "core/run/run_config.h"
 
 namespace wb {
 

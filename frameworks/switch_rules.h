@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "execution_settings.h"
+#include "core/model/execution_settings.h"
 
 namespace wb {
 

@@ -1,9 +1,9 @@
-#include "task_code.h"
+#include "frameworks/task_code.h"
 
 #include <stdexcept>
 
-#include "errors.h"
-#include "task_metrics.h"
+#include "core/platform/errors.h"
+#include "core/run/task_metrics.h"
 
 namespace wb {
 

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "execution_settings.h"
-#include "run_config.h"
-#include "script_text.h"
-#include "task.h"
+#include "core/data/task.h"
+#include "core/model/execution_settings.h"
+#include "core/run/run_config.h"
+#include "frameworks/script_text.h"
 
 namespace wb {
 

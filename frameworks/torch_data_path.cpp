@@ -1,4 +1,4 @@
-#include "torch_data_path.h"
+#include "frameworks/torch_data_path.h"
 
 namespace wb {
 

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "execution_settings.h"
-#include "framework_options.h"
+#include "core/model/execution_settings.h"
+#include "core/run/framework_options.h"
 
 namespace wb {
 

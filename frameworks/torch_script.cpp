@@ -1,11 +1,11 @@
-#include "torch_script.h"
+#include "frameworks/torch_script.h"
 
 #include <map>
 
-#include "script_text.h"
-#include "task_code.h"
-#include "torch_data_path.h"
-#include "torch_task_code.h"
+#include "frameworks/script_text.h"
+#include "frameworks/task_code.h"
+#include "frameworks/torch_data_path.h"
+#include "frameworks/torch_task_code.h"
 
 namespace wb {
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "run_config.h"
-#include "torch_target.h"
+#include "core/run/run_config.h"
+#include "frameworks/torch_target.h"
 
 namespace wb {
 

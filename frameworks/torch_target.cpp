@@ -1,6 +1,6 @@
-#include "torch_target.h"
+#include "frameworks/torch_target.h"
 
-#include "switch_rules.h"
+#include "frameworks/switch_rules.h"
 
 namespace wb {
 

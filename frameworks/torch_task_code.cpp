@@ -1,6 +1,6 @@
-#include "torch_task_code.h"
+#include "frameworks/torch_task_code.h"
 
-#include "script_text.h"
+#include "frameworks/script_text.h"
 
 namespace wb {
 

@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <cstring>
 
-#include "framework_backend.h"
-#include "headless_export.h"
-#include "headless_report.h"
-#include "main_window.h"
-#include "metatypes.h"
-#include "plugin_loader.h"
+#include "core/train/plugin_loader.h"
+#include "frameworks/framework_backend.h"
+#include "gui/charts/headless_export.h"
+#include "gui/report/headless_report.h"
+#include "gui/training/metatypes.h"
+#include "gui/window/main_window.h"
 
 // --help and --version answer before any window system is asked for, so they work on a server.
 int answerWithoutDisplay(int argc, char** argv) {

@@ -1,10 +1,10 @@
-#include "batch_source.h"
+#include "kernels/batch_source.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "cuda_check.h"
-#include "step_kernels.h"
+#include "kernels/cuda_check.h"
+#include "kernels/step_kernels.h"
 
 namespace wb {
 

@@ -15,10 +15,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "cuda_stream.h"
-#include "device_buffer.h"
-#include "execution_settings.h"
-#include "prepare.h"
+#include "core/data/prepare.h"
+#include "core/model/execution_settings.h"
+#include "kernels/cuda_stream.h"
+#include "kernels/device_buffer.h"
 
 namespace wb {
 

@@ -5,15 +5,15 @@
 #include <cstdio>
 #include <memory>
 
-#include "batch_source.h"
-#include "cublas_handle.h"
-#include "cuda_backend.h"
-#include "cuda_check.h"
-#include "cuda_device_info.h"
-#include "cuda_stream.h"
-#include "device_mlp.h"
-#include "errors.h"
-#include "launch_strategy.h"
+#include "core/platform/errors.h"
+#include "kernels/batch_source.h"
+#include "kernels/cublas_handle.h"
+#include "kernels/cuda_backend.h"
+#include "kernels/cuda_check.h"
+#include "kernels/cuda_device_info.h"
+#include "kernels/cuda_stream.h"
+#include "kernels/device_mlp.h"
+#include "kernels/launch_strategy.h"
 
 namespace wb {
 

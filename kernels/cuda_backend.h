@@ -5,12 +5,12 @@
 #include <memory>
 #include <vector>
 
-#include "backend.h"
+#include "core/run/backend.h"
 
 namespace wb {
 
 // Adds "cuda" to BackendRegistry::instance(); calling it again does nothing. For the tests that link
-// wb_cuda; the programs load libmlpwb-cuda.so instead (core/plugin_loader.h).
+// wb_cuda; the programs load libmlpwb-cuda.so instead (core/train/plugin_loader.h).
 void registerCudaBackend();
 
 // Whether a device is usable and, if not, why ("CUDA unavailable: no NVIDIA driver"). Never throws.

@@ -1,8 +1,8 @@
-#include "cuda_check.h"
+#include "kernels/cuda_check.h"
 
 #include <string>
 
-#include "errors.h"
+#include "core/platform/errors.h"
 
 namespace wb {
 

@@ -1,8 +1,8 @@
-#include "cuda_device_info.h"
+#include "kernels/cuda_device_info.h"
 
 #include <cstdio>
 
-#include "cuda_check.h"
+#include "kernels/cuda_check.h"
 
 namespace wb {
 

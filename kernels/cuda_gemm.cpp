@@ -1,8 +1,8 @@
-#include "cuda_gemm.h"
+#include "kernels/cuda_gemm.h"
 
-#include "cuda_check.h"
-#include "errors.h"
-#include "layer_products.h"
+#include "core/platform/errors.h"
+#include "kernels/cuda_check.h"
+#include "kernels/layer_products.h"
 
 namespace wb {
 

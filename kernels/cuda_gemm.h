@@ -10,8 +10,8 @@
 
 #include <cublas_v2.h>
 
-#include "execution_settings.h"
-#include "layer_products.h"
+#include "core/model/execution_settings.h"
+#include "kernels/layer_products.h"
 
 namespace wb {
 

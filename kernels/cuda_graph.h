@@ -5,7 +5,7 @@
 
 #include <utility>
 
-#include "cuda_check.h"
+#include "kernels/cuda_check.h"
 
 namespace wb {
 

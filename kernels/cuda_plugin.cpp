@@ -1,11 +1,11 @@
 // libmlpwb-cuda.so's one exported symbol: hands the CUDA backend to the program that loaded it
-// (core/backend_plugin.h has the contract, core/plugin_loader.h the search).
+// (core/run/backend_plugin.h has the contract, core/train/plugin_loader.h the search).
 #include <cstring>
 #include <exception>
 #include <string>
 
-#include "backend_plugin.h"
-#include "cuda_backend.h"
+#include "core/run/backend_plugin.h"
+#include "kernels/cuda_backend.h"
 
 #ifndef WB_VERSION
 #error "WB_VERSION must be defined"

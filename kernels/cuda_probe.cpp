@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <string>
 
-#include "cuda_backend.h"
-#include "cuda_device_info.h"
+#include "kernels/cuda_backend.h"
+#include "kernels/cuda_device_info.h"
 
 namespace wb {
 

@@ -1,8 +1,8 @@
-#include "device_mlp.h"
+#include "kernels/device_mlp.h"
 
 #include <algorithm>
 
-#include "cuda_check.h"
+#include "kernels/cuda_check.h"
 
 namespace wb {
 

@@ -8,12 +8,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "backend.h"
-#include "cuda_gemm.h"
-#include "cuda_stream.h"
-#include "device_buffer.h"
-#include "step_kernels.h"
-#include "task_loss.h"
+#include "core/model/task_loss.h"
+#include "core/run/backend.h"
+#include "kernels/cuda_gemm.h"
+#include "kernels/cuda_stream.h"
+#include "kernels/device_buffer.h"
+#include "kernels/step_kernels.h"
 
 namespace wb {
 

@@ -3,8 +3,8 @@
 // waits for it, as `loss.item()` does, and stops at a loss that is not finite, as the CPU does.
 #include <algorithm>
 
-#include "cuda_check.h"
-#include "launch_strategy.h"
+#include "kernels/cuda_check.h"
+#include "kernels/launch_strategy.h"
 
 namespace wb {
 

@@ -4,9 +4,9 @@
 // device permutation when shuffled) and the copy of the device's counters to the host, so an epoch
 // costs the host one graph launch (no reset kernel and no copy launched apart, ~20 µs of host work
 // per epoch before). On every other data path, one kernel per staged batch.
-#include "cuda_graph.h"
-#include "fused_step.h"
-#include "launch_strategy.h"
+#include "kernels/cuda_graph.h"
+#include "kernels/fused_step.h"
+#include "kernels/launch_strategy.h"
 
 namespace wb {
 

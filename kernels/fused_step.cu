@@ -3,8 +3,8 @@
 // and the "last block to finish" hand-offs of the two-level reduction.
 #include <cuda_runtime.h>
 
-#include "errors.h"
-#include "fused_step.h"
+#include "core/platform/errors.h"
+#include "kernels/fused_step.h"
 
 namespace wb {
 

@@ -32,10 +32,10 @@
 #include <string>
 #include <vector>
 
-#include "math_ops.h"
-#include "model.h"
-#include "optimizer.h"
-#include "step_math.h"
+#include "core/model/math_ops.h"
+#include "core/model/model.h"
+#include "core/model/optimizer.h"
+#include "core/model/step_math.h"
 
 namespace wb {
 

@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "errors.h"
-#include "fused_step.h"
+#include "core/platform/errors.h"
+#include "kernels/fused_step.h"
 
 namespace wb {
 

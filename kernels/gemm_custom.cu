@@ -3,8 +3,8 @@
 // its barriers and the grid.
 #include <cuda_runtime.h>
 
-#include "errors.h"
-#include "gemm_custom.h"
+#include "core/platform/errors.h"
+#include "kernels/gemm_custom.h"
 
 namespace wb {
 

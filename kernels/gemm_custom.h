@@ -24,8 +24,8 @@
 #include <cstddef>
 #include <limits>
 
-#include "model.h"
-#include "step_math.h"
+#include "core/model/model.h"
+#include "core/model/step_math.h"
 
 namespace wb {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "errors.h"
-#include "gemm_custom.h"
+#include "core/platform/errors.h"
+#include "kernels/gemm_custom.h"
 
 namespace wb {
 

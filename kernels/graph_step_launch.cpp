@@ -9,8 +9,8 @@
 #include <map>
 #include <tuple>
 
-#include "cuda_graph.h"
-#include "launch_strategy.h"
+#include "kernels/cuda_graph.h"
+#include "kernels/launch_strategy.h"
 
 namespace wb {
 

@@ -1,10 +1,10 @@
-#include "launch_strategy.h"
+#include "kernels/launch_strategy.h"
 
 #include <algorithm>
 #include <string>
 
-#include "cuda_check.h"
-#include "errors.h"
+#include "core/platform/errors.h"
+#include "kernels/cuda_check.h"
 
 namespace wb {
 

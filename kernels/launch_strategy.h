@@ -14,9 +14,9 @@
 #include <optional>
 #include <vector>
 
-#include "backend.h"
-#include "batch_source.h"
-#include "device_mlp.h"
+#include "core/run/backend.h"
+#include "kernels/batch_source.h"
+#include "kernels/device_mlp.h"
 
 namespace wb {
 

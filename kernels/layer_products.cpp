@@ -1,4 +1,4 @@
-#include "layer_products.h"
+#include "kernels/layer_products.h"
 
 namespace wb {
 

@@ -6,7 +6,7 @@
 //   inputGrad:  dx = dz w
 #pragma once
 
-#include "gemm_custom.h"
+#include "kernels/gemm_custom.h"
 
 namespace wb {
 

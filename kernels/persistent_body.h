@@ -15,9 +15,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fused_step.h"
-#include "persistent_epoch.h"
-#include "step_math.h"
+#include "core/model/step_math.h"
+#include "kernels/fused_step.h"
+#include "kernels/persistent_epoch.h"
 
 namespace wb::persistent {
 

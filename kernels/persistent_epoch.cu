@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <vector>
 
-#include "cuda_check.h"
-#include "errors.h"
-#include "persistent_body.h"
-#include "persistent_epoch.h"
+#include "core/platform/errors.h"
+#include "kernels/cuda_check.h"
+#include "kernels/persistent_body.h"
+#include "kernels/persistent_epoch.h"
 
 namespace wb {
 

@@ -50,11 +50,11 @@
 #include <string>
 #include <vector>
 
-#include "execution_settings.h"
-#include "fused_step.h"
-#include "model.h"
-#include "optimizer.h"
-#include "step_math.h"
+#include "core/model/execution_settings.h"
+#include "core/model/model.h"
+#include "core/model/optimizer.h"
+#include "core/model/step_math.h"
+#include "kernels/fused_step.h"
 
 namespace wb {
 

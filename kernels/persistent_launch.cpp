@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "device_buffer.h"
-#include "errors.h"
-#include "launch_strategy.h"
-#include "persistent_epoch.h"
-#include "run_config.h"
+#include "core/platform/errors.h"
+#include "core/run/run_config.h"
+#include "kernels/device_buffer.h"
+#include "kernels/launch_strategy.h"
+#include "kernels/persistent_epoch.h"
 
 namespace wb {
 

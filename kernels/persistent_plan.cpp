@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "errors.h"
-#include "persistent_epoch.h"
+#include "core/platform/errors.h"
+#include "kernels/persistent_epoch.h"
 
 namespace wb {
 

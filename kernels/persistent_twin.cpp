@@ -1,7 +1,7 @@
 // The persistent epoch's CPU twin: the kernel's block program with one lane per block and the grid
 // barrier emulated (persistent_twin.h); the tests compare it with the CPU reference and with the
 // fused step's twin.
-#include "persistent_twin.h"
+#include "kernels/persistent_twin.h"
 
 namespace wb {
 

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "persistent_body.h"
-#include "persistent_epoch.h"
+#include "kernels/persistent_body.h"
+#include "kernels/persistent_epoch.h"
 
 namespace wb {
 

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "cuda_check.h"
-#include "errors.h"
-#include "step_kernels.h"
+#include "core/platform/errors.h"
+#include "kernels/cuda_check.h"
+#include "kernels/step_kernels.h"
 
 namespace wb {
 

@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "math_ops.h"
-#include "model.h"
-#include "step_math.h"
+#include "core/model/math_ops.h"
+#include "core/model/model.h"
+#include "core/model/step_math.h"
 
 namespace wb {
 

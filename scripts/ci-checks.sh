@@ -45,6 +45,7 @@ skips_check() {
 step "skips" skips_check
 step "format" format_check
 step "source lists" scripts/check-source-lists.sh
+step "core floors" scripts/check-core-floors.sh
 step "gpu-check self-test (fake tools)" scripts/gpu-check-selftest.sh
 step "clang-tidy" scripts/tidy.sh
 # The unit suites under ASan+UBSan (the GUI suites run in the plain build; Qt itself is not

@@ -29,7 +29,7 @@ cmake -S . -B "$build_dir" "${generator[@]}" -DCMAKE_EXPORT_COMPILE_COMMANDS=ON 
 
 folders=(core sweep cli)
 mapfile -t files < <(git ls-files "${folders[@]/%//*.cpp}")
-header_filter="/($(IFS='|' && echo "${folders[*]}"))/[^/]+\.h\$"
+header_filter="/($(IFS='|' && echo "${folders[*]}"))/([^/]+/)*[^/]+\.h\$"
 for f in "${files[@]}"; do
     if ! grep -qF "\"file\": \"$root/$f\"" "$build_dir/compile_commands.json"; then
         echo "tidy.sh: $f is not in $build_dir/compile_commands.json (not part of the build?)" >&2

@@ -1,4 +1,4 @@
-#include "folder_lock.h"
+#include "sweep/folder_lock.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -6,9 +6,9 @@
 #include <cerrno>
 #include <cstring>
 
-#include "errors.h"
-#include "safe_open.h"
-#include "trial_state.h"
+#include "core/platform/errors.h"
+#include "core/platform/safe_open.h"
+#include "sweep/trial_state.h"
 
 namespace wb::sweep {
 

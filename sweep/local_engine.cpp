@@ -1,4 +1,4 @@
-#include "local_engine.h"
+#include "sweep/local_engine.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -9,9 +9,9 @@
 #include <list>
 #include <thread>
 
-#include "errors.h"
-#include "text_encoding.h"
-#include "trial_process.h"
+#include "core/data/text_encoding.h"
+#include "core/platform/errors.h"
+#include "sweep/trial_process.h"
 
 namespace wb::sweep {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sweep_folder.h"
+#include "sweep/sweep_folder.h"
 
 namespace wb::sweep {
 

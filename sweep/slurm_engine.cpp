@@ -1,4 +1,4 @@
-#include "slurm_engine.h"
+#include "sweep/slurm_engine.h"
 
 #include <unistd.h>
 
@@ -10,12 +10,12 @@
 #include <sstream>
 #include <thread>
 
-#include "atomic_file.h"
-#include "errors.h"
-#include "safe_open.h"
-#include "shell_quote.h"
-#include "text_encoding.h"
-#include "trial_process.h"
+#include "core/data/text_encoding.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/errors.h"
+#include "core/platform/safe_open.h"
+#include "core/platform/shell_quote.h"
+#include "sweep/trial_process.h"
 
 namespace fs = std::filesystem;
 

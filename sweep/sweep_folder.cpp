@@ -1,4 +1,4 @@
-#include "sweep_folder.h"
+#include "sweep/sweep_folder.h"
 
 #include <sys/stat.h>
 
@@ -7,13 +7,13 @@
 #include <cstring>
 #include <filesystem>
 
-#include "atomic_file.h"
-#include "errors.h"
-#include "folder_lock.h"
-#include "json_file.h"
-#include "run_record.h"
-#include "safe_open.h"
-#include "sweep_metric.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/errors.h"
+#include "core/platform/json_file.h"
+#include "core/platform/safe_open.h"
+#include "core/run/run_record.h"
+#include "sweep/folder_lock.h"
+#include "sweep/sweep_metric.h"
 
 namespace fs = std::filesystem;
 

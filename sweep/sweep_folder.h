@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "errors.h"
-#include "sweep_plan.h"
-#include "trial_state.h"
+#include "core/platform/errors.h"
+#include "sweep/sweep_plan.h"
+#include "sweep/trial_state.h"
 
 namespace wb::sweep {
 

@@ -1,8 +1,8 @@
-#include "sweep_metric.h"
+#include "sweep/sweep_metric.h"
 
 #include <array>
 
-#include "run_record.h"
+#include "core/run/run_record.h"
 
 namespace wb::sweep {
 

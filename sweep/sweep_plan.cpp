@@ -1,7 +1,7 @@
-#include "sweep_plan.h"
+#include "sweep/sweep_plan.h"
 
-#include "errors.h"
-#include "json_fields.h"
+#include "core/platform/errors.h"
+#include "core/platform/json_fields.h"
 
 namespace wb::sweep {
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sweep_spec.h"
+#include "sweep/sweep_spec.h"
 
 namespace wb::sweep {
 

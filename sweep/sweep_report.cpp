@@ -1,12 +1,12 @@
-#include "sweep_report.h"
+#include "sweep/sweep_report.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 
-#include "csv_field.h"
-#include "json_fields.h"
-#include "run_record.h"  // median()
+#include "core/platform/csv_field.h"
+#include "core/platform/json_fields.h"
+#include "core/run/run_record.h"  // median()
 
 namespace wb::sweep {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sweep_folder.h"
+#include "sweep/sweep_folder.h"
 
 namespace wb::sweep {
 

@@ -1,4 +1,4 @@
-#include "sweep_spec.h"
+#include "sweep/sweep_spec.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,8 +13,8 @@
 #include <yaml-cpp/depthguard.h>  // YAML::DeepRecursion (yaml.h leaves it out)
 #include <yaml-cpp/yaml.h>
 
-#include "errors.h"
-#include "sweep_metric.h"
+#include "core/platform/errors.h"
+#include "sweep/sweep_metric.h"
 
 namespace wb::sweep {
 

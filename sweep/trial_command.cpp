@@ -1,6 +1,6 @@
-#include "trial_command.h"
+#include "sweep/trial_command.h"
 
-#include "shell_quote.h"
+#include "core/platform/shell_quote.h"
 
 namespace wb::sweep {
 

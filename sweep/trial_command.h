@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "sweep_plan.h"
+#include "sweep/sweep_plan.h"
 
 namespace wb::sweep {
 

@@ -1,11 +1,11 @@
-#include "trial_points.h"
+#include "sweep/trial_points.h"
 
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 
-#include "errors.h"
-#include "random.h"
+#include "core/platform/errors.h"
+#include "core/platform/random.h"
 
 namespace wb::sweep {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "sweep_spec.h"
+#include "sweep/sweep_spec.h"
 
 namespace wb::sweep {
 

@@ -1,4 +1,4 @@
-#include "trial_process.h"
+#include "sweep/trial_process.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -8,9 +8,9 @@
 #include <csignal>
 #include <cstring>
 
-#include "child_process.h"
-#include "errors.h"
-#include "safe_open.h"
+#include "core/platform/child_process.h"
+#include "core/platform/errors.h"
+#include "core/platform/safe_open.h"
 
 namespace wb::sweep {
 

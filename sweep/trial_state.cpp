@@ -1,12 +1,12 @@
-#include "trial_state.h"
+#include "sweep/trial_state.h"
 
 #include <unistd.h>
 
 #include <ctime>
 
-#include "enum_names.h"
-#include "errors.h"
-#include "json_fields.h"
+#include "core/platform/enum_names.h"
+#include "core/platform/errors.h"
+#include "core/platform/json_fields.h"
 
 namespace wb::sweep {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "answer.h"
-#include "execution_settings.h"
-#include "timed_step_fixture.h"
+#include "core/measure/answer.h"
+#include "core/model/execution_settings.h"
+#include "tests/timed_step_fixture.h"
 
 namespace fixture {
 

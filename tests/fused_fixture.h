@@ -7,9 +7,9 @@
 #include <random>
 #include <vector>
 
-#include "fused_step.h"
-#include "model.h"
-#include "optimizer.h"
+#include "core/model/model.h"
+#include "core/model/optimizer.h"
+#include "kernels/fused_step.h"
 
 namespace wb::test {
 

@@ -7,8 +7,8 @@
 
 #include <memory>
 
-#include "backend.h"
-#include "cpu_backend.h"
+#include "core/cpu/cpu_backend.h"
+#include "core/run/backend.h"
 
 class InjectedTimesBackend : public wb::Backend {
 public:

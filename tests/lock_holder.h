@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "folder_lock.h"
+#include "sweep/folder_lock.h"
 
 class LockHolder {
 public:

@@ -12,11 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model.h"
-#include "npy_io.h"
-#include "optimizer.h"
-#include "run_config.h"
-#include "run_record.h"
+#include "core/data/npy_io.h"
+#include "core/model/model.h"
+#include "core/model/optimizer.h"
+#include "core/run/run_config.h"
+#include "core/run/run_record.h"
 
 namespace wb::parity {
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "fused_fixture.h"
-#include "persistent_epoch.h"
-#include "persistent_twin.h"
+#include "kernels/persistent_epoch.h"
+#include "kernels/persistent_twin.h"
+#include "tests/fused_fixture.h"
 
 namespace wb::test {
 

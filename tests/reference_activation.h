@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "model.h"
+#include "core/model/model.h"
 
 inline double referenceActivation(wb::Activation a, double z) {
     switch (a) {

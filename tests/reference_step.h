@@ -10,11 +10,11 @@
 #include <random>
 #include <vector>
 
-#include "cpu_mlp.h"
-#include "fused_fixture.h"
-#include "math_ops.h"
-#include "model.h"
-#include "optimizer.h"
+#include "core/cpu/cpu_mlp.h"
+#include "core/model/math_ops.h"
+#include "core/model/model.h"
+#include "core/model/optimizer.h"
+#include "tests/fused_fixture.h"
 
 namespace wb::test {
 

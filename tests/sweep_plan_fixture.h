@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sweep_plan.h"
+#include "sweep/sweep_plan.h"
 
 inline wb::sweep::SweepPlan planOf(int trials, const nlohmann::json& config = nlohmann::json::object()) {
     wb::sweep::SweepPlan p;

@@ -9,7 +9,7 @@
 #include <QFile>
 #include <QString>
 
-#include "cli_runner.h"
+#include "tests/cli_runner.h"
 
 // Writes `text` to `path`.
 inline void writeText(const QString& path, const QByteArray& text) {

@@ -7,7 +7,7 @@
 #include <QString>
 #include <QtTest>
 
-#include "errors.h"
+#include "core/platform/errors.h"
 
 // Compares an enum of the core by its name (QCOMPARE cannot print enum classes), e.g.
 // WB_COMPARE_NAME(record.status, "completed").

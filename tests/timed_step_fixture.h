@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ablation_result.h"
+#include "core/measure/ablation_result.h"
 
 namespace timed_step_fixture {
 

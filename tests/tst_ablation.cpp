@@ -7,13 +7,13 @@
 #include <cmath>
 #include <fstream>
 
-#include "ablation.h"
-#include "ablation_attribution.h"
-#include "builtin_data.h"
-#include "errors.h"
-#include "injected_times_backend.h"
-#include "prepare.h"
-#include "test_support.h"
+#include "core/data/builtin_data.h"
+#include "core/data/prepare.h"
+#include "core/measure/ablation.h"
+#include "core/measure/ablation_attribution.h"
+#include "core/platform/errors.h"
+#include "tests/injected_times_backend.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 

@@ -11,8 +11,8 @@
 #include <limits>
 #include <vector>
 
-#include "math_ops.h"
-#include "reference_activation.h"
+#include "core/model/math_ops.h"
+#include "tests/reference_activation.h"
 
 using namespace wb;
 

@@ -5,10 +5,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "answer.h"
-#include "builtin_data.h"
-#include "errors.h"
-#include "prepare.h"
+#include "core/data/builtin_data.h"
+#include "core/data/prepare.h"
+#include "core/measure/answer.h"
+#include "core/platform/errors.h"
 
 using namespace wb;
 

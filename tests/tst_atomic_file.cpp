@@ -10,11 +10,11 @@
 #include <fstream>
 #include <iterator>
 
-#include "atomic_file.h"
-#include "epoch_journal.h"
-#include "errors.h"
-#include "output_paths.h"
-#include "run_record.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/errors.h"
+#include "core/platform/output_paths.h"
+#include "core/run/epoch_journal.h"
+#include "core/run/run_record.h"
 
 using namespace wb;
 

@@ -5,17 +5,17 @@
 // not the last; the bootstrap is deterministic and its interval holds the median.
 #include <QtTest>
 
-#include "ablation.h"
-#include "ablation_attribution.h"
-#include "answer.h"
-#include "bootstrap_interval.h"
-#include "builtin_data.h"
-#include "cpu_backend.h"
-#include "errors.h"
-#include "injected_times_backend.h"
-#include "prepare.h"
-#include "shapley.h"
-#include "timed_step_fixture.h"
+#include "core/cpu/cpu_backend.h"
+#include "core/data/builtin_data.h"
+#include "core/data/prepare.h"
+#include "core/measure/ablation.h"
+#include "core/measure/ablation_attribution.h"
+#include "core/measure/answer.h"
+#include "core/measure/bootstrap_interval.h"
+#include "core/measure/shapley.h"
+#include "core/platform/errors.h"
+#include "tests/injected_times_backend.h"
+#include "tests/timed_step_fixture.h"
 
 using namespace wb;
 

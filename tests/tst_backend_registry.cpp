@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "cpu_backend.h"
-#include "errors.h"
-#include "execution_settings.h"
+#include "core/cpu/cpu_backend.h"
+#include "core/model/execution_settings.h"
+#include "core/platform/errors.h"
+#include "core/run/backend.h"
 #ifdef WB_WITH_CUDA
-#include "cuda_backend.h"
+#include "kernels/cuda_backend.h"
 #endif
 
 using namespace wb;

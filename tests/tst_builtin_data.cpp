@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "builtin_data.h"
-#include "errors.h"
+#include "core/data/builtin_data.h"
+#include "core/platform/errors.h"
 
 namespace {
 

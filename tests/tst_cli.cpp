@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_runner.h"
+#include "tests/cli_runner.h"
 
-#include "switch_combinations.h"
+#include "core/measure/switch_combinations.h"
 
 #include <sys/types.h>
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_runner.h"
+#include "tests/cli_runner.h"
 
 #include <sys/types.h>
 

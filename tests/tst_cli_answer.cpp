@@ -5,8 +5,8 @@
 #include <QtTest>
 #include <set>
 
-#include "answer.h"
-#include "cli_runner.h"
+#include "core/measure/answer.h"
+#include "tests/cli_runner.h"
 
 namespace {
 constexpr int kTimeoutMs = 120000;

@@ -9,9 +9,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "cli_runner.h"
-#include "fixed_loop_fixture.h"
-#include "test_support.h"
+#include "tests/cli_runner.h"
+#include "tests/fixed_loop_fixture.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 

@@ -12,8 +12,8 @@
 #include <fstream>
 #include <string>
 
-#include "cli_runner.h"
-#include "test_support.h"
+#include "tests/cli_runner.h"
+#include "tests/test_support.h"
 
 // Whether this build runs under AddressSanitizer: GCC says so with __SANITIZE_ADDRESS__, clang with
 // __has_feature(address_sanitizer).

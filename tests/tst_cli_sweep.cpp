@@ -5,10 +5,10 @@
 
 #include <signal.h>
 
-#include "cli_runner.h"
-#include "folder_lock.h"
-#include "shell_quote.h"
-#include "sweep_support.h"
+#include "core/platform/shell_quote.h"
+#include "sweep/folder_lock.h"
+#include "tests/cli_runner.h"
+#include "tests/sweep_support.h"
 
 namespace {
 constexpr int kTimeoutMs = 240000;

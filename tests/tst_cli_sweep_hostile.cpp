@@ -10,9 +10,9 @@
 
 #include <filesystem>
 
-#include "cli_runner.h"
-#include "sweep_support.h"
-#include "test_support.h"
+#include "tests/cli_runner.h"
+#include "tests/sweep_support.h"
+#include "tests/test_support.h"
 
 namespace {
 constexpr int kTimeoutMs = 240000;

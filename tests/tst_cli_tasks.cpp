@@ -4,7 +4,7 @@
 // weights in the record and their refusals (exit 4).
 #include <QtTest>
 
-#include "cli_runner.h"
+#include "tests/cli_runner.h"
 
 namespace {
 constexpr int kTimeoutMs = 60000;

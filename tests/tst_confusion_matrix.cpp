@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "confusion_matrix.h"
-#include "errors.h"
+#include "core/measure/confusion_matrix.h"
+#include "core/platform/errors.h"
 
 using namespace wb;
 

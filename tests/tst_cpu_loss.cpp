@@ -5,9 +5,9 @@
 #include <cmath>
 #include <vector>
 
-#include "cpu_loss.h"
-#include "errors.h"
-#include "random.h"
+#include "core/model/cpu_loss.h"
+#include "core/platform/errors.h"
+#include "core/platform/random.h"
 
 using namespace wb;
 

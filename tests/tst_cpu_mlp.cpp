@@ -6,10 +6,10 @@
 #include <cmath>
 #include <vector>
 
-#include "cpu_mlp.h"
-#include "errors.h"
-#include "random.h"
-#include "reference_activation.h"
+#include "core/cpu/cpu_mlp.h"
+#include "core/platform/errors.h"
+#include "core/platform/random.h"
+#include "tests/reference_activation.h"
 
 using namespace wb;
 

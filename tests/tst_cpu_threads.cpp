@@ -7,10 +7,10 @@
 #include <cstring>
 #include <vector>
 
-#include "backend.h"
-#include "builtin_data.h"
-#include "cpu_backend.h"
-#include "prepare.h"
+#include "core/cpu/cpu_backend.h"
+#include "core/data/builtin_data.h"
+#include "core/data/prepare.h"
+#include "core/run/backend.h"
 
 using namespace wb;
 

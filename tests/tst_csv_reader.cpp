@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "csv_reader.h"
-#include "data_source.h"
-#include "errors.h"
-#include "test_support.h"
+#include "core/data/csv_reader.h"
+#include "core/data/data_source.h"
+#include "core/platform/errors.h"
+#include "tests/test_support.h"
 
 namespace {
 

@@ -1,13 +1,13 @@
-// The engine table (core/engines.h) against the facts written once here, and the front ends that
+// The engine table (core/run/engines.h) against the facts written once here, and the front ends that
 // read it: a run configuration and an answer plan take exactly these names and refuse another with
 // the list; the answer asks them in this order and says what installs each one that is missing;
 // the conclusion calls each by its name in prose; a framework is told apart from ours.
 #include <QtTest>
 
-#include "answer.h"
-#include "engines.h"
-#include "errors.h"
-#include "run_config.h"
+#include "core/measure/answer.h"
+#include "core/platform/errors.h"
+#include "core/run/engines.h"
+#include "core/run/run_config.h"
 
 using namespace wb;
 

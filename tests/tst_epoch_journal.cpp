@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "epoch_journal.h"
-#include "errors.h"
+#include "core/platform/errors.h"
+#include "core/run/epoch_journal.h"
 
 using namespace wb;
 

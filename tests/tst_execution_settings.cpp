@@ -3,9 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "errors.h"
-#include "execution_settings.h"
-#include "test_support.h"
+#include "core/model/execution_settings.h"
+#include "core/platform/errors.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 

@@ -10,10 +10,10 @@
 #include <cstring>
 #include <vector>
 
-#include "fused_fixture.h"
-#include "fused_step.h"
-#include "lane_turnstile.h"
-#include "model.h"
+#include "core/model/model.h"
+#include "kernels/fused_step.h"
+#include "tests/fused_fixture.h"
+#include "tests/lane_turnstile.h"
 
 using namespace wb;
 using namespace wb::test;

@@ -13,14 +13,14 @@
 #include <random>
 #include <vector>
 
-#include "cpu_mlp.h"
-#include "errors.h"
-#include "fused_fixture.h"
-#include "fused_step.h"
-#include "math_ops.h"
-#include "model.h"
-#include "optimizer.h"
-#include "reference_step.h"
+#include "core/cpu/cpu_mlp.h"
+#include "core/model/math_ops.h"
+#include "core/model/model.h"
+#include "core/model/optimizer.h"
+#include "core/platform/errors.h"
+#include "kernels/fused_step.h"
+#include "tests/fused_fixture.h"
+#include "tests/reference_step.h"
 
 using namespace wb;
 using namespace wb::test;

@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz/fuzz_feed.h"
-#include "fuzz/fuzz_sweep_feed.h"
+#include "tests/fuzz/fuzz_feed.h"
+#include "tests/fuzz/fuzz_sweep_feed.h"
 
 namespace {
 

@@ -11,9 +11,9 @@
 #include <random>
 #include <vector>
 
-#include "gemm_custom.h"
-#include "lane_turnstile.h"
-#include "model.h"
+#include "core/model/model.h"
+#include "kernels/gemm_custom.h"
+#include "tests/lane_turnstile.h"
 
 using namespace wb;
 using namespace wb::test;

@@ -9,9 +9,9 @@
 #include <random>
 #include <vector>
 
-#include "errors.h"
-#include "gemm_custom.h"
-#include "math_ops.h"
+#include "core/model/math_ops.h"
+#include "core/platform/errors.h"
+#include "kernels/gemm_custom.h"
 
 using namespace wb;
 

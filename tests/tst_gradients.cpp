@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "cpu_mlp.h"
-#include "math_ops.h"
-#include "random.h"
-#include "reference_activation.h"
+#include "core/cpu/cpu_mlp.h"
+#include "core/model/math_ops.h"
+#include "core/platform/random.h"
+#include "tests/reference_activation.h"
 
 using namespace wb;
 

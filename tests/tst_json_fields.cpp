@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ablation_result.h"
-#include "run_config.h"
-#include "run_record.h"
-#include "test_support.h"
+#include "core/measure/ablation_result.h"
+#include "core/run/run_config.h"
+#include "core/run/run_record.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 using json = nlohmann::json;

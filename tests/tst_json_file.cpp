@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "errors.h"
-#include "json_file.h"
+#include "core/platform/errors.h"
+#include "core/platform/json_file.h"
 
 namespace {
 

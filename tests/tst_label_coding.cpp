@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "csv_reader.h"
-#include "errors.h"
-#include "label_coding.h"
+#include "core/data/csv_reader.h"
+#include "core/data/label_coding.h"
+#include "core/platform/errors.h"
 
 using namespace wb;
 

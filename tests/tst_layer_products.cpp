@@ -7,8 +7,8 @@
 
 #include <vector>
 
-#include "layer_products.h"
-#include "random.h"
+#include "core/platform/random.h"
+#include "kernels/layer_products.h"
 
 using namespace wb;
 

@@ -12,11 +12,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "local_engine.h"
-#include "lock_holder.h"
-#include "sweep_folder.h"
-#include "sweep_plan_fixture.h"
-#include "test_support.h"
+#include "sweep/local_engine.h"
+#include "sweep/sweep_folder.h"
+#include "tests/lock_holder.h"
+#include "tests/sweep_plan_fixture.h"
+#include "tests/test_support.h"
 
 using namespace wb::sweep;
 

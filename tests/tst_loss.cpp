@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "math_ops.h"
+#include "core/model/math_ops.h"
 
 using namespace wb;
 

@@ -3,7 +3,7 @@
 #include <QProcess>
 #include <QtTest>
 
-#include "machine_load.h"
+#include "core/platform/machine_load.h"
 
 using namespace wb;
 

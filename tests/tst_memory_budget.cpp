@@ -4,14 +4,14 @@
 
 #include <atomic>
 
-#include "builtin_data.h"
-#include "cpu_backend.h"
-#include "csv_reader.h"
-#include "file_bytes.h"
-#include "memory_budget.h"
-#include "prepare.h"
-#include "test_support.h"
-#include "trainer.h"
+#include "core/cpu/cpu_backend.h"
+#include "core/data/builtin_data.h"
+#include "core/data/csv_reader.h"
+#include "core/data/file_bytes.h"
+#include "core/data/prepare.h"
+#include "core/run/memory_budget.h"
+#include "core/train/trainer.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 

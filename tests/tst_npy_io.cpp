@@ -7,9 +7,9 @@
 #include <limits>
 #include <optional>
 
-#include "errors.h"
-#include "npy_io.h"
-#include "test_support.h"
+#include "core/data/npy_io.h"
+#include "core/platform/errors.h"
+#include "tests/test_support.h"
 
 namespace {
 

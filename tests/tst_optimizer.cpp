@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "errors.h"
-#include "optimizer.h"
+#include "core/model/optimizer.h"
+#include "core/platform/errors.h"
 
 using namespace wb;
 

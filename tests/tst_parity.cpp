@@ -8,13 +8,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cpu_backend.h"
-#include "npy_io.h"
-#include "parity_support.h"
-#include "prepare.h"
-#include "safetensors.h"
-#include "test_support.h"
-#include "trainer.h"
+#include "core/cpu/cpu_backend.h"
+#include "core/data/npy_io.h"
+#include "core/data/prepare.h"
+#include "core/model/safetensors.h"
+#include "core/train/trainer.h"
+#include "tests/parity_support.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 

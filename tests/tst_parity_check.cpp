@@ -1,4 +1,4 @@
-// The parity check behind `mlpwb verify` (core/parity_check.h), exercised on the CPU: the
+// The parity check behind `mlpwb verify` (core/measure/parity_check.h), exercised on the CPU: the
 // combinations it walks, the tolerances by precision, the comparison of two runs, and the whole
 // check with the CPU backend as candidate (it must pass) and with candidates that are wrong or
 // unavailable (they must fail, with the reason).
@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "cpu_backend.h"
-#include "errors.h"
-#include "parity_check.h"
-#include "switch_combinations.h"
+#include "core/cpu/cpu_backend.h"
+#include "core/measure/parity_check.h"
+#include "core/measure/switch_combinations.h"
+#include "core/platform/errors.h"
 
 using namespace wb;
 

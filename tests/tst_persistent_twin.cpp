@@ -19,13 +19,13 @@
 #include <random>
 #include <vector>
 
-#include "cpu_mlp.h"
-#include "errors.h"
-#include "fused_fixture.h"
-#include "lane_turnstile.h"
-#include "math_ops.h"
-#include "persistent_fixture.h"
-#include "reference_step.h"
+#include "core/cpu/cpu_mlp.h"
+#include "core/model/math_ops.h"
+#include "core/platform/errors.h"
+#include "tests/fused_fixture.h"
+#include "tests/lane_turnstile.h"
+#include "tests/persistent_fixture.h"
+#include "tests/reference_step.h"
 
 using namespace wb;
 using namespace wb::test;

@@ -1,4 +1,4 @@
-// The backend plugin loader (core/plugin_loader.h): a missing or broken plugin gives an unavailable
+// The backend plugin loader (core/train/plugin_loader.h): a missing or broken plugin gives an unavailable
 // "cuda" with the reason, never a crash; the real plugin (when this build makes it) registers "cuda"
 // into this program's registry and refuses a program of another version or ABI.
 #include <QtTest>
@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "errors.h"
-#include "execution_settings.h"
-#include "plugin_loader.h"
+#include "core/model/execution_settings.h"
+#include "core/platform/errors.h"
+#include "core/run/backend.h"
+#include "core/train/plugin_loader.h"
 
 using namespace wb;
 

@@ -1,11 +1,11 @@
 // The note an ablation attaches to a precision step on CUDA when the model is too small for a faster
-// multiply to shorten a step (core/precision_note.h): given for the seed's widths, with its numbers;
+// multiply to shorten a step (core/model/precision_note.h): given for the seed's widths, with its numbers;
 // not for fp32, other backends or a model whose products outlast a launch; and kept as data
 // ({switch, reason}) through the ablation file.
 #include <QtTest>
 
-#include "ablation_result.h"
-#include "precision_note.h"
+#include "core/measure/ablation_result.h"
+#include "core/model/precision_note.h"
 
 using namespace wb;
 

@@ -6,8 +6,8 @@
 #include <limits>
 #include <vector>
 
-#include "errors.h"
-#include "prepare.h"
+#include "core/data/prepare.h"
+#include "core/platform/errors.h"
 
 namespace {
 

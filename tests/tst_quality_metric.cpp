@@ -2,7 +2,7 @@
 // for a regression, and no value where a run's task has none (never a 0 in its place).
 #include <QtTest>
 
-#include "quality_metric.h"
+#include "core/run/quality_metric.h"
 
 using namespace wb;
 

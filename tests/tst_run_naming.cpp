@@ -1,7 +1,7 @@
 // Default run names say what differs, so that seven runs are not all called "custom".
 #include <QtTest>
 
-#include "run_naming.h"
+#include "core/run/run_naming.h"
 
 using namespace wb;
 

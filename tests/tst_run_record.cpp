@@ -12,9 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "errors.h"
-#include "run_record.h"
-#include "test_support.h"
+#include "core/platform/errors.h"
+#include "core/run/run_record.h"
+#include "tests/test_support.h"
 
 namespace {
 

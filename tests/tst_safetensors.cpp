@@ -9,10 +9,10 @@
 #include <cmath>
 #include <filesystem>
 
-#include "errors.h"
-#include "model.h"
-#include "safetensors.h"
-#include "test_support.h"
+#include "core/model/model.h"
+#include "core/model/safetensors.h"
+#include "core/platform/errors.h"
+#include "tests/test_support.h"
 
 namespace {
 

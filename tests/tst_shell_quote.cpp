@@ -1,4 +1,4 @@
-// The one quoting of shell words (core/shell_quote.h) against a corpus of hostile strings: each one,
+// The one quoting of shell words (core/platform/shell_quote.h) against a corpus of hostile strings: each one,
 // written into a script by shellCommand, reaches the program byte for byte under bash and under sh,
 // through a builtin and through execve, and runs nothing (a marker file that must never appear). The
 // same for what uses it: the SLURM batch script and the trial commands a dry run prints.
@@ -6,10 +6,10 @@
 
 #include <sys/stat.h>
 
-#include "errors.h"
-#include "shell_quote.h"
-#include "slurm_engine.h"
-#include "trial_command.h"
+#include "core/platform/errors.h"
+#include "core/platform/shell_quote.h"
+#include "sweep/slurm_engine.h"
+#include "sweep/trial_command.h"
 
 namespace {
 // Every command a corpus string tries to run creates this file in the scripts' working folder.

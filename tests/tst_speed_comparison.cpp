@@ -2,8 +2,8 @@
 // when the spreads overlap. Checked on hand-made runs with known epoch times.
 #include <QtTest>
 
-#include "ablation_result.h"
-#include "speed_comparison.h"
+#include "core/measure/ablation_result.h"
+#include "core/measure/speed_comparison.h"
 
 using namespace wb;
 

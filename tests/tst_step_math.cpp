@@ -1,5 +1,5 @@
 // The vectorised CPU loops (math_ops.cpp, cpu_loss.cpp, optimizer.cpp) against the scalar source they
-// share, core/step_math.h: every activation and its derivative, both losses and their gradients,
+// share, core/model/step_math.h: every activation and its derivative, both losses and their gradients,
 // and every optimizer's update over several steps, including extreme inputs.
 #include <QtTest>
 
@@ -7,9 +7,9 @@
 #include <limits>
 #include <vector>
 
-#include "math_ops.h"
-#include "optimizer.h"
-#include "step_math.h"
+#include "core/model/math_ops.h"
+#include "core/model/optimizer.h"
+#include "core/model/step_math.h"
 
 using namespace wb;
 

@@ -10,15 +10,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include "errors.h"
-#include "folder_lock.h"
-#include "lock_holder.h"
-#include "run_record.h"
-#include "sweep_folder.h"
-#include "sweep_plan_fixture.h"
-#include "sweep_report.h"
-#include "test_support.h"
-#include "trial_process.h"
+#include "core/platform/errors.h"
+#include "core/run/run_record.h"
+#include "sweep/folder_lock.h"
+#include "sweep/sweep_folder.h"
+#include "sweep/sweep_report.h"
+#include "sweep/trial_process.h"
+#include "tests/lock_holder.h"
+#include "tests/sweep_plan_fixture.h"
+#include "tests/test_support.h"
 
 using namespace wb::sweep;
 

@@ -6,8 +6,8 @@
 // fails the suite with the daemons' logs, and a failed check prints their ends and keeps the folder.
 #include <QtTest>
 
-#include "cli_runner.h"
-#include "sweep_support.h"
+#include "tests/cli_runner.h"
+#include "tests/sweep_support.h"
 
 namespace {
 constexpr int kTimeoutMs = 300000;

@@ -3,8 +3,8 @@
 
 #include <sys/stat.h>
 
-#include "errors.h"
-#include "sweep_spec.h"
+#include "core/platform/errors.h"
+#include "sweep/sweep_spec.h"
 
 using namespace wb::sweep;
 

@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "errors.h"
-#include "prepare.h"
-#include "random.h"
-#include "step_math.h"
-#include "task_loss.h"
+#include "core/data/prepare.h"
+#include "core/model/step_math.h"
+#include "core/model/task_loss.h"
+#include "core/platform/errors.h"
+#include "core/platform/random.h"
 
 using namespace wb;
 

@@ -6,12 +6,12 @@
 // `/usr/bin/python3 bench/make_task_parity_fixture.py` with Debian's PyTorch.
 #include <QtTest>
 
-#include "cpu_backend.h"
-#include "parity_support.h"
-#include "prepare.h"
-#include "safetensors.h"
-#include "test_support.h"
-#include "trainer.h"
+#include "core/cpu/cpu_backend.h"
+#include "core/data/prepare.h"
+#include "core/model/safetensors.h"
+#include "core/train/trainer.h"
+#include "tests/parity_support.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 

@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "csv_reader.h"
-#include "run_record.h"
-#include "text_encoding.h"
+#include "core/data/csv_reader.h"
+#include "core/data/text_encoding.h"
+#include "core/run/run_record.h"
 
 using namespace wb;
 

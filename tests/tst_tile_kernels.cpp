@@ -7,8 +7,8 @@
 #include <cmath>
 #include <vector>
 
-#include "cpu_tile_kernels.h"
-#include "random.h"
+#include "core/cpu/cpu_tile_kernels.h"
+#include "core/platform/random.h"
 
 using namespace wb;
 

@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "execution_settings.h"
-#include "train_command_line.h"
-#include "train_options.h"
+#include "cli/train_options.h"
+#include "core/model/execution_settings.h"
+#include "core/run/train_command_line.h"
 
 using wb::RunConfig;
 

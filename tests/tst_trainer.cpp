@@ -5,12 +5,12 @@
 #include <atomic>
 #include <limits>
 
-#include "builtin_data.h"
-#include "cpu_backend.h"
-#include "errors.h"
-#include "prepare.h"
-#include "test_support.h"
-#include "trainer.h"
+#include "core/cpu/cpu_backend.h"
+#include "core/data/builtin_data.h"
+#include "core/data/prepare.h"
+#include "core/platform/errors.h"
+#include "core/train/trainer.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 

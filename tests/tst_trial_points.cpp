@@ -6,9 +6,9 @@
 #include <functional>
 #include <set>
 
-#include "errors.h"
-#include "sweep_spec.h"
-#include "trial_points.h"
+#include "core/platform/errors.h"
+#include "sweep/sweep_spec.h"
+#include "sweep/trial_points.h"
 
 using namespace wb::sweep;
 

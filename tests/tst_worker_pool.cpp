@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "worker_pool.h"
+#include "core/cpu/worker_pool.h"
 
 using namespace wb;
 

@@ -2,7 +2,7 @@
 // said in words. Records are built the way the trainer and the peers write them.
 #include <QtTest>
 
-#include "workload.h"
+#include "core/run/workload.h"
 
 using namespace wb;
 

@@ -1,4 +1,4 @@
-#include "answer_chart.h"
+#include "gui/answer/answer_chart.h"
 
 #include <QLabel>
 #include <QVBoxLayout>
@@ -6,9 +6,9 @@
 
 #include <qcustomplot.h>
 
-#include "chart_style.h"
-#include "label_fitting.h"
-#include "waterfall_chart.h"
+#include "gui/charts/chart_style.h"
+#include "gui/charts/waterfall_chart.h"
+#include "gui/panels/label_fitting.h"
 
 namespace wb::gui {
 

@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "answer.h"
+#include "core/measure/answer.h"
 
 class QCustomPlot;
 class QCPItemText;

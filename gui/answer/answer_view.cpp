@@ -1,4 +1,4 @@
-#include "answer_view.h"
+#include "gui/answer/answer_view.h"
 
 #include <QComboBox>
 #include <QDateTime>
@@ -19,14 +19,14 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "answer_chart.h"
-#include "errors.h"
-#include "fixed_loop_script.h"
-#include "pytorch_export.h"
-#include "shares_chart.h"
-#include "training_controller.h"
-#include "waterfall_chart.h"
-#include "what_was_measured.h"
+#include "core/platform/errors.h"
+#include "frameworks/fixed_loop_script.h"
+#include "gui/answer/answer_chart.h"
+#include "gui/answer/shares_chart.h"
+#include "gui/answer/what_was_measured.h"
+#include "gui/charts/waterfall_chart.h"
+#include "gui/runs/pytorch_export.h"
+#include "gui/training/training_controller.h"
 
 namespace wb::gui {
 

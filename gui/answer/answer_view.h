@@ -13,9 +13,9 @@
 #include <memory>
 #include <optional>
 
-#include "answer.h"
-#include "dataset.h"
-#include "run_config.h"
+#include "core/data/dataset.h"
+#include "core/measure/answer.h"
+#include "core/run/run_config.h"
 
 class QComboBox;
 class QLabel;

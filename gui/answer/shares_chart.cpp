@@ -1,4 +1,4 @@
-#include "shares_chart.h"
+#include "gui/answer/shares_chart.h"
 
 #include <QMouseEvent>
 #include <QToolTip>
@@ -8,10 +8,10 @@
 
 #include <qcustomplot.h>
 
-#include "ablation_attribution.h"
-#include "chart_style.h"
-#include "label_fitting.h"
-#include "waterfall_chart.h"
+#include "core/measure/ablation_attribution.h"
+#include "gui/charts/chart_style.h"
+#include "gui/charts/waterfall_chart.h"
+#include "gui/panels/label_fitting.h"
 
 namespace wb::gui {
 

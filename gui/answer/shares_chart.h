@@ -1,7 +1,7 @@
 // Which fix removed how much of the gap, and how sure that is: one horizontal bar per cause of an
 // ablation (its measured cumulative steps, in the order applied, top to bottom) at its share of the
 // gap between the seed loop and the fixed loop, in percent, with an error bar for its 95 % interval
-// over the rounds (core/ablation_attribution.h). Where every combination of the fixes was measured,
+// over the rounds (core/measure/ablation_attribution.h). Where every combination of the fixes was measured,
 // the shares are the Shapley values' (each fix's saving averaged over every order, summing to the
 // gap all the fixes make), and the title says so. A cause that costs time is a red bar below zero with
 // its cost named; the largest cause is marked only when attribute() names it (its interval clear of
@@ -12,7 +12,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "ablation_result.h"
+#include "core/measure/ablation_result.h"
 
 class QCustomPlot;
 class QCPItemText;

@@ -1,4 +1,4 @@
-#include "what_was_measured.h"
+#include "gui/answer/what_was_measured.h"
 
 #include <QLocale>
 #include <algorithm>

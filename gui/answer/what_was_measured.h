@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "answer.h"
+#include "core/measure/answer.h"
 
 namespace wb::gui {
 

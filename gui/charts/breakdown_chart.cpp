@@ -1,4 +1,4 @@
-#include "breakdown_chart.h"
+#include "gui/charts/breakdown_chart.h"
 
 #include <QToolTip>
 #include <algorithm>
@@ -7,9 +7,9 @@
 
 #include <qcustomplot.h>
 
-#include "run_repeats.h"
-#include "run_store.h"
-#include "workload.h"
+#include "core/run/workload.h"
+#include "gui/runs/run_repeats.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 

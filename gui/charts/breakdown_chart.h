@@ -11,9 +11,9 @@
 #include <optional>
 #include <vector>
 
-#include "chart_style.h"
-#include "run_record.h"
-#include "throttled_chart.h"
+#include "core/run/run_record.h"
+#include "gui/charts/chart_style.h"
+#include "gui/charts/throttled_chart.h"
 
 class QCustomPlot;
 class QCPBars;

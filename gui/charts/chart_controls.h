@@ -8,7 +8,7 @@
 #include <QWidget>
 #include <vector>
 
-#include "metric_chart.h"
+#include "gui/charts/metric_chart.h"
 
 class QCheckBox;
 class QComboBox;

@@ -1,4 +1,4 @@
-#include "chart_export.h"
+#include "gui/charts/chart_export.h"
 
 #include <QBuffer>
 #include <QDir>
@@ -13,11 +13,11 @@
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
 
-#include "atomic_file.h"
-#include "chart_style.h"
-#include "csv_field.h"
-#include "errors.h"
-#include "run_store.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/csv_field.h"
+#include "core/platform/errors.h"
+#include "gui/charts/chart_style.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 
@@ -50,7 +50,7 @@ void checkSize(const QString& path, int width, int height, double scale) {
                           std::to_string(kMaxPixels) + " pixels a side)");
 }
 
-// Written whole or not at all, through the one writer every output uses (core/atomic_file.h): a
+// Written whole or not at all, through the one writer every output uses (core/platform/atomic_file.h): a
 // unique temporary beside the target, fsynced and renamed, so a full disk is an error, never a
 // truncated file under the final name; a device or FIFO as the target is refused.
 void writeFile(const QString& path, const QByteArray& bytes) {

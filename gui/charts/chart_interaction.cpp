@@ -1,4 +1,4 @@
-#include "chart_interaction.h"
+#include "gui/charts/chart_interaction.h"
 
 #include <QEvent>
 #include <QMouseEvent>

@@ -1,8 +1,8 @@
-#include "chart_legend.h"
+#include "gui/charts/chart_legend.h"
 
 #include <qcustomplot.h>
 
-#include "run_store.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 

@@ -1,4 +1,4 @@
-#include "chart_math.h"
+#include "gui/charts/chart_math.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "chart_pens.h"
+#include "gui/charts/chart_pens.h"
 
 #include <algorithm>
 #include <array>

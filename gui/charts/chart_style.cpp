@@ -1,4 +1,4 @@
-#include "chart_style.h"
+#include "gui/charts/chart_style.h"
 
 #include <qcustomplot.h>
 

@@ -1,9 +1,9 @@
-#include "chart_x_axis.h"
+#include "gui/charts/chart_x_axis.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "run_store.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 

@@ -1,4 +1,4 @@
-#include "confusion_view.h"
+#include "gui/charts/confusion_view.h"
 
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -8,8 +8,8 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "run_store.h"
-#include "runs_table_view.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_view.h"
 
 namespace wb::gui {
 

@@ -1,4 +1,4 @@
-#include "export_dialog.h"
+#include "gui/charts/export_dialog.h"
 
 #include <QComboBox>
 #include <QDialogButtonBox>

@@ -8,7 +8,7 @@
 #include <QSize>
 #include <QString>
 
-#include "chart_export.h"
+#include "gui/charts/chart_export.h"
 
 class QComboBox;
 class QDialogButtonBox;

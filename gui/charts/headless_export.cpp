@@ -1,4 +1,4 @@
-#include "headless_export.h"
+#include "gui/charts/headless_export.h"
 
 #include <cstdio>
 
@@ -9,17 +9,17 @@
 #include <stdexcept>
 #include <vector>
 
-#include "breakdown_chart.h"
-#include "chart_export.h"
-#include "errors.h"
-#include "metric_by_parameter_chart.h"
-#include "metric_chart.h"
-#include "parallel_coordinates_chart.h"
-#include "run_store.h"
-#include "speedup_chart.h"
-#include "sweep_axes.h"
-#include "sweep_watcher.h"
-#include "waterfall_chart.h"
+#include "core/platform/errors.h"
+#include "gui/charts/breakdown_chart.h"
+#include "gui/charts/chart_export.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/charts/speedup_chart.h"
+#include "gui/charts/waterfall_chart.h"
+#include "gui/runs/run_store.h"
+#include "gui/sweeps/metric_by_parameter_chart.h"
+#include "gui/sweeps/parallel_coordinates_chart.h"
+#include "gui/sweeps/sweep_axes.h"
+#include "gui/sweeps/sweep_watcher.h"
 
 namespace wb::gui {
 

@@ -1,4 +1,4 @@
-#include "metric_chart.h"
+#include "gui/charts/metric_chart.h"
 
 #include <QLocale>
 #include <algorithm>
@@ -7,11 +7,11 @@
 
 #include <qcustomplot.h>
 
-#include "chart_interaction.h"
-#include "chart_legend.h"
-#include "chart_pens.h"
-#include "chart_style.h"
-#include "run_store.h"
+#include "gui/charts/chart_interaction.h"
+#include "gui/charts/chart_legend.h"
+#include "gui/charts/chart_pens.h"
+#include "gui/charts/chart_style.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 

@@ -12,11 +12,11 @@
 #include <set>
 #include <vector>
 
-#include "chart_math.h"
-#include "chart_x_axis.h"
-#include "epoch_metrics.h"
-#include "quality_metric.h"
-#include "throttled_chart.h"
+#include "core/run/epoch_metrics.h"
+#include "core/run/quality_metric.h"
+#include "gui/charts/chart_math.h"
+#include "gui/charts/chart_x_axis.h"
+#include "gui/charts/throttled_chart.h"
 
 class QCustomPlot;
 class QCPGraph;

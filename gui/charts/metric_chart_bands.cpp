@@ -7,9 +7,9 @@
 
 #include <qcustomplot.h>
 
-#include "metric_chart.h"
-#include "run_repeats.h"
-#include "run_store.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/runs/run_repeats.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 

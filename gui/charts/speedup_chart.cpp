@@ -1,4 +1,4 @@
-#include "speedup_chart.h"
+#include "gui/charts/speedup_chart.h"
 
 #include <QLabel>
 #include <QVBoxLayout>
@@ -10,14 +10,14 @@
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
 
-#include "backend.h"
-#include "chart_style.h"
-#include "errors.h"
-#include "execution_settings.h"
-#include "run_repeats.h"
-#include "run_store.h"
-#include "speed_comparison.h"
-#include "workload.h"
+#include "core/measure/speed_comparison.h"
+#include "core/model/execution_settings.h"
+#include "core/platform/errors.h"
+#include "core/run/backend.h"
+#include "core/run/workload.h"
+#include "gui/charts/chart_style.h"
+#include "gui/runs/run_repeats.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 

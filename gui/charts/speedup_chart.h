@@ -2,12 +2,12 @@
 // the baseline's (baseline median / its median), one horizontal bar per configuration on a logarithmic
 // axis centred on the baseline's 1×: a faster configuration's bar runs right of 1×, a slower one's left,
 // each labelled on its side with SpeedComparison::label() ("2.41× faster (2.30–2.55×)", "1.60× slower
-// (...)", or "no measurable difference (...)" when the spreads overlap: core/speed_comparison.h), the
+// (...)", or "no measurable difference (...)" when the spreads overlap: core/measure/speed_comparison.h), the
 // range drawn as an error bar. The axis fits the bars, their ranges and their labels, measured in pixels
 // at every layout (a resize, an export at another size).
 // Repeats of one configuration (the same config apart from the name's " · k/n", run_repeats.h) are one
 // bar: the median of their medians, the range over them. Only runs of the baseline's workload are
-// compared; the others get no bar and say why ("not comparable: different data ...", core/workload.h).
+// compared; the others get no bar and say why ("not comparable: different data ...", core/run/workload.h).
 // The baseline (speedupBaseline): the run the user picked; else the seed loop of a Compare (the first
 // visible run of the "Seed PyTorch loop" preset with a timed epoch); else the first run with one. A note under the
 // chart says which of the switches that differ from the baseline's ran and which did nothing on the
@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "throttled_chart.h"
+#include "gui/charts/throttled_chart.h"
 
 class QCustomPlot;
 class QCPAbstractItem;

@@ -1,11 +1,11 @@
-#include "throttled_chart.h"
+#include "gui/charts/throttled_chart.h"
 
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
 
-#include "chart_style.h"
-#include "run_store.h"
+#include "gui/charts/chart_style.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 

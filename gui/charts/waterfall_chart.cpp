@@ -1,4 +1,4 @@
-#include "waterfall_chart.h"
+#include "gui/charts/waterfall_chart.h"
 
 #include <QMouseEvent>
 #include <QToolTip>
@@ -8,8 +8,8 @@
 
 #include <qcustomplot.h>
 
-#include "chart_style.h"
-#include "label_fitting.h"
+#include "gui/charts/chart_style.h"
+#include "gui/panels/label_fitting.h"
 
 namespace wb::gui {
 

@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-#include "ablation.h"
+#include "core/measure/ablation.h"
 
 class QCustomPlot;
 class QCPAbstractItem;

@@ -1,4 +1,4 @@
-#include "backend_check.h"
+#include "gui/panels/backend_check.h"
 
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>

@@ -1,4 +1,4 @@
-#include "data_panel.h"
+#include "gui/panels/data_panel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -25,11 +25,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "dataset_loader.h"
-#include "dataset_preview_model.h"
-#include "dataset_summary.h"
-#include "field_guard.h"
-#include "task_fields.h"
+#include "gui/panels/dataset_loader.h"
+#include "gui/panels/dataset_preview_model.h"
+#include "gui/panels/dataset_summary.h"
+#include "gui/panels/field_guard.h"
+#include "gui/panels/task_fields.h"
 
 namespace wb::gui {
 

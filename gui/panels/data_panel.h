@@ -10,9 +10,9 @@
 #include <functional>
 #include <memory>
 
-#include "data_source.h"
-#include "dataset.h"
-#include "prepare.h"
+#include "core/data/data_source.h"
+#include "core/data/dataset.h"
+#include "core/data/prepare.h"
 
 class QCheckBox;
 class QComboBox;

@@ -1,4 +1,4 @@
-#include "dataset_loader.h"
+#include "gui/panels/dataset_loader.h"
 
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -6,7 +6,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <new>
 
-#include "errors.h"
+#include "core/platform/errors.h"
 
 namespace wb::gui {
 

@@ -6,8 +6,8 @@
 #include <QString>
 #include <memory>
 
-#include "data_source.h"
-#include "dataset.h"
+#include "core/data/data_source.h"
+#include "core/data/dataset.h"
 
 namespace wb::gui {
 

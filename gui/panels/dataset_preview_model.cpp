@@ -1,4 +1,4 @@
-#include "dataset_preview_model.h"
+#include "gui/panels/dataset_preview_model.h"
 
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 #include <QAbstractTableModel>
 #include <memory>
 
-#include "dataset.h"
+#include "core/data/dataset.h"
 
 namespace wb::gui {
 

@@ -1,4 +1,4 @@
-#include "dataset_summary.h"
+#include "gui/panels/dataset_summary.h"
 
 #include <QFormLayout>
 #include <QHeaderView>
@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "dataset_preview_model.h"
-#include "field_guard.h"
+#include "gui/panels/dataset_preview_model.h"
+#include "gui/panels/field_guard.h"
 
 namespace wb::gui {
 

@@ -10,7 +10,7 @@
 #include <QGroupBox>
 #include <memory>
 
-#include "dataset.h"
+#include "core/data/dataset.h"
 
 class QLabel;
 class QTableView;

@@ -1,4 +1,4 @@
-#include "editor_escape_filter.h"
+#include "gui/panels/editor_escape_filter.h"
 
 #include <QAbstractSpinBox>
 #include <QApplication>

@@ -1,4 +1,4 @@
-#include "execution_panel.h"
+#include "gui/panels/execution_panel.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -15,12 +15,12 @@
 #include <thread>
 #include <utility>
 
-#include "errors.h"
-#include "field_guard.h"
-#include "interpreter_field.h"
-#include "python_interpreter.h"
-#include "torch_options_group.h"
-#include "torch_target.h"
+#include "core/platform/errors.h"
+#include "frameworks/python_interpreter.h"
+#include "frameworks/torch_target.h"
+#include "gui/panels/field_guard.h"
+#include "gui/panels/interpreter_field.h"
+#include "gui/panels/torch_options_group.h"
 
 namespace wb::gui {
 
@@ -100,7 +100,7 @@ QString valueTip(const std::string& value) {
     return it == tips.end() ? QString() : it->second;
 }
 
-// "CPU", "CUDA", "PyTorch" (core/engines.h), or the registry's name of another backend.
+// "CPU", "CUDA", "PyTorch" (core/run/engines.h), or the registry's name of another backend.
 QString backendLabel(const std::string& name) {
     return QString::fromStdString(engineLabel(name));
 }

@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "backend.h"
-#include "backend_check.h"
-#include "execution_settings.h"
-#include "framework_options.h"
+#include "core/model/execution_settings.h"
+#include "core/run/backend.h"
+#include "core/run/framework_options.h"
+#include "gui/panels/backend_check.h"
 
 class QComboBox;
 class QFormLayout;

@@ -1,4 +1,4 @@
-#include "field_guard.h"
+#include "gui/panels/field_guard.h"
 
 #include <QAbstractScrollArea>
 #include <QAbstractSpinBox>

@@ -1,4 +1,4 @@
-#include "form_widgets.h"
+#include "gui/panels/form_widgets.h"
 
 #include <QCheckBox>
 #include <QSpinBox>

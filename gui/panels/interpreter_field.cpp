@@ -1,4 +1,4 @@
-#include "interpreter_field.h"
+#include "gui/panels/interpreter_field.h"
 
 #include <QFileDialog>
 #include <QFileInfo>

@@ -1,4 +1,4 @@
-#include "label_fitting.h"
+#include "gui/panels/label_fitting.h"
 
 #include <QFontMetrics>
 #include <QStringList>

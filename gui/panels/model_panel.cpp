@@ -1,4 +1,4 @@
-#include "model_panel.h"
+#include "gui/panels/model_panel.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -17,10 +17,10 @@
 #include <limits>
 #include <utility>
 
-#include "errors.h"
-#include "field_guard.h"
-#include "form_widgets.h"
-#include "task_fields.h"
+#include "core/platform/errors.h"
+#include "gui/panels/field_guard.h"
+#include "gui/panels/form_widgets.h"
+#include "gui/panels/task_fields.h"
 
 namespace wb::gui {
 

@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "dataset.h"
-#include "model.h"
-#include "optimizer.h"
-#include "run_config.h"
-#include "task.h"
+#include "core/data/dataset.h"
+#include "core/data/task.h"
+#include "core/model/model.h"
+#include "core/model/optimizer.h"
+#include "core/run/run_config.h"
 
 class QCheckBox;
 class QComboBox;

@@ -1,4 +1,4 @@
-#include "task_fields.h"
+#include "gui/panels/task_fields.h"
 
 #include <QComboBox>
 #include <QFormLayout>
@@ -7,8 +7,8 @@
 #include <QRegularExpression>
 #include <utility>
 
-#include "errors.h"
-#include "field_guard.h"
+#include "core/platform/errors.h"
+#include "gui/panels/field_guard.h"
 
 namespace wb::gui {
 

@@ -7,9 +7,9 @@
 
 #include <QWidget>
 
-#include "dataset.h"
-#include "model.h"
-#include "task.h"
+#include "core/data/dataset.h"
+#include "core/data/task.h"
+#include "core/model/model.h"
 
 class QComboBox;
 class QLabel;

@@ -1,4 +1,4 @@
-#include "torch_options_group.h"
+#include "gui/panels/torch_options_group.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -8,7 +8,7 @@
 #include <QStandardItemModel>
 #include <utility>
 
-#include "form_widgets.h"
+#include "gui/panels/form_widgets.h"
 
 namespace wb::gui {
 

@@ -7,9 +7,9 @@
 #include <QString>
 #include <optional>
 
-#include "execution_settings.h"
-#include "framework_options.h"
-#include "python_interpreter.h"
+#include "core/model/execution_settings.h"
+#include "core/run/framework_options.h"
+#include "frameworks/python_interpreter.h"
 
 class QCheckBox;
 class QComboBox;

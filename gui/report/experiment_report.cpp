@@ -1,4 +1,4 @@
-#include "experiment_report.h"
+#include "gui/report/experiment_report.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -10,20 +10,20 @@
 
 #include <qcustomplot.h>
 
-#include "ablation_attribution.h"
-#include "errors.h"
-#include "fixed_loop_script.h"
-#include "framework_backend.h"
-#include "metric_chart.h"
-#include "python_interpreter.h"
-#include "quality_metric.h"
-#include "run_config.h"
-#include "run_store.h"
-#include "shares_chart.h"
-#include "speed_comparison.h"
-#include "speedup_chart.h"
-#include "waterfall_chart.h"
-#include "what_was_measured.h"
+#include "core/measure/ablation_attribution.h"
+#include "core/measure/speed_comparison.h"
+#include "core/platform/errors.h"
+#include "core/run/quality_metric.h"
+#include "core/run/run_config.h"
+#include "frameworks/fixed_loop_script.h"
+#include "frameworks/framework_backend.h"
+#include "frameworks/python_interpreter.h"
+#include "gui/answer/shares_chart.h"
+#include "gui/answer/what_was_measured.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/charts/speedup_chart.h"
+#include "gui/charts/waterfall_chart.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 

@@ -10,8 +10,8 @@
 #include <QString>
 #include <QStringList>
 
-#include "report_document.h"
-#include "report_sources.h"
+#include "gui/report/report_document.h"
+#include "gui/report/report_sources.h"
 
 namespace wb::gui {
 

@@ -1,9 +1,9 @@
-#include "headless_report.h"
+#include "gui/report/headless_report.h"
 
 #include <cstdio>
 
-#include "errors.h"
-#include "experiment_report.h"
+#include "core/platform/errors.h"
+#include "gui/report/experiment_report.h"
 
 namespace wb::gui {
 

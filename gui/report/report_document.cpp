@@ -1,4 +1,4 @@
-#include "report_document.h"
+#include "gui/report/report_document.h"
 
 #include <QAbstractTextDocumentLayout>
 #include <QBuffer>
@@ -9,9 +9,9 @@
 
 #include <qcustomplot.h>
 
-#include "chart_export.h"
-#include "chart_style.h"
-#include "errors.h"
+#include "core/platform/errors.h"
+#include "gui/charts/chart_export.h"
+#include "gui/charts/chart_style.h"
 
 namespace wb::gui {
 

@@ -1,13 +1,13 @@
-#include "report_sources.h"
+#include "gui/report/report_sources.h"
 
 #include <QDir>
 #include <QFileInfo>
 #include <cmath>
 #include <sstream>
 
-#include "errors.h"
-#include "json_file.h"
-#include "sweep_folder.h"
+#include "core/platform/errors.h"
+#include "core/platform/json_file.h"
+#include "sweep/sweep_folder.h"
 
 namespace wb::gui {
 

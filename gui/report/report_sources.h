@@ -7,10 +7,10 @@
 #include <optional>
 #include <vector>
 
-#include "ablation.h"
-#include "answer.h"
-#include "run_record.h"
-#include "sweep_report.h"
+#include "core/measure/ablation.h"
+#include "core/measure/answer.h"
+#include "core/run/run_record.h"
+#include "sweep/sweep_report.h"
 
 namespace wb::gui {
 

@@ -1,4 +1,4 @@
-#include "pytorch_export.h"
+#include "gui/runs/pytorch_export.h"
 
 #include <QFile>
 #include <QRegularExpression>
@@ -6,10 +6,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "errors.h"
-#include "fixed_loop_script.h"
-#include "framework_backend.h"
-#include "run_store.h"
+#include "core/platform/errors.h"
+#include "frameworks/fixed_loop_script.h"
+#include "frameworks/framework_backend.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 

@@ -6,8 +6,8 @@
 
 #include <QString>
 
-#include "answer.h"
-#include "run_config.h"
+#include "core/measure/answer.h"
+#include "core/run/run_config.h"
 
 namespace wb::gui {
 

@@ -1,4 +1,4 @@
-#include "run_digest.h"
+#include "gui/runs/run_digest.h"
 
 #include <algorithm>
 #include <charconv>
@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "json_file.h"
+#include "core/platform/json_file.h"
 
 namespace wb::gui {
 

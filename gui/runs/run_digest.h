@@ -8,7 +8,7 @@
 #include <optional>
 #include <string_view>
 
-#include "run_record.h"
+#include "core/run/run_record.h"
 
 namespace wb::gui {
 

@@ -1,4 +1,4 @@
-#include "run_folder.h"
+#include "gui/runs/run_folder.h"
 
 #include <QDir>
 #include <QFile>
@@ -9,8 +9,8 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
-#include "epoch_journal.h"
-#include "run_store.h"
+#include "core/run/epoch_journal.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 

@@ -20,8 +20,8 @@
 #include <optional>
 #include <vector>
 
-#include "run_digest.h"
-#include "run_record.h"
+#include "core/run/run_record.h"
+#include "gui/runs/run_digest.h"
 
 namespace wb::gui {
 

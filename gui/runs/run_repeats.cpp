@@ -1,4 +1,4 @@
-#include "run_repeats.h"
+#include "gui/runs/run_repeats.h"
 
 #include <QRegularExpression>
 #include <QSet>
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_store.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 

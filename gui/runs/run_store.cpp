@@ -1,4 +1,4 @@
-#include "run_store.h"
+#include "gui/runs/run_store.h"
 
 #include <QFileInfo>
 #include <algorithm>
@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ablation_catalogue.h"
-#include "epoch_journal.h"
-#include "errors.h"
-#include "execution_settings.h"
-#include "json_file.h"
-#include "workload.h"
+#include "core/measure/ablation_catalogue.h"
+#include "core/model/execution_settings.h"
+#include "core/platform/errors.h"
+#include "core/platform/json_file.h"
+#include "core/run/epoch_journal.h"
+#include "core/run/workload.h"
 
 namespace wb::gui {
 

@@ -10,11 +10,11 @@
 #include <optional>
 #include <vector>
 
-#include "run_config.h"
-#include "run_digest.h"
-#include "run_record.h"
-#include "speed_comparison.h"
-#include "task.h"
+#include "core/data/task.h"
+#include "core/measure/speed_comparison.h"
+#include "core/run/run_config.h"
+#include "core/run/run_record.h"
+#include "gui/runs/run_digest.h"
 
 namespace wb::gui {
 

@@ -1,4 +1,4 @@
-#include "runs_table_model.h"
+#include "gui/runs/runs_table_model.h"
 
 #include <QBrush>
 #include <QFont>
@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_store.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 

@@ -1,4 +1,4 @@
-#include "runs_table_view.h"
+#include "gui/runs/runs_table_view.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -22,11 +22,11 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "compare_configs_dialog.h"
-#include "pytorch_export.h"
-#include "run_folder.h"
-#include "run_store.h"
-#include "runs_table_model.h"
+#include "gui/runs/pytorch_export.h"
+#include "gui/runs/run_folder.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_model.h"
+#include "gui/training/compare_configs_dialog.h"
 
 namespace wb::gui {
 

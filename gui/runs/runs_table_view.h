@@ -12,7 +12,7 @@
 #include <deque>
 #include <vector>
 
-#include "compare_configs_dialog.h"  // configDifferences, for the users of this header
+#include "gui/training/compare_configs_dialog.h"  // configDifferences, for the users of this header
 
 class QLabel;
 class QLineEdit;

@@ -1,4 +1,4 @@
-#include "metric_by_parameter_chart.h"
+#include "gui/sweeps/metric_by_parameter_chart.h"
 
 #include <qcustomplot.h>
 #include <QComboBox>
@@ -6,8 +6,8 @@
 #include <QLabel>
 #include <QVBoxLayout>
 
-#include "chart_style.h"
-#include "sweep_report.h"
+#include "gui/charts/chart_style.h"
+#include "sweep/sweep_report.h"
 
 namespace wb::gui {
 

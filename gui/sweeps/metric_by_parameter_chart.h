@@ -7,8 +7,8 @@
 #include <optional>
 #include <vector>
 
-#include "sweep_axes.h"
-#include "sweep_folder.h"
+#include "gui/sweeps/sweep_axes.h"
+#include "sweep/sweep_folder.h"
 
 class QComboBox;
 class QCustomPlot;

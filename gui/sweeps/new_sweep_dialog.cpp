@@ -1,4 +1,4 @@
-#include "new_sweep_dialog.h"
+#include "gui/sweeps/new_sweep_dialog.h"
 
 #include <QCheckBox>
 #include <QComboBox>

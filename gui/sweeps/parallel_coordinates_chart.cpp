@@ -1,10 +1,10 @@
-#include "parallel_coordinates_chart.h"
+#include "gui/sweeps/parallel_coordinates_chart.h"
 
 #include <qcustomplot.h>
 #include <QVBoxLayout>
 
-#include "chart_style.h"
-#include "sweep_report.h"
+#include "gui/charts/chart_style.h"
+#include "sweep/sweep_report.h"
 
 namespace wb::gui {
 

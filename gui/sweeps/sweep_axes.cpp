@@ -1,9 +1,9 @@
-#include "sweep_axes.h"
+#include "gui/sweeps/sweep_axes.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "sweep_report.h"
+#include "sweep/sweep_report.h"
 
 namespace wb::gui {
 

@@ -1,6 +1,6 @@
-#include "sweep_filter_model.h"
+#include "gui/sweeps/sweep_filter_model.h"
 
-#include "sweep_table_model.h"
+#include "gui/sweeps/sweep_table_model.h"
 
 namespace wb::gui {
 

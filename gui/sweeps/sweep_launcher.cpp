@@ -1,4 +1,4 @@
-#include "sweep_launcher.h"
+#include "gui/sweeps/sweep_launcher.h"
 
 #include <QCoreApplication>
 #include <QDir>

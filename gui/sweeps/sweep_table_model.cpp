@@ -1,11 +1,11 @@
-#include "sweep_table_model.h"
+#include "gui/sweeps/sweep_table_model.h"
 
 #include <QBrush>
 #include <QFont>
 
-#include "csv_field.h"
-#include "sweep_metric.h"
-#include "sweep_report.h"
+#include "core/platform/csv_field.h"
+#include "sweep/sweep_metric.h"
+#include "sweep/sweep_report.h"
 
 namespace wb::gui {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "sweep_folder.h"
+#include "sweep/sweep_folder.h"
 
 namespace wb::gui {
 

@@ -1,12 +1,12 @@
-#include "sweep_watcher.h"
+#include "gui/sweeps/sweep_watcher.h"
 
 #include <QDateTime>
 #include <QFileInfo>
 
-#include "errors.h"
-#include "run_record.h"
-#include "slurm_engine.h"
-#include "sweep_metric.h"
+#include "core/platform/errors.h"
+#include "core/run/run_record.h"
+#include "sweep/slurm_engine.h"
+#include "sweep/sweep_metric.h"
 
 namespace wb::gui {
 

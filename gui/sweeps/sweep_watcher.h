@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "sweep_folder.h"
+#include "sweep/sweep_folder.h"
 
 namespace wb::gui {
 

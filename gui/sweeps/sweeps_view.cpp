@@ -1,4 +1,4 @@
-#include "sweeps_view.h"
+#include "gui/sweeps/sweeps_view.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -19,17 +19,17 @@
 #include <QThread>
 #include <QVBoxLayout>
 
-#include "atomic_file.h"
-#include "errors.h"
-#include "metric_by_parameter_chart.h"
-#include "new_sweep_dialog.h"
-#include "parallel_coordinates_chart.h"
-#include "sweep_filter_model.h"
-#include "sweep_launcher.h"
-#include "sweep_report.h"
-#include "sweep_table_model.h"
-#include "sweep_watcher.h"
-#include "train_command_line.h"
+#include "core/platform/atomic_file.h"
+#include "core/platform/errors.h"
+#include "core/run/train_command_line.h"
+#include "gui/sweeps/metric_by_parameter_chart.h"
+#include "gui/sweeps/new_sweep_dialog.h"
+#include "gui/sweeps/parallel_coordinates_chart.h"
+#include "gui/sweeps/sweep_filter_model.h"
+#include "gui/sweeps/sweep_launcher.h"
+#include "gui/sweeps/sweep_table_model.h"
+#include "gui/sweeps/sweep_watcher.h"
+#include "sweep/sweep_report.h"
 
 namespace wb::gui {
 

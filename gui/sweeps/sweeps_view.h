@@ -7,8 +7,8 @@
 #include <QWidget>
 #include <functional>
 
-#include "run_config.h"
-#include "sweep_axes.h"
+#include "core/run/run_config.h"
+#include "gui/sweeps/sweep_axes.h"
 
 class QCustomPlot;
 class QLabel;

@@ -4,8 +4,8 @@
 
 #include <QMetaType>
 
-#include "ablation.h"
-#include "answer.h"
+#include "core/measure/ablation.h"
+#include "core/measure/answer.h"
 
 Q_DECLARE_METATYPE(wb::AblationResult)
 Q_DECLARE_METATYPE(wb::Answer)

@@ -1,4 +1,4 @@
-#include "ablation_tab.h"
+#include "gui/training/ablation_tab.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -17,11 +17,11 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "chart_export.h"
-#include "errors.h"
-#include "export_dialog.h"
-#include "training_controller.h"
-#include "waterfall_chart.h"
+#include "core/platform/errors.h"
+#include "gui/charts/chart_export.h"
+#include "gui/charts/export_dialog.h"
+#include "gui/charts/waterfall_chart.h"
+#include "gui/training/training_controller.h"
 
 namespace wb::gui {
 

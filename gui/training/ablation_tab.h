@@ -10,9 +10,9 @@
 #include <memory>
 #include <optional>
 
-#include "ablation.h"
-#include "dataset.h"
-#include "run_config.h"
+#include "core/data/dataset.h"
+#include "core/measure/ablation.h"
+#include "core/run/run_config.h"
 
 class QCheckBox;
 class QComboBox;

@@ -1,4 +1,4 @@
-#include "compare_configs_dialog.h"
+#include "gui/training/compare_configs_dialog.h"
 
 #include <QDialogButtonBox>
 #include <QHeaderView>
@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_store.h"
-#include "workload.h"
+#include "core/run/workload.h"
+#include "gui/runs/run_store.h"
 
 namespace wb::gui {
 

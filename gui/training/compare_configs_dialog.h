@@ -1,6 +1,6 @@
 // "Compare configs…" for two runs: first whether their speeds can be compared at all (the workload —
 // data by content hash and prepared split, model, optimizer, batch size, epochs — must be the same:
-// core/workload.h), then the workload settings that differ (highlighted), then the execution
+// core/run/workload.h), then the workload settings that differ (highlighted), then the execution
 // switches and the other settings that differ (what a comparison is about).
 #pragma once
 

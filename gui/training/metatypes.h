@@ -4,8 +4,8 @@
 
 #include <QMetaType>
 
-#include "epoch_metrics.h"
-#include "run_record.h"
+#include "core/run/epoch_metrics.h"
+#include "core/run/run_record.h"
 
 Q_DECLARE_METATYPE(wb::EpochMetrics)
 Q_DECLARE_METATYPE(QList<wb::EpochMetrics>)

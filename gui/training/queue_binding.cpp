@@ -1,7 +1,7 @@
-#include "queue_binding.h"
+#include "gui/training/queue_binding.h"
 
-#include "run_store.h"
-#include "training_controller.h"
+#include "gui/runs/run_store.h"
+#include "gui/training/training_controller.h"
 
 namespace wb::gui {
 

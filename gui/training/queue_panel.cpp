@@ -1,4 +1,4 @@
-#include "queue_panel.h"
+#include "gui/training/queue_panel.h"
 
 #include <QFont>
 #include <QHBoxLayout>
@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run_store.h"
-#include "training_controller.h"
+#include "gui/runs/run_store.h"
+#include "gui/training/training_controller.h"
 
 namespace wb::gui {
 

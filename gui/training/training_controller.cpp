@@ -1,11 +1,11 @@
-#include "training_controller.h"
+#include "gui/training/training_controller.h"
 
 #include <algorithm>
 
-#include "ablation_metatypes.h"
-#include "metatypes.h"
-#include "thread_handoff.h"
-#include "training_worker.h"
+#include "gui/training/ablation_metatypes.h"
+#include "gui/training/metatypes.h"
+#include "gui/training/thread_handoff.h"
+#include "gui/training/training_worker.h"
 
 namespace wb::gui {
 

@@ -13,11 +13,11 @@
 #include <optional>
 #include <variant>
 
-#include "ablation.h"
-#include "answer.h"
-#include "dataset.h"
-#include "run_config.h"
-#include "run_record.h"
+#include "core/data/dataset.h"
+#include "core/measure/ablation.h"
+#include "core/measure/answer.h"
+#include "core/run/run_config.h"
+#include "core/run/run_record.h"
 
 namespace wb::gui {
 

@@ -1,4 +1,4 @@
-#include "training_worker.h"
+#include "gui/training/training_worker.h"
 
 #include <new>
 
@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "confusion_matrix.h"
-#include "errors.h"
-#include "keep_warm.h"
-#include "prepare.h"
-#include "trainer.h"
+#include "core/data/prepare.h"
+#include "core/measure/confusion_matrix.h"
+#include "core/platform/errors.h"
+#include "core/train/keep_warm.h"
+#include "core/train/trainer.h"
 
 namespace wb::gui {
 

@@ -5,12 +5,12 @@
 #include <QObject>
 #include <memory>
 
-#include "backend.h"
-#include "epoch_metrics.h"
-#include "prepare.h"
-#include "run_record.h"
-#include "trainer.h"
-#include "training_controller.h"
+#include "core/data/prepare.h"
+#include "core/run/backend.h"
+#include "core/run/epoch_metrics.h"
+#include "core/run/run_record.h"
+#include "core/train/trainer.h"
+#include "gui/training/training_controller.h"
 
 namespace wb::gui {
 

@@ -1,4 +1,4 @@
-#include "about_dialog.h"
+#include "gui/window/about_dialog.h"
 
 #include <qcustomplot.h>
 #include <QDialogButtonBox>
@@ -8,8 +8,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "backend.h"
-#include "errors.h"
+#include "core/platform/errors.h"
+#include "core/run/backend.h"
 
 namespace wb::gui {
 

@@ -1,4 +1,4 @@
-#include "main_window.h"
+#include "gui/window/main_window.h"
 
 #include <QAction>
 #include <QApplication>
@@ -19,33 +19,33 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
-#include "ablation_tab.h"
-#include "about_dialog.h"
-#include "answer_view.h"
-#include "backend.h"
-#include "breakdown_chart.h"
-#include "chart_controls.h"
-#include "confusion_view.h"
-#include "data_panel.h"
-#include "editor_escape_filter.h"
-#include "errors.h"
-#include "execution_panel.h"
-#include "field_guard.h"
-#include "memory_budget.h"
-#include "metric_chart.h"
-#include "model_panel.h"
-#include "queue_binding.h"
-#include "queue_panel.h"
-#include "run_folder.h"
-#include "run_naming.h"
-#include "run_repeats.h"
-#include "run_store.h"
-#include "runs_table_view.h"
-#include "speedup_chart.h"
-#include "sweeps_view.h"
-#include "training_controller.h"
-#include "waterfall_chart.h"
-#include "welcome_pane.h"
+#include "core/platform/errors.h"
+#include "core/run/backend.h"
+#include "core/run/memory_budget.h"
+#include "core/run/run_naming.h"
+#include "gui/answer/answer_view.h"
+#include "gui/charts/breakdown_chart.h"
+#include "gui/charts/chart_controls.h"
+#include "gui/charts/confusion_view.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/charts/speedup_chart.h"
+#include "gui/charts/waterfall_chart.h"
+#include "gui/panels/data_panel.h"
+#include "gui/panels/editor_escape_filter.h"
+#include "gui/panels/execution_panel.h"
+#include "gui/panels/field_guard.h"
+#include "gui/panels/model_panel.h"
+#include "gui/runs/run_folder.h"
+#include "gui/runs/run_repeats.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_view.h"
+#include "gui/sweeps/sweeps_view.h"
+#include "gui/training/ablation_tab.h"
+#include "gui/training/queue_binding.h"
+#include "gui/training/queue_panel.h"
+#include "gui/training/training_controller.h"
+#include "gui/window/about_dialog.h"
+#include "gui/window/welcome_pane.h"
 
 namespace wb::gui {
 
@@ -405,8 +405,7 @@ bool MainWindow::queueRun(RunConfig config) {
     try {
         config.validate();
         // Refused here, where the user pressed Run, before the worker prepares a copy of the rows.
-        checkMemory(estimateRunMemory(config, shapeOf(config, *dataset), MemoryStage::BeforePrepare), availableMemory(),
-                    "this run");
+        checkRunFits(config, shapeOf(config, *dataset), MemoryStage::BeforePrepare, "this run");
     } catch (const Error& e) {
         refuse("Cannot run this configuration", e.what());
         return false;

@@ -12,7 +12,7 @@
 
 #include <vector>
 
-#include "run_config.h"
+#include "core/run/run_config.h"
 
 namespace wb::gui {
 

@@ -6,20 +6,20 @@
 
 #include <qcustomplot.h>
 
-#include "ablation_tab.h"
-#include "answer_view.h"
-#include "breakdown_chart.h"
-#include "chart_export.h"
-#include "errors.h"
-#include "experiment_report.h"
-#include "export_dialog.h"
-#include "main_window.h"
-#include "metric_chart.h"
-#include "run_store.h"
-#include "runs_table_view.h"
-#include "speedup_chart.h"
-#include "sweeps_view.h"
-#include "waterfall_chart.h"
+#include "core/platform/errors.h"
+#include "gui/answer/answer_view.h"
+#include "gui/charts/breakdown_chart.h"
+#include "gui/charts/chart_export.h"
+#include "gui/charts/export_dialog.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/charts/speedup_chart.h"
+#include "gui/charts/waterfall_chart.h"
+#include "gui/report/experiment_report.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_view.h"
+#include "gui/sweeps/sweeps_view.h"
+#include "gui/training/ablation_tab.h"
+#include "gui/window/main_window.h"
 
 namespace wb::gui {
 

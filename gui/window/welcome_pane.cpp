@@ -1,4 +1,4 @@
-#include "welcome_pane.h"
+#include "gui/window/welcome_pane.h"
 
 #include <QGridLayout>
 #include <QLabel>

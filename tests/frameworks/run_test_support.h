@@ -14,15 +14,15 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
-#include "backend.h"
-#include "execution_settings.h"
-#include "framework_backend.h"
-#include "npy_io.h"
-#include "python_interpreter.h"
-#include "run_config.h"
-#include "run_record.h"
-#include "safetensors.h"
-#include "trainer.h"
+#include "core/data/npy_io.h"
+#include "core/model/execution_settings.h"
+#include "core/model/safetensors.h"
+#include "core/run/backend.h"
+#include "core/run/run_config.h"
+#include "core/run/run_record.h"
+#include "core/train/trainer.h"
+#include "frameworks/framework_backend.h"
+#include "frameworks/python_interpreter.h"
 
 namespace wb::test {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "run_config.h"
+#include "core/run/run_config.h"
 
 namespace wb::test {
 

@@ -2,9 +2,9 @@
 // ignored switches and its own generator; `mlpwb export` picks the generator by the run's backend.
 #include <QtTest>
 
-#include "errors.h"
-#include "framework_backend.h"
-#include "framework_loop.h"
+#include "core/platform/errors.h"
+#include "frameworks/framework_backend.h"
+#include "frameworks/framework_loop.h"
 
 using namespace wb;
 

@@ -3,8 +3,8 @@
 // switch combination is valid Python.
 #include <QtTest>
 
-#include "jax_script.h"
-#include "script_test_support.h"
+#include "frameworks/jax_script.h"
+#include "tests/frameworks/script_test_support.h"
 
 using namespace wb;
 using wb::test::configWith;

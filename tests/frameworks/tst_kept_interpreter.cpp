@@ -1,15 +1,15 @@
-// An interpreter kept between loops (core/keep_warm.h, frameworks/loop_process.h), in real PyTorch:
+// An interpreter kept between loops (core/train/keep_warm.h, frameworks/loop_process.h), in real PyTorch:
 // loops run in a kept interpreter train exactly as in one of their own, the record says which it
 // was, and an interpreter whose loop failed or was stopped is never kept. Skips with the reason
 // where the interpreter has no PyTorch ($MLPWB_TEST_PYTHON, else Debian's /usr/bin/python3).
 #include <QtTest>
 
-#include "builtin_data.h"
-#include "keep_warm.h"
-#include "loop_process.h"
-#include "python_interpreter.h"
-#include "run_test_support.h"
-#include "test_support.h"
+#include "core/data/builtin_data.h"
+#include "core/train/keep_warm.h"
+#include "frameworks/loop_process.h"
+#include "frameworks/python_interpreter.h"
+#include "tests/frameworks/run_test_support.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 

@@ -7,13 +7,13 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "builtin_data.h"
-#include "framework_backend.h"
-#include "npy_io.h"
-#include "python_interpreter.h"
-#include "run_test_support.h"
-#include "safetensors.h"
-#include "test_support.h"
+#include "core/data/builtin_data.h"
+#include "core/data/npy_io.h"
+#include "core/model/safetensors.h"
+#include "frameworks/framework_backend.h"
+#include "frameworks/python_interpreter.h"
+#include "tests/frameworks/run_test_support.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 

@@ -4,8 +4,8 @@
 // every switch combination is valid Python.
 #include <QtTest>
 
-#include "keras_script.h"
-#include "script_test_support.h"
+#include "frameworks/keras_script.h"
+#include "tests/frameworks/script_test_support.h"
 
 using namespace wb;
 using wb::test::configWith;

@@ -10,9 +10,9 @@
 #include <QtTest>
 #include <thread>
 
-#include "cli_runner.h"
-#include "python_interpreter.h"
-#include "test_support.h"
+#include "frameworks/python_interpreter.h"
+#include "tests/cli_runner.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 

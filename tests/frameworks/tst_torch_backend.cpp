@@ -4,10 +4,10 @@
 // ($MLPWB_TEST_PYTHON, else Debian's /usr/bin/python3).
 #include <QtTest>
 
-#include "builtin_data.h"
-#include "python_interpreter.h"
-#include "run_test_support.h"
-#include "test_support.h"
+#include "core/data/builtin_data.h"
+#include "frameworks/python_interpreter.h"
+#include "tests/frameworks/run_test_support.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 

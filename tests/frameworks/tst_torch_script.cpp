@@ -2,10 +2,10 @@
 // the target cannot do falls back with the reason, and every combination is valid Python.
 #include <QtTest>
 
-#include "errors.h"
-#include "run_config.h"
-#include "script_test_support.h"
-#include "torch_script.h"
+#include "core/platform/errors.h"
+#include "core/run/run_config.h"
+#include "frameworks/torch_script.h"
+#include "tests/frameworks/script_test_support.h"
 
 using namespace wb;
 

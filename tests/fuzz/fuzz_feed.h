@@ -12,14 +12,14 @@
 #include <string_view>
 #include <vector>
 
-#include "ablation_result.h"
-#include "csv_reader.h"
-#include "errors.h"
-#include "json_file.h"
-#include "model.h"
-#include "npy_io.h"
-#include "run_record.h"
-#include "safetensors.h"
+#include "core/data/csv_reader.h"
+#include "core/data/npy_io.h"
+#include "core/measure/ablation_result.h"
+#include "core/model/model.h"
+#include "core/model/safetensors.h"
+#include "core/platform/errors.h"
+#include "core/platform/json_file.h"
+#include "core/run/run_record.h"
 
 namespace wb::fuzz {
 

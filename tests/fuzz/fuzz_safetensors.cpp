@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "fuzz_feed.h"
+#include "tests/fuzz/fuzz_feed.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     wb::fuzz::feedSafetensors(std::string_view(reinterpret_cast<const char*>(data), size));

@@ -7,10 +7,10 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz_feed.h"
-#include "json_file.h"
-#include "sweep_plan.h"
-#include "trial_state.h"
+#include "core/platform/json_file.h"
+#include "sweep/sweep_plan.h"
+#include "sweep/trial_state.h"
+#include "tests/fuzz/fuzz_feed.h"
 
 namespace wb::fuzz {
 

@@ -9,15 +9,15 @@
 #include <cmath>
 #include <string>
 
-#include "builtin_data.h"
-#include "errors.h"
-#include "parity_check.h"
-#include "parity_support.h"
-#include "safetensors.h"
-#include "switch_combinations.h"
-#include "trainer.h"
+#include "core/data/builtin_data.h"
+#include "core/measure/parity_check.h"
+#include "core/measure/switch_combinations.h"
+#include "core/model/safetensors.h"
+#include "core/platform/errors.h"
+#include "core/train/trainer.h"
+#include "tests/parity_support.h"
 #ifdef WB_WITH_CUDA
-#include "cuda_backend.h"
+#include "kernels/cuda_backend.h"
 #endif
 
 using namespace wb;

@@ -12,12 +12,12 @@
 #include <random>
 #include <vector>
 
-#include "fused_fixture.h"
-#include "persistent_fixture.h"
+#include "tests/fused_fixture.h"
+#include "tests/persistent_fixture.h"
 #ifdef WB_WITH_CUDA
 #include <cuda_runtime_api.h>
 
-#include "device_buffer.h"
+#include "kernels/device_buffer.h"
 #endif
 
 using namespace wb;

@@ -14,12 +14,12 @@
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
 
-#include "ablation_metatypes.h"
-#include "ablation_tab.h"
-#include "builtin_data.h"
-#include "errors.h"
-#include "training_controller.h"
-#include "waterfall_chart.h"
+#include "core/data/builtin_data.h"
+#include "core/platform/errors.h"
+#include "gui/charts/waterfall_chart.h"
+#include "gui/training/ablation_metatypes.h"
+#include "gui/training/ablation_tab.h"
+#include "gui/training/training_controller.h"
 
 using namespace wb;
 using namespace wb::gui;

@@ -13,14 +13,14 @@
 #include <QtTest>
 #include <memory>
 
-#include "answer_chart.h"
-#include "answer_view.h"
-#include "builtin_data.h"
-#include "errors.h"
-#include "shares_chart.h"
-#include "text_layout_probe.h"
-#include "training_controller.h"
-#include "waterfall_chart.h"
+#include "core/data/builtin_data.h"
+#include "core/platform/errors.h"
+#include "gui/answer/answer_chart.h"
+#include "gui/answer/answer_view.h"
+#include "gui/answer/shares_chart.h"
+#include "gui/charts/waterfall_chart.h"
+#include "gui/training/training_controller.h"
+#include "tests/gui/text_layout_probe.h"
 
 using namespace wb;
 using namespace wb::gui;

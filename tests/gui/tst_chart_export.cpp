@@ -16,12 +16,12 @@
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
 
-#include "chart_export.h"
-#include "errors.h"
-#include "export_dialog.h"
-#include "headless_export.h"
-#include "metric_chart.h"
-#include "run_store.h"
+#include "core/platform/errors.h"
+#include "gui/charts/chart_export.h"
+#include "gui/charts/export_dialog.h"
+#include "gui/charts/headless_export.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/runs/run_store.h"
 
 using wb::EpochMetrics;
 using wb::RunRecord;

@@ -12,9 +12,9 @@
 
 #include <qcustomplot.h>
 
-#include "chart_controls.h"
-#include "metric_chart.h"
-#include "run_store.h"
+#include "gui/charts/chart_controls.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/runs/run_store.h"
 
 using wb::EpochMetrics;
 using wb::RunConfig;

@@ -10,11 +10,11 @@
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
 
-#include "breakdown_chart.h"
-#include "metric_chart.h"
-#include "run_config.h"
-#include "run_store.h"
-#include "speedup_chart.h"
+#include "core/run/run_config.h"
+#include "gui/charts/breakdown_chart.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/charts/speedup_chart.h"
+#include "gui/runs/run_store.h"
 
 using wb::EpochMetrics;
 using wb::PhaseTimes;

@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compare_configs_dialog.h"
-#include "run_store.h"
-#include "runs_table_view.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_view.h"
+#include "gui/training/compare_configs_dialog.h"
 
 using namespace wb;
 using namespace wb::gui;

@@ -14,9 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "execution_panel.h"
-#include "model_panel.h"
-#include "run_config.h"
+#include "core/run/run_config.h"
+#include "gui/panels/execution_panel.h"
+#include "gui/panels/model_panel.h"
 
 using namespace wb;
 using namespace wb::gui;

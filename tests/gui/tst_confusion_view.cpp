@@ -10,16 +10,16 @@
 #include <QtTest>
 #include <cmath>
 
-#include "confusion_view.h"
-#include "data_panel.h"
-#include "main_window.h"
-#include "metatypes.h"
-#include "model_panel.h"
-#include "run_folder.h"
-#include "run_store.h"
-#include "task_csv.h"
-#include "test_support.h"
-#include "training_controller.h"
+#include "gui/charts/confusion_view.h"
+#include "gui/panels/data_panel.h"
+#include "gui/panels/model_panel.h"
+#include "gui/runs/run_folder.h"
+#include "gui/runs/run_store.h"
+#include "gui/training/metatypes.h"
+#include "gui/training/training_controller.h"
+#include "gui/window/main_window.h"
+#include "tests/gui/task_csv.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 using namespace wb::gui;

@@ -15,10 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data_panel.h"
-#include "dataset_preview_model.h"
-#include "npy_io.h"
-#include "test_support.h"
+#include "core/data/npy_io.h"
+#include "gui/panels/data_panel.h"
+#include "gui/panels/dataset_preview_model.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 using namespace wb::gui;

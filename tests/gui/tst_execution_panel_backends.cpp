@@ -4,8 +4,8 @@
 #include <QStandardItemModel>
 #include <QtTest>
 
-#include "backend.h"
-#include "execution_panel.h"
+#include "core/run/backend.h"
+#include "gui/panels/execution_panel.h"
 
 using namespace wb;
 using namespace wb::gui;

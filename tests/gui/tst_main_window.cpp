@@ -20,19 +20,19 @@
 #include <memory>
 #include <optional>
 
-#include "about_dialog.h"
-#include "chart_controls.h"
-#include "data_panel.h"
-#include "execution_panel.h"
-#include "main_window.h"
-#include "metatypes.h"
-#include "metric_chart.h"
-#include "model_panel.h"
-#include "queue_panel.h"
-#include "run_folder.h"
-#include "run_store.h"
-#include "test_support.h"
-#include "training_controller.h"
+#include "gui/charts/chart_controls.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/panels/data_panel.h"
+#include "gui/panels/execution_panel.h"
+#include "gui/panels/model_panel.h"
+#include "gui/runs/run_folder.h"
+#include "gui/runs/run_store.h"
+#include "gui/training/metatypes.h"
+#include "gui/training/queue_panel.h"
+#include "gui/training/training_controller.h"
+#include "gui/window/about_dialog.h"
+#include "gui/window/main_window.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 using namespace wb::gui;

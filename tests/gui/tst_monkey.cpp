@@ -27,17 +27,17 @@
 #include <memory>
 #include <random>
 
-#include "data_panel.h"
-#include "execution_panel.h"
-#include "main_window.h"
-#include "metatypes.h"
-#include "model_panel.h"
-#include "run_folder.h"
-#include "run_record.h"
-#include "run_store.h"
-#include "runs_table_view.h"
-#include "test_support.h"
-#include "training_controller.h"
+#include "core/run/run_record.h"
+#include "gui/panels/data_panel.h"
+#include "gui/panels/execution_panel.h"
+#include "gui/panels/model_panel.h"
+#include "gui/runs/run_folder.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_view.h"
+#include "gui/training/metatypes.h"
+#include "gui/training/training_controller.h"
+#include "gui/window/main_window.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 using namespace wb::gui;

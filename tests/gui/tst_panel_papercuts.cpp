@@ -19,10 +19,10 @@
 #include <QtTest>
 #include <memory>
 
-#include "data_panel.h"
-#include "execution_panel.h"
-#include "metatypes.h"
-#include "model_panel.h"
+#include "gui/panels/data_panel.h"
+#include "gui/panels/execution_panel.h"
+#include "gui/panels/model_panel.h"
+#include "gui/training/metatypes.h"
 
 using namespace wb;
 using namespace wb::gui;

@@ -11,14 +11,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "breakdown_chart.h"
-#include "builtin_data.h"
-#include "cpu_backend.h"
-#include "metric_chart.h"
-#include "prepare.h"
-#include "run_store.h"
-#include "speedup_chart.h"
-#include "trainer.h"
+#include "core/cpu/cpu_backend.h"
+#include "core/data/builtin_data.h"
+#include "core/data/prepare.h"
+#include "core/train/trainer.h"
+#include "gui/charts/breakdown_chart.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/charts/speedup_chart.h"
+#include "gui/runs/run_store.h"
 
 using namespace wb;
 using namespace wb::gui;

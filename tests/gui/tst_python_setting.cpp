@@ -11,10 +11,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "execution_panel.h"
-#include "framework_backend.h"
-#include "main_window.h"
-#include "python_interpreter.h"
+#include "frameworks/framework_backend.h"
+#include "frameworks/python_interpreter.h"
+#include "gui/panels/execution_panel.h"
+#include "gui/window/main_window.h"
 
 using namespace wb;
 using namespace wb::gui;

@@ -18,16 +18,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "answer_view.h"
-#include "errors.h"
-#include "fixed_loop_fixture.h"
-#include "fixed_loop_script.h"
-#include "message_box_catcher.h"
-#include "pytorch_export.h"
-#include "run_store.h"
-#include "runs_table_view.h"
-#include "test_support.h"
-#include "training_controller.h"
+#include "core/platform/errors.h"
+#include "frameworks/fixed_loop_script.h"
+#include "gui/answer/answer_view.h"
+#include "gui/runs/pytorch_export.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_view.h"
+#include "gui/training/training_controller.h"
+#include "tests/fixed_loop_fixture.h"
+#include "tests/gui/message_box_catcher.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 using namespace wb::gui;

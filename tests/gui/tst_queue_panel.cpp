@@ -5,14 +5,14 @@
 #include <QtTest>
 #include <memory>
 
-#include "ablation.h"
-#include "builtin_data.h"
-#include "metatypes.h"
-#include "queue_binding.h"
-#include "queue_panel.h"
-#include "run_record.h"
-#include "run_store.h"
-#include "training_controller.h"
+#include "core/data/builtin_data.h"
+#include "core/measure/ablation.h"
+#include "core/run/run_record.h"
+#include "gui/runs/run_store.h"
+#include "gui/training/metatypes.h"
+#include "gui/training/queue_binding.h"
+#include "gui/training/queue_panel.h"
+#include "gui/training/training_controller.h"
 
 using namespace wb;
 using namespace wb::gui;

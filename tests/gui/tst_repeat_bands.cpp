@@ -8,12 +8,12 @@
 #include <qcustomplot.h>
 #include <nlohmann/json.hpp>
 
-#include "breakdown_chart.h"
-#include "chart_controls.h"
-#include "chart_math.h"
-#include "metric_chart.h"
-#include "run_config.h"
-#include "run_store.h"
+#include "core/run/run_config.h"
+#include "gui/charts/breakdown_chart.h"
+#include "gui/charts/chart_controls.h"
+#include "gui/charts/chart_math.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/runs/run_store.h"
 
 using wb::EpochMetrics;
 using wb::RunConfig;

@@ -9,14 +9,14 @@
 #include <QtTest>
 #include <tuple>
 
-#include "cli_runner.h"
-#include "errors.h"
-#include "experiment_report.h"
-#include "fixed_loop_fixture.h"
-#include "framework_backend.h"
-#include "python_interpreter.h"
-#include "sweep_support.h"
-#include "test_support.h"
+#include "core/platform/errors.h"
+#include "frameworks/framework_backend.h"
+#include "frameworks/python_interpreter.h"
+#include "gui/report/experiment_report.h"
+#include "tests/cli_runner.h"
+#include "tests/fixed_loop_fixture.h"
+#include "tests/sweep_support.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 using namespace wb::gui;

@@ -8,14 +8,14 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "data_panel.h"
-#include "main_window.h"
-#include "metatypes.h"
-#include "model_panel.h"
-#include "run_folder.h"
-#include "run_store.h"
-#include "task_csv.h"
-#include "training_controller.h"
+#include "gui/panels/data_panel.h"
+#include "gui/panels/model_panel.h"
+#include "gui/runs/run_folder.h"
+#include "gui/runs/run_store.h"
+#include "gui/training/metatypes.h"
+#include "gui/training/training_controller.h"
+#include "gui/window/main_window.h"
+#include "tests/gui/task_csv.h"
 
 using namespace wb;
 using namespace wb::gui;

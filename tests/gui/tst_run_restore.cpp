@@ -14,15 +14,15 @@
 #include <QTimer>
 #include <QtTest>
 
-#include "chart_export.h"
-#include "epoch_journal.h"
-#include "main_window.h"
-#include "metatypes.h"
-#include "run_folder.h"
-#include "run_record.h"
-#include "run_store.h"
-#include "runs_table_model.h"
-#include "runs_table_view.h"
+#include "core/run/epoch_journal.h"
+#include "core/run/run_record.h"
+#include "gui/charts/chart_export.h"
+#include "gui/runs/run_folder.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_model.h"
+#include "gui/runs/runs_table_view.h"
+#include "gui/training/metatypes.h"
+#include "gui/window/main_window.h"
 
 using namespace wb;
 using namespace wb::gui;

@@ -9,13 +9,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "errors.h"
-#include "execution_settings.h"
-#include "run_digest.h"
-#include "run_folder.h"
-#include "run_store.h"
-#include "runs_table_model.h"
-#include "runs_table_view.h"
+#include "core/model/execution_settings.h"
+#include "core/platform/errors.h"
+#include "gui/runs/run_digest.h"
+#include "gui/runs/run_folder.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_model.h"
+#include "gui/runs/runs_table_view.h"
 
 using namespace wb;
 using namespace wb::gui;

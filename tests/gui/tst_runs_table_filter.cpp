@@ -8,11 +8,11 @@
 #include <QLineEdit>
 #include <QtTest>
 
-#include "execution_settings.h"
-#include "run_record.h"
-#include "run_store.h"
-#include "runs_table_model.h"
-#include "runs_table_view.h"
+#include "core/model/execution_settings.h"
+#include "core/run/run_record.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_model.h"
+#include "gui/runs/runs_table_view.h"
 
 using namespace wb;
 using namespace wb::gui;

@@ -10,10 +10,10 @@
 
 #include <qcustomplot.h>
 
-#include "ablation_attribution.h"
-#include "ablation_metatypes.h"
-#include "shares_chart.h"
-#include "timed_step_fixture.h"
+#include "core/measure/ablation_attribution.h"
+#include "gui/answer/shares_chart.h"
+#include "gui/training/ablation_metatypes.h"
+#include "tests/timed_step_fixture.h"
 
 using namespace wb;
 using namespace wb::gui;

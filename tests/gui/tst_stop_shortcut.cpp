@@ -16,14 +16,14 @@
 #include <QtTest>
 #include <memory>
 
-#include "data_panel.h"
-#include "main_window.h"
-#include "metatypes.h"
-#include "model_panel.h"
-#include "run_folder.h"
-#include "run_store.h"
-#include "runs_table_view.h"
-#include "training_controller.h"
+#include "gui/panels/data_panel.h"
+#include "gui/panels/model_panel.h"
+#include "gui/runs/run_folder.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_view.h"
+#include "gui/training/metatypes.h"
+#include "gui/training/training_controller.h"
+#include "gui/window/main_window.h"
 
 using namespace wb;
 using namespace wb::gui;

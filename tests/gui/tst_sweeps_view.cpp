@@ -19,22 +19,22 @@
 #include <algorithm>
 #include <memory>
 
-#include "chart_export.h"
-#include "errors.h"
-#include "main_window.h"
-#include "message_box_catcher.h"
-#include "metatypes.h"
-#include "new_sweep_dialog.h"
-#include "parallel_coordinates_chart.h"
-#include "run_folder.h"
-#include "run_store.h"
-#include "sweep_filter_model.h"
-#include "sweep_launcher.h"
-#include "sweep_support.h"
-#include "sweep_table_model.h"
-#include "sweep_watcher.h"
-#include "sweeps_view.h"
-#include "test_support.h"
+#include "core/platform/errors.h"
+#include "gui/charts/chart_export.h"
+#include "gui/runs/run_folder.h"
+#include "gui/runs/run_store.h"
+#include "gui/sweeps/new_sweep_dialog.h"
+#include "gui/sweeps/parallel_coordinates_chart.h"
+#include "gui/sweeps/sweep_filter_model.h"
+#include "gui/sweeps/sweep_launcher.h"
+#include "gui/sweeps/sweep_table_model.h"
+#include "gui/sweeps/sweep_watcher.h"
+#include "gui/sweeps/sweeps_view.h"
+#include "gui/training/metatypes.h"
+#include "gui/window/main_window.h"
+#include "tests/gui/message_box_catcher.h"
+#include "tests/sweep_support.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 using namespace wb::gui;

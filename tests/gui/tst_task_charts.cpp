@@ -7,10 +7,10 @@
 
 #include <qcustomplot.h>
 
-#include "metric_chart.h"
-#include "run_store.h"
-#include "runs_table_model.h"
-#include "test_support.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_model.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 using namespace wb::gui;

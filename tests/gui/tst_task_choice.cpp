@@ -14,13 +14,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data_panel.h"
-#include "main_window.h"
-#include "metatypes.h"
-#include "model_panel.h"
-#include "run_folder.h"
-#include "task_csv.h"
-#include "test_support.h"
+#include "gui/panels/data_panel.h"
+#include "gui/panels/model_panel.h"
+#include "gui/runs/run_folder.h"
+#include "gui/training/metatypes.h"
+#include "gui/window/main_window.h"
+#include "tests/gui/task_csv.h"
+#include "tests/test_support.h"
 
 using namespace wb;
 using namespace wb::gui;

@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "backend.h"
-#include "execution_panel.h"
-#include "main_window.h"
+#include "core/run/backend.h"
+#include "gui/panels/execution_panel.h"
+#include "gui/window/main_window.h"
 
 using namespace wb;
 using namespace wb::gui;

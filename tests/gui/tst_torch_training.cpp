@@ -10,17 +10,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data_panel.h"
-#include "execution_panel.h"
-#include "framework_backend.h"
-#include "main_window.h"
-#include "metatypes.h"
-#include "metric_chart.h"
-#include "model_panel.h"
-#include "python_interpreter.h"
-#include "run_folder.h"
-#include "run_store.h"
-#include "training_controller.h"
+#include "frameworks/framework_backend.h"
+#include "frameworks/python_interpreter.h"
+#include "gui/charts/metric_chart.h"
+#include "gui/panels/data_panel.h"
+#include "gui/panels/execution_panel.h"
+#include "gui/panels/model_panel.h"
+#include "gui/runs/run_folder.h"
+#include "gui/runs/run_store.h"
+#include "gui/training/metatypes.h"
+#include "gui/training/training_controller.h"
+#include "gui/window/main_window.h"
 
 using namespace wb;
 using namespace wb::gui;

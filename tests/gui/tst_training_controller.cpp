@@ -8,13 +8,13 @@
 #include <QtTest>
 #include <memory>
 
-#include "backend.h"
-#include "builtin_data.h"
-#include "metatypes.h"
-#include "run_record.h"
-#include "run_store.h"
-#include "runs_table_model.h"
-#include "training_controller.h"
+#include "core/data/builtin_data.h"
+#include "core/run/backend.h"
+#include "core/run/run_record.h"
+#include "gui/runs/run_store.h"
+#include "gui/runs/runs_table_model.h"
+#include "gui/training/metatypes.h"
+#include "gui/training/training_controller.h"
 
 using namespace wb;
 using namespace wb::gui;

@@ -6,8 +6,8 @@
 
 #include <qcustomplot.h>
 
-#include "ablation_result.h"
-#include "waterfall_chart.h"
+#include "core/measure/ablation_result.h"
+#include "gui/charts/waterfall_chart.h"
 
 using wb::AblationResult;
 using wb::gui::WaterfallChart;

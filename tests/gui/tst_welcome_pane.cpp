@@ -8,11 +8,11 @@
 #include <QToolButton>
 #include <QtTest>
 
-#include "answer_view.h"
-#include "data_panel.h"
-#include "main_window.h"
-#include "metatypes.h"
-#include "welcome_pane.h"
+#include "gui/answer/answer_view.h"
+#include "gui/panels/data_panel.h"
+#include "gui/training/metatypes.h"
+#include "gui/window/main_window.h"
+#include "gui/window/welcome_pane.h"
 
 using namespace wb::gui;
 

@@ -16,17 +16,17 @@
 
 #include <qcustomplot.h>
 
-#include "ablation_tab.h"
-#include "answer.h"
-#include "cli_runner.h"
-#include "experiment_report.h"
-#include "main_window.h"
-#include "metatypes.h"
-#include "report_document.h"
-#include "report_sources.h"
-#include "run_folder.h"
-#include "run_store.h"
-#include "text_layout_probe.h"
+#include "core/measure/answer.h"
+#include "gui/report/experiment_report.h"
+#include "gui/report/report_document.h"
+#include "gui/report/report_sources.h"
+#include "gui/runs/run_folder.h"
+#include "gui/runs/run_store.h"
+#include "gui/training/ablation_tab.h"
+#include "gui/training/metatypes.h"
+#include "gui/window/main_window.h"
+#include "tests/cli_runner.h"
+#include "tests/gui/text_layout_probe.h"
 
 using namespace wb;
 using namespace wb::gui;

@@ -1,0 +1,194 @@
+#include "core/cpu/cpu_tile_kernels.h"
+
+#include <cstring>
+
+namespace wb {
+
+namespace {
+// kLanes floats as one value, one vector register (GCC and Clang vector extension): `vector * scalar`
+// broadcasts the scalar, and with FMA (-march=native) `acc += s * v` is one fused multiply-add.
+// (Plain loops over a compile-time width were unrolled to scalar code by GCC 12, not vectorised.)
+// HalfLanes: the half register that ends a block whose width is an odd multiple of kPadLanes.
+using Lanes = float __attribute__((vector_size(kLanes * sizeof(float))));
+using HalfLanes = float __attribute__((vector_size(kPadLanes * sizeof(float))));
+
+// Unaligned load and store. By reference, not by value: passing vectors wider than the baseline
+// ABI's by value draws -Wpsabi.
+template <typename V>
+void load(V& v, const float* p) {
+    std::memcpy(&v, p, sizeof v);
+}
+template <typename V>
+void store(float* p, const V& v) {
+    std::memcpy(p, &v, sizeof v);
+}
+
+// Register blocks. Every loop over a compile-time extent below is unrolled by the compiler, which
+// keeps the accumulators in vector registers: kRowBlock × 2 or kInnerBlock × 2 of them, plus a few
+// operands, within the 32 registers of AVX-512 or the 16 of AVX2/SSE.
+#if defined(__AVX512F__)
+constexpr std::size_t kRowBlock = 8;    // output rows per block in multiplyRows
+constexpr std::size_t kInnerBlock = 8;  // weight-gradient rows per block in accumulateTransposedProduct
+#else
+constexpr std::size_t kRowBlock = 4;
+constexpr std::size_t kInnerBlock = 4;
+#endif
+
+// One block of columns: V full registers, then H (0 or 1) half registers; W floats in all.
+template <std::size_t V, std::size_t H>
+struct Columns {
+    static constexpr std::size_t kWidth = V * kLanes + H * kPadLanes;
+    Lanes full[V > 0 ? V : 1];
+    HalfLanes half;
+
+    void zero() {
+        for (std::size_t v = 0; v < V; ++v) full[v] = Lanes{};
+        half = HalfLanes{};
+    }
+    void loadFrom(const float* p) {
+        for (std::size_t v = 0; v < V; ++v) load(full[v], p + v * kLanes);
+        if (H) load(half, p + V * kLanes);
+    }
+    void storeTo(float* p) const {
+        for (std::size_t v = 0; v < V; ++v) store(p + v * kLanes, full[v]);
+        if (H) store(p + V * kLanes, half);
+    }
+    // *this += s · x, a fused multiply-add per register.
+    void addScaled(float s, const Columns& x) {
+        for (std::size_t v = 0; v < V; ++v) full[v] += s * x.full[v];
+        if (H) half += s * x.half;
+    }
+    void add(const Columns& x) {
+        for (std::size_t v = 0; v < V; ++v) full[v] += x.full[v];
+        if (H) half += x.half;
+    }
+};
+
+// Calls body.template operator()<V, H>(c) for each block of columns of a padded `width`: blocks of
+// two full registers while they fit, then the rest as one block (full, half, or full + half).
+template <typename Body>
+void forColumnBlocks(std::size_t width, Body&& body) {
+    std::size_t c = 0;
+    for (; c + 2 * kLanes <= width; c += 2 * kLanes) body.template operator()<2, 0>(c);
+    const std::size_t rest = width - c;  // 0, kPadLanes, kLanes or kLanes + kPadLanes
+    if (rest == kLanes + kPadLanes)
+        body.template operator()<1, 1>(c);
+    else if (rest == kLanes)
+        body.template operator()<1, 0>(c);
+    else if (rest == kPadLanes)
+        body.template operator()<0, 1>(c);
+}
+
+// out[0..R) = a[0..R) · b (+ bias) over `inner`, for one block of columns.
+template <std::size_t R, std::size_t V, std::size_t H>
+void multiplyBlock(const float* a, std::size_t lda, std::size_t inner, const float* b, std::size_t ldb,
+                   const float* bias, float* out, std::size_t ldo) {
+    using Block = Columns<V, H>;
+    Block acc[R];
+    for (Block& r : acc) r.zero();
+    for (std::size_t k = 0; k < inner; ++k) {
+        Block bk;  // one row of b
+        bk.loadFrom(b + k * ldb);
+        for (std::size_t r = 0; r < R; ++r) acc[r].addScaled(a[r * lda + k], bk);
+    }
+    Block biasLanes;  // zero without a bias
+    biasLanes.zero();
+    if (bias) biasLanes.loadFrom(bias);
+    for (std::size_t r = 0; r < R; ++r) {
+        acc[r].add(biasLanes);
+        acc[r].storeTo(out + r * ldo);
+    }
+}
+
+// All column blocks of R rows.
+template <std::size_t R>
+void multiplyRowBlock(const float* a, std::size_t lda, std::size_t inner, const float* b, std::size_t ldb,
+                      std::size_t width, const float* bias, float* out, std::size_t ldo) {
+    forColumnBlocks(width, [&]<std::size_t V, std::size_t H>(std::size_t c) {
+        multiplyBlock<R, V, H>(a, lda, inner, b + c, ldb, bias ? bias + c : nullptr, out + c, ldo);
+    });
+}
+
+// acc[0..K) += a[:, 0..K)ᵀ · d over `rows` rows, for one block of columns.
+template <std::size_t K, std::size_t V, std::size_t H>
+void accumulateBlock(const float* a, std::size_t lda, std::size_t rows, const float* d, std::size_t ldd, float* acc,
+                     std::size_t ldacc) {
+    using Block = Columns<V, H>;
+    Block sum[K];
+    for (Block& k : sum) k.zero();
+    for (std::size_t r = 0; r < rows; ++r) {
+        const float* ar = a + r * lda;  // (K) the block's inputs of row r
+        Block dr;                       // the block's output gradients of row r
+        dr.loadFrom(d + r * ldd);
+        for (std::size_t k = 0; k < K; ++k) sum[k].addScaled(ar[k], dr);
+    }
+    for (std::size_t k = 0; k < K; ++k) {
+        Block old;
+        old.loadFrom(acc + k * ldacc);
+        old.add(sum[k]);
+        old.storeTo(acc + k * ldacc);
+    }
+}
+
+template <std::size_t K>
+void accumulateInnerBlock(const float* a, std::size_t lda, std::size_t rows, const float* d, std::size_t ldd,
+                          std::size_t width, float* acc, std::size_t ldacc) {
+    forColumnBlocks(width, [&]<std::size_t V, std::size_t H>(std::size_t c) {
+        accumulateBlock<K, V, H>(a, lda, rows, d + c, ldd, acc + c, ldacc);
+    });
+}
+}  // namespace
+
+void multiplyRows(const float* a, std::size_t lda, std::size_t rows, std::size_t inner, const float* b, std::size_t ldb,
+                  std::size_t width, const float* bias, float* out, std::size_t ldo) {
+    std::size_t r = 0;
+    for (; r + kRowBlock <= rows; r += kRowBlock)
+        multiplyRowBlock<kRowBlock>(a + r * lda, lda, inner, b, ldb, width, bias, out + r * ldo, ldo);
+    for (; r < rows; ++r)  // the last rows, one at a time
+        multiplyRowBlock<1>(a + r * lda, lda, inner, b, ldb, width, bias, out + r * ldo, ldo);
+}
+
+void accumulateTransposedProduct(const float* a, std::size_t lda, std::size_t rows, std::size_t inner, const float* d,
+                                 std::size_t ldd, std::size_t width, float* acc, std::size_t ldacc) {
+    if (rows == 0) return;  // nothing to add (and `a` may be null: no offsets from it)
+    std::size_t k = 0;
+    for (; k + kInnerBlock <= inner; k += kInnerBlock)
+        accumulateInnerBlock<kInnerBlock>(a + k, lda, rows, d, ldd, width, acc + k * ldacc, ldacc);
+    if (k + 4 <= inner) {  // the last inputs in smaller blocks
+        accumulateInnerBlock<4>(a + k, lda, rows, d, ldd, width, acc + k * ldacc, ldacc);
+        k += 4;
+    }
+    if (k + 2 <= inner) {
+        accumulateInnerBlock<2>(a + k, lda, rows, d, ldd, width, acc + k * ldacc, ldacc);
+        k += 2;
+    }
+    if (k < inner) accumulateInnerBlock<1>(a + k, lda, rows, d, ldd, width, acc + k * ldacc, ldacc);
+}
+
+void accumulateColumnSums(const float* d, std::size_t ldd, std::size_t rows, std::size_t width, float* sums) {
+    forColumnBlocks(width, [&]<std::size_t V, std::size_t H>(std::size_t c) {
+        Columns<V, H> sum, dr;
+        sum.loadFrom(sums + c);
+        for (std::size_t r = 0; r < rows; ++r) {
+            dr.loadFrom(d + r * ldd + c);
+            sum.add(dr);
+        }
+        sum.storeTo(sums + c);
+    });
+}
+
+void copyRows(const float* src, std::size_t lds, std::size_t rows, std::size_t cols, float* dst, std::size_t ldd) {
+    const std::size_t whole = cols / kLanes * kLanes;
+    for (std::size_t r = 0; r < rows; ++r) {
+        const float* from = src + r * lds;
+        float* to = dst + r * ldd;
+        Lanes v;
+        for (std::size_t c = 0; c < whole; c += kLanes) {
+            load(v, from + c);
+            store(to + c, v);
+        }
+        for (std::size_t c = whole; c < cols; ++c) to[c] = from[c];
+    }
+}
+
+}  // namespace wb

@@ -1,0 +1,164 @@
+#include "core/model/optimizer.h"
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model/step_math.h"
+#include "core/platform/enum_names.h"
+#include "core/platform/errors.h"
+
+namespace wb {
+
+namespace {
+const EnumNames<OptimizerKind> kOptimizerNames = {{OptimizerKind::Adam, "adam"},
+                                                  {OptimizerKind::AdamW, "adamw"},
+                                                  {OptimizerKind::Sgd, "sgd"},
+                                                  {OptimizerKind::RmsProp, "rmsprop"}};
+
+// Every update is step_math.h's element formula in a loop over [offset, offset + n); the scalars
+// that do not change inside a step (stepmath::OptimizerScalars) are hoisted, so the compiler
+// unswitches the formula's branches on them and vectorises the loop.
+
+// torch.optim.Adam / AdamW (single-tensor path). Scalars are computed in double as PyTorch does in
+// Python, then applied in float as its float kernels do.
+class Adam final : public Optimizer {
+public:
+    Adam(const OptimizerSpec& s, std::size_t n) : s_(stepmath::optimizerScalars(s)), m_(n, 0.0f), v_(n, 0.0f) {}
+
+    void beginStep() override { t_ = stepmath::stepScalars(s_, ++step_); }
+
+    void update(float* p, const float* g, std::size_t offset, std::size_t n) override {
+        const stepmath::OptimizerScalars s = s_;  // locals: no aliasing with p
+        const stepmath::StepScalars t = t_;
+        float* m = m_.data();
+        float* v = v_.data();
+        for (std::size_t i = offset; i < offset + n; ++i) stepmath::adamElement(s, t, p[i], g[i], m[i], v[i]);
+    }
+
+private:
+    stepmath::OptimizerScalars s_;
+    std::vector<float> m_, v_;  // (paramCount) first and second moments
+    stepmath::StepScalars t_;
+};
+
+// torch.optim.SGD with momentum, dampening, Nesterov and weight decay.
+class Sgd final : public Optimizer {
+public:
+    Sgd(const OptimizerSpec& s, std::size_t n)
+        : s_(stepmath::optimizerScalars(s)), buf_(s.momentum != 0.0 ? n : 0, 0.0f) {}
+    void beginStep() override { t_ = stepmath::stepScalars(s_, ++step_); }
+
+    void update(float* p, const float* g, std::size_t offset, std::size_t n) override {
+        const stepmath::OptimizerScalars s = s_;
+        const stepmath::StepScalars t = t_;
+        float unused = 0.0f;  // the momentum buffer's slot without momentum: neither read nor written
+        for (std::size_t i = offset; i < offset + n; ++i)
+            stepmath::sgdElement(s, t, p[i], g[i], buf_.empty() ? unused : buf_[i]);
+    }
+
+private:
+    stepmath::OptimizerScalars s_;
+    std::vector<float> buf_;  // (paramCount) momentum buffer, empty without momentum
+    stepmath::StepScalars t_;
+};
+
+// torch.optim.RMSprop, plain or centred, with optional momentum.
+class RmsProp final : public Optimizer {
+public:
+    RmsProp(const OptimizerSpec& s, std::size_t n)
+        : s_(stepmath::optimizerScalars(s)),
+          sq_(n, 0.0f),
+          avg_(s.centered ? n : 0, 0.0f),
+          buf_(s.momentum > 0 ? n : 0, 0.0f) {}
+    void beginStep() override { ++step_; }
+
+    void update(float* p, const float* g, std::size_t offset, std::size_t n) override {
+        const stepmath::OptimizerScalars s = s_;
+        float unusedAvg = 0.0f, unusedBuf = 0.0f;  // slots of the state a configuration does not keep
+        for (std::size_t i = offset; i < offset + n; ++i)
+            stepmath::rmspropElement(s, p[i], g[i], sq_[i], avg_.empty() ? unusedAvg : avg_[i],
+                                     buf_.empty() ? unusedBuf : buf_[i]);
+    }
+
+private:
+    stepmath::OptimizerScalars s_;
+    std::vector<float> sq_, avg_, buf_;  // (paramCount) square average, gradient average, momentum
+};
+
+void requireRange(double value, double lo, double hi, const std::string& what) {
+    if (!(value >= lo && value <= hi) || !std::isfinite(value))
+        throw ConfigError(what + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                          std::to_string(value));
+}
+}  // namespace
+
+OptimizerSpec OptimizerSpec::defaults(OptimizerKind kind) {
+    OptimizerSpec s;
+    s.kind = kind;
+    if (kind == OptimizerKind::RmsProp) s.lr = 1e-2;
+    if (kind == OptimizerKind::AdamW) s.weightDecay = 1e-2;
+    return s;
+}
+
+void OptimizerSpec::validate() const {
+    if (!(lr > 0.0) || !std::isfinite(lr))
+        throw ConfigError("learning rate must be positive, got " + std::to_string(lr));
+    requireRange(beta1, 0.0, 0.999999, "beta1");
+    requireRange(beta2, 0.0, 0.999999, "beta2");
+    requireRange(eps, 0.0, 1.0, "eps");
+    requireRange(weightDecay, 0.0, 1.0, "weight decay");
+    requireRange(momentum, 0.0, 1.0, "momentum");
+    requireRange(dampening, 0.0, 1.0, "dampening");
+    requireRange(alpha, 0.0, 1.0, "alpha");
+    if (kind == OptimizerKind::Sgd && nesterov && (momentum <= 0.0 || dampening != 0.0))
+        throw ConfigError("Nesterov momentum requires a momentum above 0 and zero dampening (as in PyTorch)");
+}
+
+std::unique_ptr<Optimizer> makeOptimizer(const OptimizerSpec& spec, std::size_t paramCount) {
+    spec.validate();
+    switch (spec.kind) {
+        case OptimizerKind::Adam:
+        case OptimizerKind::AdamW: return std::make_unique<Adam>(spec, paramCount);
+        case OptimizerKind::Sgd: return std::make_unique<Sgd>(spec, paramCount);
+        case OptimizerKind::RmsProp: return std::make_unique<RmsProp>(spec, paramCount);
+    }
+    throw ConfigError("unknown optimizer");
+}
+
+std::string toString(OptimizerKind k) {
+    return enumName(kOptimizerNames, k);
+}
+OptimizerKind optimizerKindFromString(const std::string& s) {
+    return enumFromName(kOptimizerNames, s, "optimizer");
+}
+
+void to_json(nlohmann::json& j, const OptimizerSpec& s) {
+    j = {{"type", toString(s.kind)},
+         {"lr", s.lr},
+         {"beta1", s.beta1},
+         {"beta2", s.beta2},
+         {"eps", s.eps},
+         {"weight_decay", s.weightDecay},
+         {"momentum", s.momentum},
+         {"dampening", s.dampening},
+         {"nesterov", s.nesterov},
+         {"alpha", s.alpha},
+         {"centered", s.centered}};
+}
+
+void from_json(const nlohmann::json& j, OptimizerSpec& s) {
+    s = OptimizerSpec::defaults(optimizerKindFromString(j.at("type").get<std::string>()));
+    s.lr = j.value("lr", s.lr);
+    s.beta1 = j.value("beta1", s.beta1);
+    s.beta2 = j.value("beta2", s.beta2);
+    s.eps = j.value("eps", s.eps);
+    s.weightDecay = j.value("weight_decay", s.weightDecay);
+    s.momentum = j.value("momentum", s.momentum);
+    s.dampening = j.value("dampening", s.dampening);
+    s.nesterov = j.value("nesterov", s.nesterov);
+    s.alpha = j.value("alpha", s.alpha);
+    s.centered = j.value("centered", s.centered);
+}
+
+}  // namespace wb
