@@ -27,6 +27,48 @@ QCPBars* addBars(QCustomPlot& plot, QCPBarsGroup* group, const QString& name, co
     bars->setBaseValue(1e-6);  // a logarithmic axis has no zero
     return bars;
 }
+
+// The two loops' bars of every engine, side by side, and their whiskers.
+struct LoopSeries {
+    QCPBars* seed = nullptr;
+    QCPBars* fixed = nullptr;
+    QCPErrorBars* seedSpread = nullptr;
+    QCPErrorBars* fixedSpread = nullptr;
+
+    // An engine's seed loop at `key`, and its fixed loop where one was measured.
+    void add(double key, const AblationStep& s, const AblationStep* f) const {
+        seed->addData(key, s.medianEpochMs);
+        seedSpread->addData(s.medianEpochMs - s.minEpochMs, s.maxEpochMs - s.medianEpochMs);
+        fixed->addData(key, f ? f->medianEpochMs : std::nan(""));
+        fixedSpread->addData(f ? f->medianEpochMs - f->minEpochMs : 0.0, f ? f->maxEpochMs - f->medianEpochMs : 0.0);
+    }
+};
+
+LoopSeries addLoopSeries(QCustomPlot& plot) {
+    auto* group = new QCPBarsGroup(&plot);
+    LoopSeries series;
+    series.seed = addBars(plot, group, "seed loop", kSeedColor);
+    series.fixed = addBars(plot, group, "fixed loop", kFixedColor);
+    series.seedSpread = new QCPErrorBars(plot.xAxis, plot.yAxis);
+    series.fixedSpread = new QCPErrorBars(plot.xAxis, plot.yAxis);
+    for (auto* e : {series.seedSpread, series.fixedSpread}) {
+        e->removeFromLegend();
+        e->setPen(QPen(Qt::black));
+    }
+    series.seedSpread->setDataPlottable(series.seed);
+    series.fixedSpread->setDataPlottable(series.fixed);
+    return series;
+}
+
+// "torch 746 ms → 42.1 ms, 18× faster": an engine's entry in the line under the chart, its spaces
+// unbreakable so that the line breaks between engines only.
+QString numbersEntry(const std::string& engine, const AblationStep& s, const AblationStep* f,
+                     const std::optional<QString>& gapText) {
+    QString entry = QString::fromStdString(engine) + " " + formatMs(s.medianEpochMs);
+    if (f) entry += " \u2192 " + formatMs(f->medianEpochMs);
+    if (gapText) entry += ", " + *gapText;
+    return entry.toHtmlEscaped().replace(' ', "&nbsp;");
+}
 }  // namespace
 
 AnswerChart::AnswerChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)), numbers_(new QLabel) {
@@ -155,21 +197,8 @@ void AnswerChart::fitToSize() {
 }
 
 void AnswerChart::setAnswer(const Answer& answer) {
-    plot_->clearPlottables();
-    for (int i = plot_->itemCount() - 1; i >= 0; --i)
-        if (plot_->item(i) != placeholder_) plot_->removeItem(i);
-    labels_.clear();
-    auto* group = new QCPBarsGroup(plot_);
-    QCPBars* seed = addBars(*plot_, group, "seed loop", kSeedColor);
-    QCPBars* fixed = addBars(*plot_, group, "fixed loop", kFixedColor);
-    auto* seedSpread = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
-    auto* fixedSpread = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
-    for (auto* e : {seedSpread, fixedSpread}) {
-        e->removeFromLegend();
-        e->setPen(QPen(Qt::black));
-    }
-    seedSpread->setDataPlottable(seed);
-    fixedSpread->setDataPlottable(fixed);
+    clearDrawing();
+    const LoopSeries series = addLoopSeries(*plot_);
     QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
     QStringList numbers;  // the line under the chart, an engine an entry
     double low = 1e300, high = 0;
@@ -179,48 +208,20 @@ void AnswerChart::setAnswer(const Answer& answer) {
         const double key = ++engines_;
         ticks->addTick(key, QString::fromStdString(e.engine));
         const AblationStep& s = *e.ablation->seedLoop();
-        seed->addData(key, s.medianEpochMs);
-        seedSpread->addData(s.medianEpochMs - s.minEpochMs, s.maxEpochMs - s.medianEpochMs);
+        const AblationStep* f = e.ablation->fixedLoop();
+        series.add(key, s, f);
         low = std::min(low, s.minEpochMs);
         high = std::max(high, s.maxEpochMs);
-        const AblationStep* f = e.ablation->fixedLoop();
-        fixed->addData(key, f ? f->medianEpochMs : std::nan(""));
-        fixedSpread->addData(f ? f->medianEpochMs - f->minEpochMs : 0.0, f ? f->maxEpochMs - f->medianEpochMs : 0.0);
         if (f) {
             low = std::min(low, f->minEpochMs);
             high = std::max(high, f->maxEpochMs);
         }
-        EngineLabels labels;
-        QCPItemText* highest = nullptr;  // the label of the taller bar (whisker included)
-        for (const auto& [step, offset] : {std::pair{&s, -0.18}, std::pair{f, 0.18}}) {
-            if (!step) continue;
-            const bool isSeed = offset < 0;  // the fixed loop may be the seed loop itself
-            auto* label = new QCPItemText(plot_);
-            label->position->setCoords(key + offset, step->maxEpochMs);
-            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-            label->setText(formatMs(step->medianEpochMs));
-            label->setFont(QFont(font().family(), 8));
-            label->setPadding(QMargins(0, 0, 0, 4));  // clear of the whisker's cap
-            if (!highest || step->maxEpochMs >= s.maxEpochMs) highest = label;
-            (isSeed ? labels.seed : labels.fixed) = label;
-        }
-        QString entry = QString::fromStdString(e.engine) + " " + formatMs(s.medianEpochMs);
-        if (f) entry += " \u2192 " + formatMs(f->medianEpochMs);
-        if (const auto gap = e.gap()) {  // above the engine's bars and their labels, a few pixels up
-            auto* label = new QCPItemText(plot_);
-            label->position->setTypeX(QCPItemPosition::ptPlotCoords);
-            label->position->setParentAnchorY(highest->top);
-            label->position->setCoords(key, -2);
-            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-            labels.gapText = QString::fromStdString(gap->label());
-            label->setText(labels.gapText);  // wrapped to the engine's band when the chart is laid out
-            label->setTextAlignment(Qt::AlignHCenter);
-            label->setFont(QFont(font().family(), 9, QFont::Bold));
-            labels.gap = label;
-            entry += ", " + labels.gapText;
-        }
+        EngineLabels labels = addMedianLabels(key, s, f);
+        // The label of the taller bar (whisker included): the speed-up goes above it.
+        QCPItemText* highest = f && f->maxEpochMs >= s.maxEpochMs ? labels.fixed : labels.seed;
+        if (const auto gap = e.gap()) addGapLabel(labels, key, *gap, highest);
         labels_.push_back(labels);
-        numbers << entry.toHtmlEscaped().replace(' ', "&nbsp;");  // the line breaks between engines only
+        numbers << numbersEntry(e.engine, s, f, labels.gap ? labels.gapText : std::optional<QString>());
     }
     numbers_->setText(numbers.join(" \u00b7 "));
     numbers_->setVisible(false);  // until a layout finds the labels too many for the chart
@@ -233,6 +234,45 @@ void AnswerChart::setAnswer(const Answer& answer) {
     high_ = high;
     if (engines_ > 0) plot_->yAxis->setRange(low / 2, high * 20);  // fitToSize() sets the headroom
     plot_->replot();
+}
+
+// Everything but the note of an empty chart.
+void AnswerChart::clearDrawing() {
+    plot_->clearPlottables();
+    for (int i = plot_->itemCount() - 1; i >= 0; --i)
+        if (plot_->item(i) != placeholder_) plot_->removeItem(i);
+    labels_.clear();
+}
+
+// The medians over an engine's two bars, each over its whisker.
+AnswerChart::EngineLabels AnswerChart::addMedianLabels(double key, const AblationStep& s, const AblationStep* f) {
+    EngineLabels labels;
+    for (const auto& [step, offset] : {std::pair{&s, -0.18}, std::pair{f, 0.18}}) {
+        if (!step) continue;
+        const bool isSeed = offset < 0;  // the fixed loop may be the seed loop itself
+        auto* label = new QCPItemText(plot_);
+        label->position->setCoords(key + offset, step->maxEpochMs);
+        label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        label->setText(formatMs(step->medianEpochMs));
+        label->setFont(QFont(font().family(), 8));
+        label->setPadding(QMargins(0, 0, 0, 4));  // clear of the whisker's cap
+        (isSeed ? labels.seed : labels.fixed) = label;
+    }
+    return labels;
+}
+
+// The speed-up above the engine's bars and their labels, a few pixels over `anchor`.
+void AnswerChart::addGapLabel(EngineLabels& labels, double key, const SpeedComparison& gap, QCPItemText* anchor) {
+    auto* label = new QCPItemText(plot_);
+    label->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    label->position->setParentAnchorY(anchor->top);
+    label->position->setCoords(key, -2);
+    label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+    labels.gapText = QString::fromStdString(gap.label());
+    label->setText(labels.gapText);  // wrapped to the engine's band when the chart is laid out
+    label->setTextAlignment(Qt::AlignHCenter);
+    label->setFont(QFont(font().family(), 9, QFont::Bold));
+    labels.gap = label;
 }
 
 }  // namespace wb::gui

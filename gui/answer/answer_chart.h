@@ -37,6 +37,9 @@ private:
         QCPItemText* gap = nullptr;    // null when there is no speed-up to tell
         QString gapText;               // the speed-up in one line, wrapped to the engine's band when fitted
     };
+    void clearDrawing();
+    EngineLabels addMedianLabels(double key, const AblationStep& s, const AblationStep* f);
+    void addGapLabel(EngineLabels& labels, double key, const SpeedComparison& gap, QCPItemText* anchor);
     void fitToSize();
     std::optional<int> labelsFit(double bandPx, double heightPx);
     void setLabelsShown(bool shown);

@@ -38,6 +38,25 @@ QString duration(double seconds) {
 }  // namespace
 
 AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidget(parent), controller_(controller) {
+    QHBoxLayout* controls = buildControls();
+    buildStatusLines();
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(buildCharts());
+    split->addWidget(buildConclusionBox());
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(progress_);
+    layout->addWidget(status_);
+    layout->addWidget(split, 1);
+
+    connectSignals();
+    updateButtons();
+}
+
+QHBoxLayout* AnswerView::buildControls() {
     auto* controls = new QHBoxLayout;
     startButton_ = new QPushButton("Answer the question");
     startButton_->setObjectName("answerStartButton");
@@ -45,9 +64,20 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
         "On the loaded data and the current model: every engine here (cpu, cuda, PyTorch, "
         "Keras, JAX), its seed loop, its fixed loop and the ablation between them");
     stopButton_ = new QPushButton("Stop");
+    const AnswerPlan defaults;
+    buildPlanBoxes(defaults);
+    buildAttributionMenu(defaults);
+    controls->addWidget(startButton_);
+    controls->addWidget(stopButton_);
+    for (QWidget* w : std::initializer_list<QWidget*>{repeats_, epochs_, target_, budget_, attribution_})
+        controls->addWidget(w);
+    controls->addStretch();
+    return controls;
+}
+
+void AnswerView::buildPlanBoxes(const AnswerPlan& defaults) {
     repeats_ = new QSpinBox;
     repeats_->setRange(1, 20);
-    const AnswerPlan defaults;
     repeats_->setValue(defaults.repeats);
     repeats_->setToolTip(
         "Rounds at least (every step once per round): the spread that says whether a difference is real");
@@ -68,8 +98,16 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     epochs_->setRange(2, 1000);
     epochs_->setValue(defaults.epochs);
     epochs_->setToolTip("Epochs per run (the first is the warm-up): the epoch times are the question");
-    // The attribution beyond one order of the fixes, as mlpwb answer's --alone, --leave-one-out and
-    // --no-shapley: a menu, so that the row of the plan's boxes still fits a small window.
+    // The plan's figures say what they are in their own boxes: one row fits beside the buttons.
+    repeats_->setPrefix("repeats ");
+    epochs_->setPrefix("epochs ");
+    target_->setPrefix("target \u00b1");
+    budget_->setPrefix("budget ");
+}
+
+// The attribution beyond one order of the fixes, as mlpwb answer's --alone, --leave-one-out and
+// --no-shapley: a menu, so that the row of the plan's boxes still fits a small window.
+void AnswerView::buildAttributionMenu(const AnswerPlan& defaults) {
     attribution_ = new QToolButton;
     attribution_->setObjectName("answerAttribution");
     attribution_->setText("Attribution");
@@ -94,25 +132,9 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
                              defaults.leaveOneOut);
     attributionMenu->setToolTipsVisible(true);
     attribution_->setMenu(attributionMenu);
-    auto* open = new QPushButton("Open answer…");
-    saveButton_ = new QPushButton("Save answer…");
-    reportButton_ = new QPushButton("Export report…");
-    reportButton_->setToolTip(
-        "The answer as one PDF or HTML document: question, charts, tables, settings, "
-        "environment, conclusion and the fixed loop's code");
-    controls->addWidget(startButton_);
-    controls->addWidget(stopButton_);
-    // The plan's figures say what they are in their own boxes: one row fits beside the buttons.
-    repeats_->setPrefix("repeats ");
-    epochs_->setPrefix("epochs ");
-    target_->setPrefix("target \u00b1");
-    budget_->setPrefix("budget ");
-    for (QWidget* w : std::initializer_list<QWidget*>{repeats_, epochs_, target_, budget_, attribution_})
-        controls->addWidget(w);
-    controls->addStretch();
-    exportLoopButton_ = new QPushButton("Export fixed loop as PyTorch code…");
-    exportLoopButton_->setObjectName("answerExportLoopButton");
+}
 
+void AnswerView::buildStatusLines() {
     progress_ = new QProgressBar;
     progress_->setRange(0, 1);
     progress_->setValue(0);
@@ -124,8 +146,18 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     conclusion_ = new QTextBrowser;  // read-only, selectable, and it scrolls where the lines are many
     conclusion_->setObjectName("answerConclusion");
     conclusion_->setFrameShape(QFrame::NoFrame);
+}
 
+QSplitter* AnswerView::buildCharts() {
     chart_ = new AnswerChart;
+    auto* charts = new QSplitter(Qt::Horizontal);
+    charts->addWidget(chart_);
+    charts->addWidget(buildAblationBox());
+    charts->setSizes({450, 550});  // a waterfall has a bar per fix: it needs the room more
+    return charts;
+}
+
+QWidget* AnswerView::buildAblationBox() {
     waterfall_ = new WaterfallChart;
     waterfall_->setPlaceholder("No answer yet: press \u201cAnswer the question\u201d, or open an answer file");
     shares_ = new SharesChart;
@@ -147,17 +179,23 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     ablationCharts->addTab(shares_, "Shares of the gap (95 % intervals)");
     ablationCharts->addTab(waterfall_, "Waterfall (one order of the fixes)");
     waterfallLayout->addWidget(ablationCharts, 1);
-    auto* charts = new QSplitter(Qt::Horizontal);
-    charts->addWidget(chart_);
-    charts->addWidget(waterfallBox);
-    charts->setSizes({450, 550});  // a waterfall has a bar per fix: it needs the room more
-    auto* split = new QSplitter(Qt::Vertical);
-    split->addWidget(charts);
-    // What to do with the answer, under it: its file, the report, and the loop the conclusion
-    // recommends (the controls' row holds the plan; at 1,280 px beside the configuration dock it has
-    // no room for more).
+    return waterfallBox;
+}
+
+// What to do with the answer, under it: its file, the report, and the loop the conclusion
+// recommends (the controls' row holds the plan; at 1,280 px beside the configuration dock it has
+// no room for more).
+QWidget* AnswerView::buildConclusionBox() {
+    openButton_ = new QPushButton("Open answer…");
+    saveButton_ = new QPushButton("Save answer…");
+    reportButton_ = new QPushButton("Export report…");
+    reportButton_->setToolTip(
+        "The answer as one PDF or HTML document: question, charts, tables, settings, "
+        "environment, conclusion and the fixed loop's code");
+    exportLoopButton_ = new QPushButton("Export fixed loop as PyTorch code…");
+    exportLoopButton_->setObjectName("answerExportLoopButton");
     auto* files = new QHBoxLayout;
-    for (QWidget* w : std::initializer_list<QWidget*>{open, saveButton_, reportButton_}) files->addWidget(w);
+    for (QWidget* w : std::initializer_list<QWidget*>{openButton_, saveButton_, reportButton_}) files->addWidget(w);
     files->addStretch();
     files->addWidget(exportLoopButton_);
     auto* conclusionBox = new QWidget;
@@ -165,19 +203,13 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
     conclusionLayout->setContentsMargins(0, 0, 0, 0);
     conclusionLayout->addWidget(conclusion_, 1);
     conclusionLayout->addLayout(files);
-    split->addWidget(conclusionBox);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 1);
+    return conclusionBox;
+}
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(controls);
-    layout->addWidget(progress_);
-    layout->addWidget(status_);
-    layout->addWidget(split, 1);
-
+void AnswerView::connectSignals() {
     connect(startButton_, &QPushButton::clicked, this, [this] { start(); });
     connect(stopButton_, &QPushButton::clicked, this, &AnswerView::stop);
-    connect(open, &QPushButton::clicked, this, &AnswerView::openDialog);
+    connect(openButton_, &QPushButton::clicked, this, &AnswerView::openDialog);
     connect(saveButton_, &QPushButton::clicked, this, &AnswerView::saveDialog);
     connect(reportButton_, &QPushButton::clicked, this, &AnswerView::reportRequested);
     connect(exportLoopButton_, &QPushButton::clicked, this, &AnswerView::exportFixedLoopDialog);
@@ -193,7 +225,6 @@ AnswerView::AnswerView(TrainingController* controller, QWidget* parent) : QWidge
         status_->setText("Removed from the queue before it started.");
         updateButtons();
     });
-    updateButtons();
 }
 
 void AnswerView::setSources(ConfigSource config, DataSource dataset) {

@@ -18,12 +18,14 @@
 #include "core/run/run_config.h"
 
 class QComboBox;
+class QHBoxLayout;
 class QLabel;
 class QTextBrowser;
 class QProgressBar;
 class QPushButton;
 class QDoubleSpinBox;
 class QSpinBox;
+class QSplitter;
 class QToolButton;
 class QAction;
 
@@ -70,6 +72,14 @@ signals:
     void reportRequested();               // "Export report…": File > Export report, from here
 
 private:
+    QHBoxLayout* buildControls();
+    void buildPlanBoxes(const AnswerPlan& defaults);
+    void buildAttributionMenu(const AnswerPlan& defaults);
+    void buildStatusLines();
+    QSplitter* buildCharts();
+    QWidget* buildAblationBox();
+    QWidget* buildConclusionBox();
+    void connectSignals();
     void onEngines(int id, const Answer& engines);
     void onEstimated(int id, double seconds);
     void onProgress(int id, int done, int planned, const QString& engine, const QString& step, int repeat);
@@ -92,6 +102,7 @@ private:
     QAction *alone_ = nullptr, *leaveOneOut_ = nullptr, *shapley_ = nullptr;
     QPushButton* startButton_ = nullptr;
     QPushButton* stopButton_ = nullptr;
+    QPushButton* openButton_ = nullptr;
     QPushButton* saveButton_ = nullptr;
     QPushButton* reportButton_ = nullptr;
     QPushButton* exportLoopButton_ = nullptr;  // enabled where the answer has a PyTorch fixed loop

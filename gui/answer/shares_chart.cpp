@@ -62,6 +62,38 @@ QString roundsText(int rounds) {
     if (rounds < 2) return QString("%1 round, too few for intervals").arg(rounds);
     return QString("%1 rounds, 95 % intervals").arg(rounds);
 }
+
+// Cause `i` of `a` as drawn: its Shapley value's share where every order was measured, else its
+// share of this one order's gap.
+SharesChart::Cause causeOf(const AblationResult& result, const Attribution& a, std::size_t i, bool everyOrder,
+                           double gap) {
+    const CauseShare& c = a.causes[i];
+    SharesChart::Cause cause;
+    cause.name = QString::fromStdString(result.steps[c.step].name);
+    cause.savedMs = c.savedMs;
+    Interval interval;
+    if (everyOrder && c.shapley) {
+        cause.everyOrder = true;
+        cause.savedMs = *c.shapley;
+        cause.share = *c.shapley / *a.shapleyGapMs;
+        interval = {c.shapleyInterval.low / *a.shapleyGapMs, c.shapleyInterval.high / *a.shapleyGapMs};
+    } else {
+        // A step after the fixed loop has no share of its gap: what it saved over that gap, with
+        // its saving's interval, says the same in the same unit.
+        const double whole = everyOrder ? *a.shapleyGapMs : gap;
+        cause.share = c.share && !everyOrder ? *c.share : c.savedMs / whole;
+        interval = c.share && !everyOrder ? c.shareInterval : Interval{c.saved.low / whole, c.saved.high / whole};
+    }
+    cause.low = std::min(interval.low, cause.share);  // a percentile interval can miss its point
+    cause.high = std::max(interval.high, cause.share);
+    cause.largest = a.largest == i;
+    cause.costly = cause.everyOrder ? c.shapleyInterval.high < 0 : named(a.costly, i);
+    cause.leftOut = !c.inFixedLoop;
+    cause.inOneOrderAmongOthers = everyOrder && !cause.everyOrder;
+    cause.label = labelOf(cause, true, a.rounds > 1);
+    cause.shortLabel = labelOf(cause, false, false);
+    return cause;
+}
 }  // namespace
 
 SharesChart::SharesChart(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
@@ -133,59 +165,42 @@ void SharesChart::setResult(const AblationResult& result) {
     const bool shared = everyOrder || (gap > 0 && std::any_of(a.causes.begin(), a.causes.end(),
                                                               [](const CauseShare& c) { return c.share.has_value(); }));
     const QString engine = QString::fromStdString(result.backend.empty() ? "this engine" : result.backend);
-    fullTitle_ = "Share of the gap on " + engine + (everyOrder ? ", over every order of the fixes: " : ": ") +
-                 roundsText(a.rounds);
-    shortTitle_ = engine + ": " + roundsText(a.rounds);
-    if (result.status == AblationStatus::Running) {
-        fullTitle_ += " \u2014 provisional";
-        shortTitle_ += " \u2014 provisional";
-    }
-    title_->setText(fullTitle_);  // whole until a layout fits it to the width
+    setTitles(engine, a.rounds, everyOrder, result.status == AblationStatus::Running);
     if (!shared) {
-        fullPlaceholder_ = a.causes.empty() ? QString("No fix measured yet on %1").arg(engine)
-                                            : QString(
-                                                  "No measurable gap on %1: its fixes have no share of it "
-                                                  "(the waterfall has their milliseconds)")
-                                                  .arg(engine);
-        placeholder_->setText(fullPlaceholder_);
-        placeholder_->setVisible(true);
-        plot_->replot();
+        showNothingToShare(engine, a.causes.empty());
         return;
     }
     fullPlaceholder_.clear();
     placeholder_->setVisible(false);
     for (std::size_t i = 0; i < a.causes.size(); ++i) {
-        const CauseShare& c = a.causes[i];
         // The closing step that takes the costly fixes back is no fix: their Shapley values say it.
-        if (everyOrder && result.steps[c.step].fix == AblationStep::kWithoutCostly) continue;
-        Cause cause;
-        cause.name = QString::fromStdString(result.steps[c.step].name);
-        cause.savedMs = c.savedMs;
-        Interval interval;
-        if (everyOrder && c.shapley) {
-            cause.everyOrder = true;
-            cause.savedMs = *c.shapley;
-            cause.share = *c.shapley / *a.shapleyGapMs;
-            interval = {c.shapleyInterval.low / *a.shapleyGapMs, c.shapleyInterval.high / *a.shapleyGapMs};
-        } else {
-            // A step after the fixed loop has no share of its gap: what it saved over that gap, with
-            // its saving's interval, says the same in the same unit.
-            const double whole = everyOrder ? *a.shapleyGapMs : gap;
-            cause.share = c.share && !everyOrder ? *c.share : c.savedMs / whole;
-            interval = c.share && !everyOrder ? c.shareInterval : Interval{c.saved.low / whole, c.saved.high / whole};
-        }
-        cause.low = std::min(interval.low, cause.share);  // a percentile interval can miss its point
-        cause.high = std::max(interval.high, cause.share);
-        cause.largest = a.largest == i;
-        cause.costly = cause.everyOrder ? c.shapleyInterval.high < 0 : named(a.costly, i);
-        cause.leftOut = !c.inFixedLoop;
-        cause.inOneOrderAmongOthers = everyOrder && !cause.everyOrder;
-        cause.label = labelOf(cause, true, a.rounds > 1);
-        cause.shortLabel = labelOf(cause, false, false);
-        causes_.push_back(cause);
+        if (everyOrder && result.steps[a.causes[i].step].fix == AblationStep::kWithoutCostly) continue;
+        causes_.push_back(causeOf(result, a, i, everyOrder, gap));
     }
     draw();
     fitted_.clear();
+    plot_->replot();
+}
+
+void SharesChart::setTitles(const QString& engine, int rounds, bool everyOrder, bool running) {
+    fullTitle_ = "Share of the gap on " + engine + (everyOrder ? ", over every order of the fixes: " : ": ") +
+                 roundsText(rounds);
+    shortTitle_ = engine + ": " + roundsText(rounds);
+    if (running) {
+        fullTitle_ += " \u2014 provisional";
+        shortTitle_ += " \u2014 provisional";
+    }
+    title_->setText(fullTitle_);  // whole until a layout fits it to the width
+}
+
+void SharesChart::showNothingToShare(const QString& engine, bool noCauses) {
+    fullPlaceholder_ = noCauses ? QString("No fix measured yet on %1").arg(engine)
+                                : QString(
+                                      "No measurable gap on %1: its fixes have no share of it "
+                                      "(the waterfall has their milliseconds)")
+                                      .arg(engine);
+    placeholder_->setText(fullPlaceholder_);
+    placeholder_->setVisible(true);
     plot_->replot();
 }
 

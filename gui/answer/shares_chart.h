@@ -49,6 +49,8 @@ public:
     const std::vector<Cause>& causes() const { return causes_; }
 
 private:
+    void setTitles(const QString& engine, int rounds, bool everyOrder, bool running);
+    void showNothingToShare(const QString& engine, bool noCauses);
     void draw();
     void clearDrawing();
     void showAxes(bool shown);

@@ -284,7 +284,24 @@ void MetricChart::rebuildGraphs() {
     graphs_.clear();
     warmupKey_ = nullptr;
     rawBuilt_ = smoothing_ > 0;
-    // Among the runs shown: a hidden run draws no line that a dash pattern would tell apart.
+    const std::vector<int> variants = lineVariants();
+    startRunGraphs();
+    // The faint raw curves first, so every smoothed line is drawn over them.
+    if (rawBuilt_) addRawCurves(variants);
+    addRunLines(variants);
+    // Runs that draw no line here (a classification on the R² axis) are counted, not named as if they did.
+    if (const auto other =
+            std::count_if(shape_.begin(), shape_.end(), [](const RunShape& s) { return s.otherQuality; }))
+        addWithoutQualityCount(static_cast<std::size_t>(other));
+    // Markers after all lines, so no line is drawn over a marker.
+    addWarmupMarkers();
+    moveLiveRunsToTheirLayer();
+    allDirty_ = true;
+}
+
+// Each run's line variant (chart_pens.h), indexed as shape_, counted among the runs shown only: a
+// hidden run draws no line that a dash pattern would tell apart.
+std::vector<int> MetricChart::lineVariants() const {
     std::vector<QColor> colors;
     for (const RunShape& s : shape_)
         if (drawn(s)) colors.push_back(s.color);
@@ -292,7 +309,11 @@ void MetricChart::rebuildGraphs() {
     std::vector<int> variants(shape_.size(), 0);
     for (std::size_t i = 0, v = 0; i < shape_.size(); ++i)
         if (drawn(shape_[i])) variants[i] = shownVariants[v++];
+    return variants;
+}
 
+// A RunGraphs per drawn run, in shape_'s order, with a band's runs where it leads one.
+void MetricChart::startRunGraphs() {
     std::map<int, std::vector<int>> members;  // a band's leader -> its runs
     for (const RunShape& s : shape_)
         if (s.leader != 0) members[s.leader].push_back(s.id);
@@ -303,14 +324,20 @@ void MetricChart::rebuildGraphs() {
             if (const auto it = members.find(shape_[i].id); it != members.end()) graphs.members = it->second;
             graphs_.push_back(std::move(graphs));
         }
-    // The faint raw curves first, so every smoothed line is drawn over them (a band has none: the
-    // band is what its runs' raw values spread over).
-    if (rawBuilt_)
-        for (std::size_t i = 0, g = 0; i < shape_.size(); ++i) {
-            if (!drawn(shape_[i])) continue;
-            if (shape_[i].repeats == 1) addRawGraphs(graphs_[g], shape_[i], variants[i]);
-            ++g;
-        }
+}
+
+// A band has no raw curves: the band is what its runs' raw values spread over.
+void MetricChart::addRawCurves(const std::vector<int>& variants) {
+    for (std::size_t i = 0, g = 0; i < shape_.size(); ++i) {
+        if (!drawn(shape_[i])) continue;
+        if (shape_[i].repeats == 1) addRawGraphs(graphs_[g], shape_[i], variants[i]);
+        ++g;
+    }
+}
+
+// Every run's legend entry in the runs table's order: a drawn run's lines (or band), a hidden run's
+// grey entry, the oldest hidden runs beyond kHiddenInLegend counted in one line.
+void MetricChart::addRunLines(const std::vector<int>& variants) {
     bool anyValidation = false;
     const auto hidden = static_cast<std::size_t>(
         std::count_if(shape_.begin(), shape_.end(), [](const RunShape& s) { return !s.visible; }));
@@ -330,11 +357,9 @@ void MetricChart::rebuildGraphs() {
         anyValidation = anyValidation || shape_[i].validation;
     }
     if (anyValidation) addLineStyleKeys();
-    // Runs that draw no line here (a classification on the R² axis) are counted, not named as if they did.
-    if (const auto other =
-            std::count_if(shape_.begin(), shape_.end(), [](const RunShape& s) { return s.otherQuality; }))
-        addWithoutQualityCount(static_cast<std::size_t>(other));
-    // Markers after all lines, so no line is drawn over a marker.
+}
+
+void MetricChart::addWarmupMarkers() {
     bool anyWarmup = false;
     for (std::size_t i = 0, g = 0; i < shape_.size(); ++i) {
         if (!drawn(shape_[i])) continue;
@@ -344,8 +369,6 @@ void MetricChart::rebuildGraphs() {
         anyWarmup = true;
     }
     if (anyWarmup) addWarmupLegendKey();
-    moveLiveRunsToTheirLayer();
-    allDirty_ = true;
 }
 
 void MetricChart::addRunGraphs(RunGraphs& graphs, const RunShape& shape, int variant) {

@@ -121,6 +121,11 @@ private:
     void markAllDirty();
     std::vector<RunShape> currentShape() const;
     void rebuildGraphs();
+    std::vector<int> lineVariants() const;
+    void startRunGraphs();
+    void addRawCurves(const std::vector<int>& variants);
+    void addRunLines(const std::vector<int>& variants);
+    void addWarmupMarkers();
     void addRunGraphs(RunGraphs& graphs, const RunShape& shape, int variant);
     void addRawGraphs(RunGraphs& graphs, const RunShape& shape, int variant);
     QCPGraph* addGraph(const QString& name, const QPen& pen, bool inLegend);

@@ -87,6 +87,21 @@ WaterfallChart::Bar barOf(const AblationStep& s, double before, const std::strin
     return bar;
 }
 
+WaterfallChart::Bar baselineBar(const AblationStep& s, const std::string& baseline, QualityMetric q) {
+    WaterfallChart::Bar base;
+    base.kind = WaterfallChart::Bar::Kind::Baseline;
+    base.name = QString::fromStdString(baseline);
+    base.high = s.medianEpochMs;
+    base.measured = s.measured();
+    base.label = formatMs(s.medianEpochMs) + "\n" + finalText(s.final, q);
+    base.shortLabel = formatMs(s.medianEpochMs);
+    if (s.measured()) {
+        base.spreadLow = s.minEpochMs;
+        base.spreadHigh = s.maxEpochMs;
+    }
+    return base;
+}
+
 QString settingsText(const ExecutionSettings& settings) {
     QStringList parts;
     for (const auto& d : describeSwitches(settings))
@@ -192,54 +207,58 @@ void WaterfallChart::clear() {
 void WaterfallChart::setResult(const AblationResult& result) {
     clearDrawing();
     placeholder_->setVisible(result.steps.empty());
-    const std::string& backend = result.backend;
+    collectBars(result);
+    addFixedLoopBar(result);
+    drawBars(result);
+    setTitles(result);
+    fitted_.clear();  // new texts: fit them at the next layout
+    plot_->replot();
+}
+
+// A bar and a tooltip per step: the first step is the baseline's full bar, each later one floats
+// from the level of the step before it.
+void WaterfallChart::collectBars(const AblationResult& result) {
     const QualityMetric quality = result.quality();
     for (std::size_t i = 0; i < result.steps.size(); ++i) {
         const AblationStep& s = result.steps[i];
         if (i == 0) {
-            Bar base;
-            base.kind = Bar::Kind::Baseline;
-            base.name = QString::fromStdString(result.plan.baseline);
-            base.high = s.medianEpochMs;
-            base.measured = s.measured();
-            base.label = formatMs(s.medianEpochMs) + "\n" + finalText(s.final, quality);
-            base.shortLabel = formatMs(s.medianEpochMs);
-            if (s.measured()) {
-                base.spreadLow = s.minEpochMs;
-                base.spreadHigh = s.maxEpochMs;
-            }
-            bars_.push_back(base);
+            bars_.push_back(baselineBar(s, result.plan.baseline, quality));
         } else {
             const bool afterFixedLoop = result.fixedLoop() && &s > result.fixedLoop();
-            bars_.push_back(barOf(s, result.steps[i - 1].medianEpochMs, backend, quality, afterFixedLoop));
+            bars_.push_back(barOf(s, result.steps[i - 1].medianEpochMs, result.backend, quality, afterFixedLoop));
         }
-        tooltips_.push_back(stepTooltip(s, backend, quality));
+        tooltips_.push_back(stepTooltip(s, result.backend, quality));
     }
-    // The closing bar is the fixed loop: the fastest step measured (the steps of this one order after
-    // it are fixes it leaves out), with the verdict of the repeats' spreads.
-    if (const AblationStep* fixed = result.fixedLoop()) {
-        const double first = result.steps.front().medianEpochMs, last = fixed->medianEpochMs;
-        Bar total;
-        total.kind = Bar::Kind::Total;
-        total.name = "fixed loop";
-        total.high = last;
-        total.measured = true;
-        const double speedup = last > 0 ? first / last : 0.0;
-        // The same verdict as the CLI's total gap: a speedup only where the repeats' spreads do not overlap.
-        const auto gap = result.gapComparison();
-        const bool measurable = gap && gap->measurable;
-        total.label = formatMs(last) + "\n" +
-                      (measurable || !gap ? "speedup " + QString::number(speedup, 'f', 2) + "×"
-                                          : QString("no measurable speedup"));
-        total.shortLabel = formatMs(last);
-        bars_.push_back(total);
-        tooltips_.push_back(
-            QString("<b>The fixed loop</b>: the fastest step measured, %5<br>%1 → %2 per epoch: %3 saved; %4")
-                .arg(formatMs(first), formatMs(last), formatMs(first - last),
-                     gap ? QString::fromStdString(gap->label()) : QString("%1× faster").arg(speedup, 0, 'f', 2),
-                     QString::fromStdString(fixed->name).toHtmlEscaped()));
-    }
+}
 
+// The closing bar is the fixed loop: the fastest step measured (the steps of this one order after
+// it are fixes it leaves out), with the verdict of the repeats' spreads.
+void WaterfallChart::addFixedLoopBar(const AblationResult& result) {
+    const AblationStep* fixed = result.fixedLoop();
+    if (!fixed) return;
+    const double first = result.steps.front().medianEpochMs, last = fixed->medianEpochMs;
+    Bar total;
+    total.kind = Bar::Kind::Total;
+    total.name = "fixed loop";
+    total.high = last;
+    total.measured = true;
+    const double speedup = last > 0 ? first / last : 0.0;
+    // The same verdict as the CLI's total gap: a speedup only where the repeats' spreads do not overlap.
+    const auto gap = result.gapComparison();
+    const bool measurable = gap && gap->measurable;
+    total.label =
+        formatMs(last) + "\n" +
+        (measurable || !gap ? "speedup " + QString::number(speedup, 'f', 2) + "×" : QString("no measurable speedup"));
+    total.shortLabel = formatMs(last);
+    bars_.push_back(total);
+    tooltips_.push_back(
+        QString("<b>The fixed loop</b>: the fastest step measured, %5<br>%1 → %2 per epoch: %3 saved; %4")
+            .arg(formatMs(first), formatMs(last), formatMs(first - last),
+                 gap ? QString::fromStdString(gap->label()) : QString("%1× faster").arg(speedup, 0, 'f', 2),
+                 QString::fromStdString(fixed->name).toHtmlEscaped()));
+}
+
+void WaterfallChart::drawBars(const AblationResult& result) {
     for (std::size_t i = 0; i < bars_.size(); ++i) {
         const double key = static_cast<double>(i + 1);
         const Bar& bar = bars_[i];
@@ -253,6 +272,10 @@ void WaterfallChart::setResult(const AblationResult& result) {
         top_ = std::max({top_, bar.high, bar.spreadHigh.value_or(0.0)});
     }
     plot_->xAxis->setRange(0.4, static_cast<double>(bars_.size()) + 0.6);
+}
+
+void WaterfallChart::setTitles(const AblationResult& result) {
+    const std::string& backend = result.backend;
     QString title = "Ablation from \u201C" + QString::fromStdString(result.plan.baseline) + "\u201D";
     if (!backend.empty())
         title += QString(" on %1 (%2), %3 round(s)")
@@ -270,8 +293,6 @@ void WaterfallChart::setResult(const AblationResult& result) {
                        ? QString("Ablation")
                        : QString("On %1, %2 round(s)").arg(QString::fromStdString(backend)).arg(result.roundsMade())) +
                   ", in the order applied" + state;
-    fitted_.clear();  // new texts: fit them at the next layout
-    plot_->replot();
 }
 
 void WaterfallChart::drawBar(const Bar& bar, double key) {
@@ -344,49 +365,17 @@ void WaterfallChart::fitLabelsToSize() {
     if (axes.width() <= 0 || axes.height() <= 0) return;
     const int room =
         bars_.empty() ? axes.width() : static_cast<int>(axes.width() / plot_->xAxis->range().size()) - kBarMarginPx;
-    const QFontMetrics tickFont(plot_->xAxis->tickLabelFont());
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    // The whole title in two lines at most, else the short one (the tooltip and the tab say the rest):
-    // every line of a title is a line less for the bars.
-    const QFontMetrics titleFont(title_->font());
-    QString fitted = wrapWords(fullTitle_, titleFont, plot_->viewport().width() - 24);
-    if (fitted.count('\n') > 1) fitted = wrapWords(shortTitle_, titleFont, plot_->viewport().width() - 24);
-    title_->setText(fitted);
-    const QString note = wrapWords(placeholderText_, QFontMetrics(placeholder_->font()), axes.width() - 16);
-    placeholder_->setText(note);
-    fitted += note;
+    QString fitted = fitTitleAndPlaceholder(axes.width());
     const QFontMetrics axisTitleFont(plot_->yAxis->labelFont());
     const QString valueTitle = axisTitleFont.horizontalAdvance(kValueTitle) <= axes.height()        ? kValueTitle
                                : axisTitleFont.horizontalAdvance(kShortValueTitle) <= axes.height() ? kShortValueTitle
                                                                                                     : QString("ms");
     fitted += valueTitle;
-    // Names that would be cut ("devi…") say nothing: then every step is numbered in the order its
-    // fix was applied, the axis says so, and the tooltip (and the Ablation tab's table) names it.
-    std::vector<QString> ticks;
-    for (const QString& text : tickTexts_) ticks.push_back(wrapAtBreaks(text, tickFont, room, kMaxTickLines));
-    const bool numbered =
-        std::any_of(ticks.begin(), ticks.end(), [](const QString& t) { return t.contains(kEllipsis); });
-    for (std::size_t i = 0; i < ticks.size(); ++i) {
-        const QString tick = numbered ? numberedTick(i) : ticks[i];
-        ticker->addTick(static_cast<double>(i + 1), tick);
-        fitted += tick;
-    }
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const bool numbered = fitTicks(*ticker, room, fitted);
     const QString keyTitle = numbered ? wrapWords(kNumberedTitle, axisTitleFont, axes.width()) : QString();
     fitted += keyTitle;
-    int labelLines = 0;
-    for (std::size_t i = 0; i < labels_.size() && i < bars_.size(); ++i) {
-        const QFontMetrics labelFont(labels_[i]->font());
-        const bool fits = labelFont.horizontalAdvance(bars_[i].label.section('\n', 0, 0)) <= room;
-        QString compact = bars_[i].shortLabel;
-        if (labelFont.horizontalAdvance(compact) > room) compact.remove(" ms");  // the axis says ms
-        // A number that does not fit whole is left to the tooltip: one cut mid-number reads as another.
-        const QString text = fits ? keepFittingLines(bars_[i].label, labelFont, room)
-                             : labelFont.horizontalAdvance(compact) <= room ? compact
-                                                                            : QString();
-        labels_[i]->setText(text);
-        labelLines = std::max(labelLines, static_cast<int>(text.count('\n')) + 1);
-        fitted += text;
-    }
+    const int labelLines = fitValueLabels(room, fitted);
     // The value axis: the tallest bar ends `needed` pixels below the top, where its label begins.
     const int lineHeight = labels_.empty() ? 0 : QFontMetrics(labels_.front()->font()).lineSpacing();
     const double needed = labelLines * lineHeight + kLabelGapPx + 4;
@@ -401,6 +390,55 @@ void WaterfallChart::fitLabelsToSize() {
     plot_->yAxis->setRange(0, upper);
     for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
         plot_->plotLayout()->update(phase);
+}
+
+// The whole title in two lines at most, else the short one (the tooltip and the tab say the rest):
+// every line of a title is a line less for the bars. Returns the texts set.
+QString WaterfallChart::fitTitleAndPlaceholder(int axesWidth) {
+    const QFontMetrics titleFont(title_->font());
+    QString fitted = wrapWords(fullTitle_, titleFont, plot_->viewport().width() - 24);
+    if (fitted.count('\n') > 1) fitted = wrapWords(shortTitle_, titleFont, plot_->viewport().width() - 24);
+    title_->setText(fitted);
+    const QString note = wrapWords(placeholderText_, QFontMetrics(placeholder_->font()), axesWidth - 16);
+    placeholder_->setText(note);
+    return fitted + note;
+}
+
+// Names that would be cut ("devi…") say nothing: then every step is numbered in the order its
+// fix was applied, the axis says so, and the tooltip (and the Ablation tab's table) names it.
+// Adds the ticks to `ticker` and their texts to `fitted`; true when they are numbered.
+bool WaterfallChart::fitTicks(QCPAxisTickerText& ticker, int room, QString& fitted) const {
+    const QFontMetrics tickFont(plot_->xAxis->tickLabelFont());
+    std::vector<QString> ticks;
+    for (const QString& text : tickTexts_) ticks.push_back(wrapAtBreaks(text, tickFont, room, kMaxTickLines));
+    const bool numbered =
+        std::any_of(ticks.begin(), ticks.end(), [](const QString& t) { return t.contains(kEllipsis); });
+    for (std::size_t i = 0; i < ticks.size(); ++i) {
+        const QString tick = numbered ? numberedTick(i) : ticks[i];
+        ticker.addTick(static_cast<double>(i + 1), tick);
+        fitted += tick;
+    }
+    return numbered;
+}
+
+// Sets each bar's label to what fits in `room` and adds it to `fitted`; returns the lines of the
+// tallest label.
+int WaterfallChart::fitValueLabels(int room, QString& fitted) {
+    int labelLines = 0;
+    for (std::size_t i = 0; i < labels_.size() && i < bars_.size(); ++i) {
+        const QFontMetrics labelFont(labels_[i]->font());
+        const bool fits = labelFont.horizontalAdvance(bars_[i].label.section('\n', 0, 0)) <= room;
+        QString compact = bars_[i].shortLabel;
+        if (labelFont.horizontalAdvance(compact) > room) compact.remove(" ms");  // the axis says ms
+        // A number that does not fit whole is left to the tooltip: one cut mid-number reads as another.
+        const QString text = fits ? keepFittingLines(bars_[i].label, labelFont, room)
+                             : labelFont.horizontalAdvance(compact) <= room ? compact
+                                                                            : QString();
+        labels_[i]->setText(text);
+        labelLines = std::max(labelLines, static_cast<int>(text.count('\n')) + 1);
+        fitted += text;
+    }
+    return labelLines;
 }
 
 void WaterfallChart::setPlaceholder(const QString& text) {

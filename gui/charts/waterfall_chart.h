@@ -17,6 +17,7 @@
 class QCustomPlot;
 class QCPAbstractItem;
 class QCPAbstractPlottable;
+class QCPAxisTickerText;
 class QCPItemText;
 class QCPTextElement;
 class QMouseEvent;
@@ -54,12 +55,19 @@ public:
     QString tooltipFor(std::size_t index) const;
 
 private:
+    void collectBars(const AblationResult& result);
+    void addFixedLoopBar(const AblationResult& result);
+    void drawBars(const AblationResult& result);
+    void setTitles(const AblationResult& result);
     void drawBar(const Bar& bar, double key);
     void drawSpread(const Bar& bar, double key);
     void drawConnector(double fromKey, double toKey, double level);
     void clearDrawing();
     void showHoverTip(QMouseEvent* event);
     void fitLabelsToSize();
+    QString fitTitleAndPlaceholder(int axesWidth);
+    bool fitTicks(QCPAxisTickerText& ticker, int room, QString& fitted) const;
+    int fitValueLabels(int room, QString& fitted);
     QString numberedTick(std::size_t i) const;
 
     QCustomPlot* plot_;

@@ -129,7 +129,20 @@ QWidget* DataPanel::buildSourceGroup() {
     auto* group = new QGroupBox("Data source");
     group->setToolTip("Drop a .csv or .npy file anywhere on this panel to open it.");
     sourceForm_ = new QFormLayout(group);
+    buildBuiltinFields();
+    buildFileFields();
+    sourceForm_->addRow(builtinRadio_);
+    sourceForm_->addRow("Rows", rowsSpin_);
+    sourceForm_->addRow("Seed", dataSeedSpin_);
+    sourceForm_->addRow(fileRadio_);
+    sourceForm_->addRow(buildFileRow());
+    sourceForm_->addRow("Labels", buildLabelsRow());
+    sourceForm_->addRow(buildLoadRow());
+    connectSourceFields();
+    return group;
+}
 
+void DataPanel::buildBuiltinFields() {
     builtinRadio_ = new QRadioButton("Built-in seed-like data (61 features)");
     builtinRadio_->setObjectName("sourceBuiltin");
     builtinRadio_->setToolTip(
@@ -150,7 +163,9 @@ QWidget* DataPanel::buildSourceGroup() {
     dataSeedSpin_->setRange(0, std::numeric_limits<int>::max());
     dataSeedSpin_->setValue(1);
     dataSeedSpin_->setToolTip("The same seed always generates the same data, on every machine.");
+}
 
+void DataPanel::buildFileFields() {
     fileRadio_ = new QRadioButton("File (CSV or .npy)");
     fileRadio_->setObjectName("sourceFile");
     fileRadio_->setToolTip(
@@ -173,31 +188,31 @@ QWidget* DataPanel::buildSourceGroup() {
     labelsButton_ = new QPushButton("…");
     labelsButton_->setObjectName("labelsButton");
     labelsButton_->setToolTip("Choose the labels .npy file");
+}
 
+QHBoxLayout* DataPanel::buildFileRow() {
     auto* fileRow = new QHBoxLayout;
     fileRow->addWidget(pathEdit_, 1);
     fileRow->addWidget(openButton_);
+    return fileRow;
+}
+
+QWidget* DataPanel::buildLabelsRow() {
     labelsRow_ = new QWidget;
     auto* labelsRow = new QHBoxLayout(labelsRow_);
     labelsRow->setContentsMargins(0, 0, 0, 0);
     labelsRow->addWidget(labelsEdit_, 1);
     labelsRow->addWidget(labelsButton_);
+    return labelsRow_;
+}
 
-    sourceForm_->addRow(builtinRadio_);
-    sourceForm_->addRow("Rows", rowsSpin_);
-    sourceForm_->addRow("Seed", dataSeedSpin_);
-    sourceForm_->addRow(fileRadio_);
-    sourceForm_->addRow(fileRow);
-    sourceForm_->addRow("Labels", labelsRow_);
-    sourceForm_->addRow(buildLoadRow());
-
+void DataPanel::connectSourceFields() {
     connect(builtinRadio_, &QRadioButton::toggled, this, &DataPanel::updateSourceFields);
     connect(pathEdit_, &QLineEdit::textChanged, this, &DataPanel::updateSourceFields);
     connect(pathEdit_, &QLineEdit::returnPressed, this, &DataPanel::load);
     connect(labelsEdit_, &QLineEdit::returnPressed, this, &DataPanel::load);
     connect(openButton_, &QPushButton::clicked, this, &DataPanel::chooseFile);
     connect(labelsButton_, &QPushButton::clicked, this, &DataPanel::chooseLabelsFile);
-    return group;
 }
 
 QWidget* DataPanel::buildLoadRow() {

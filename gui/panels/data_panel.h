@@ -18,6 +18,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -78,6 +79,11 @@ protected:
 
 private:
     QWidget* buildSourceGroup();
+    void buildBuiltinFields();
+    void buildFileFields();
+    QHBoxLayout* buildFileRow();
+    QWidget* buildLabelsRow();
+    void connectSourceFields();
     QWidget* buildCsvGroup();
     QWidget* buildPrepareGroup();
     QWidget* buildLoadRow();

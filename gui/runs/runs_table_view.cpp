@@ -65,10 +65,25 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
       proxy_(new RunsFilterProxy(this)),
       filter_(new QLineEdit(this)),
       table_(new QTableView(this)) {
+    setUpFilter();
+    setUpTable();
+    makeActions();
+    layOut();
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsTableView::updateActions);
+    sizeColumns();
+    widenColumnsAsRowsChange();
+    connect(model_, &QAbstractItemModel::rowsRemoved, this, &RunsTableView::updateActions);
+    updateActions();
+}
+
+void RunsTableView::setUpFilter() {
     filter_->setObjectName("runsFilter");
     filter_->setPlaceholderText("Filter runs by name, data set, backend, preset or status");
     filter_->setClearButtonEnabled(true);
     connect(filter_, &QLineEdit::textChanged, this, &RunsTableView::setFilterText);
+}
+
+void RunsTableView::setUpTable() {
     proxy_->setSourceModel(model_);
     proxy_->setSortRole(RunsTableModel::SortRole);
     table_->setModel(proxy_);
@@ -80,7 +95,9 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
     table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);  // the order runs were made
     table_->setSortingEnabled(true);
     table_->setContextMenuPolicy(Qt::ActionsContextMenu);
+}
 
+void RunsTableView::makeActions() {
     delete_ = makeAction("Delete…", "Remove the selected runs from the session (asks; their files may go too)",
                          &RunsTableView::deleteSelected);
     delete_->setShortcut(QKeySequence::Delete);
@@ -102,10 +119,12 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
     hideAll_ = new QAction("Hide all", this);
     hideAll_->setToolTip("Hide every run from the charts (tick a run's box to show it again)");
     connect(hideAll_, &QAction::triggered, this, &RunsTableView::hideAll);
+}
+
+void RunsTableView::layOut() {
     showNote_ = new QLabel;
     showNote_->setObjectName("showAllNote");
     showNote_->setVisible(false);
-
     auto* buttons = new QHBoxLayout;
     for (QAction* action : {delete_, baseline_, compare_, pytorch_, showAll_, hideAll_}) {
         auto* button = new QToolButton;
@@ -119,20 +138,18 @@ RunsTableView::RunsTableView(RunStore* store, QWidget* parent)
     layout->addWidget(filter_);
     layout->addWidget(table_);
     layout->addLayout(buttons);
+}
 
-    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsTableView::updateActions);
-    sizeColumns();
-    // Widened for the rows that come or change, never over the whole table: the first kSizingRows
-    // rows that come (a restore's first), then the rows that change a few at a time (a new run as it
-    // starts, an epoch's update of one row).
+// Widened for the rows that come or change, never over the whole table: the first kSizingRows
+// rows that come (a restore's first), then the rows that change a few at a time (a new run as it
+// starts, an epoch's update of one row).
+void RunsTableView::widenColumnsAsRowsChange() {
     connect(model_, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex&, int first, int last) {
         if (first < kSizingRows) widenColumnsFor(first, std::min(last, kSizingRows - 1));
     });
     connect(model_, &QAbstractItemModel::dataChanged, this, [this](const QModelIndex& from, const QModelIndex& to) {
         if (to.row() - from.row() < kFewRows) widenColumnsFor(from.row(), to.row());
     });
-    connect(model_, &QAbstractItemModel::rowsRemoved, this, &RunsTableView::updateActions);
-    updateActions();
 }
 
 // Every column but the message is as wide as its header and the widest of its cells measured so

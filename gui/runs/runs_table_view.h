@@ -72,6 +72,11 @@ signals:
     void exported(const QString& message);  // a line for the status bar
 
 private:
+    void setUpFilter();
+    void setUpTable();
+    void makeActions();
+    void layOut();
+    void widenColumnsAsRowsChange();
     QAction* makeAction(const QString& text, const QString& tip, void (RunsTableView::*slot)());
     void sizeColumns();
     // Widens the columns for these source rows' cells (never narrows what the user set).

@@ -11,6 +11,47 @@
 
 namespace wb::gui {
 
+namespace {
+// x of a value: the value itself on a numeric axis, its place in the list on a categorical one.
+std::optional<double> xOf(const SweepAxis& axis, const nlohmann::json& value) {
+    if (!axis.categorical) return value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt;
+    const auto i = axis.categories.indexOf(QString::fromStdString(sweep::valueText(value)));
+    return i < 0 ? std::nullopt : std::optional<double>(static_cast<double>(i));
+}
+
+void setXTicks(QCPAxis& x, const SweepAxis& axis) {
+    if (axis.categorical) {
+        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+        for (int i = 0; i < axis.categories.size(); ++i) ticker->addTick(i, axis.categories[i]);
+        x.setTicker(ticker);
+        x.setScaleType(QCPAxis::stLinear);
+    } else if (axis.labelsEachValue()) {  // a grid's values, each at its place (on a log scale too)
+        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+        for (double v : axis.values) ticker->addTick(v, QString::fromStdString(sweep::valueText(nlohmann::json(v))));
+        ticker->setSubTickCount(0);
+        x.setTicker(ticker);
+        x.setScaleType(axis.log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    } else if (axis.log) {
+        x.setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+        x.setScaleType(QCPAxis::stLogarithmic);
+    } else {
+        x.setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        x.setScaleType(QCPAxis::stLinear);
+    }
+}
+
+// Room around the points rescaleAxes() fitted, so that no dot or star sits on the axes' edges.
+void padRanges(QCustomPlot& plot, bool logX) {
+    const QCPRange x = plot.xAxis->range(), y = plot.yAxis->range();
+    if (logX)
+        plot.xAxis->setRange(x.lower / 1.5, x.upper * 1.5);
+    else
+        plot.xAxis->setRange(x.lower - std::max(0.5, x.size() * 0.08), x.upper + std::max(0.5, x.size() * 0.08));
+    const double pad = y.size() > 0 ? y.size() * 0.1 : std::max(std::abs(y.lower) * 0.1, 0.01);
+    plot.yAxis->setRange(y.lower - pad, y.upper + pad);
+}
+}  // namespace
+
 MetricByParameterChart::MetricByParameterChart(QWidget* parent) : QWidget(parent) {
     parameter_ = new QComboBox;
     parameter_->setObjectName("sweepParameterChoice");
@@ -65,20 +106,28 @@ void MetricByParameterChart::redraw() {
     const std::size_t axisIndex = static_cast<std::size_t>(p);
     const SweepAxis& axis = axes_.axes()[axisIndex];
     const std::string name = plan_->parameterNames[axisIndex];
-    // x of a value: the value itself on a numeric axis, its place in the list on a categorical one.
-    auto xOf = [&](const nlohmann::json& value) -> std::optional<double> {
-        if (!axis.categorical) return value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt;
-        const auto i = axis.categories.indexOf(QString::fromStdString(sweep::valueText(value)));
-        return i < 0 ? std::nullopt : std::optional<double>(static_cast<double>(i));
-    };
+    addTrialDots(axis, name);
+    addMedians(axis, axisIndex);
+    addBestStar(axis, name);
+    setXTicks(*plot_->xAxis, axis);
+    plot_->xAxis->setLabel(QString::fromStdString(name));
+    plot_->yAxis->setLabel(QString::fromStdString(plan_->metric.name));
+    plot_->rescaleAxes();
+    padRanges(*plot_, axis.log);
+    plot_->replot();
+}
+
+void MetricByParameterChart::addTrialDots(const SweepAxis& axis, const std::string& name) {
     auto* dots = plot_->addGraph();
     dots->setName("trials");
     dots->setLineStyle(QCPGraph::lsNone);
     dots->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(120, 120, 120, 160), 6));
     for (const auto& v : *views_)
-        if (const auto x = xOf(v.trial->parameters.value(name, nlohmann::json())); x && v.metric)
+        if (const auto x = xOf(axis, v.trial->parameters.value(name, nlohmann::json())); x && v.metric)
             dots->addData(*x, *v.metric);
+}
 
+void MetricByParameterChart::addMedians(const SweepAxis& axis, std::size_t axisIndex) {
     const auto report = sweep::makeReport(*plan_, *views_);
     auto* medians = plot_->addGraph();
     medians->setName("median (bars: min to max)");
@@ -90,7 +139,7 @@ void MetricByParameterChart::redraw() {
     spread->setPen(QPen(QColor(31, 119, 180), 1.5));
     QVector<double> xs, ys, minus, plus;
     for (const auto& e : report.effects[axisIndex].values) {
-        const auto x = xOf(e.value);
+        const auto x = xOf(axis, e.value);
         if (!x || !e.median) continue;
         xs << *x;
         ys << *e.median;
@@ -100,47 +149,18 @@ void MetricByParameterChart::redraw() {
     medians->setData(xs, ys, true);
     spread->setData(minus, plus);
     medians_ = static_cast<int>(xs.size());
+}
 
-    if (best_) {
-        const auto& b = (*views_)[*best_];
-        if (const auto x = xOf(b.trial->parameters.value(name, nlohmann::json())); x && b.metric) {
-            auto* star = plot_->addGraph();
-            star->setName("best trial");
-            star->setLineStyle(QCPGraph::lsNone);
-            star->setScatterStyle(
-                QCPScatterStyle(QCPScatterStyle::ssStar, QPen(QColor(214, 39, 40), 2), Qt::NoBrush, 16));
-            star->addData(*x, *b.metric);
-        }
-    }
-    if (axis.categorical) {
-        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-        for (int i = 0; i < axis.categories.size(); ++i) ticker->addTick(i, axis.categories[i]);
-        plot_->xAxis->setTicker(ticker);
-        plot_->xAxis->setScaleType(QCPAxis::stLinear);
-    } else if (axis.labelsEachValue()) {  // a grid's values, each at its place (on a log scale too)
-        QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-        for (double v : axis.values) ticker->addTick(v, QString::fromStdString(sweep::valueText(nlohmann::json(v))));
-        ticker->setSubTickCount(0);
-        plot_->xAxis->setTicker(ticker);
-        plot_->xAxis->setScaleType(axis.log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-    } else if (axis.log) {
-        plot_->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-        plot_->xAxis->setScaleType(QCPAxis::stLogarithmic);
-    } else {
-        plot_->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-        plot_->xAxis->setScaleType(QCPAxis::stLinear);
-    }
-    plot_->xAxis->setLabel(QString::fromStdString(name));
-    plot_->yAxis->setLabel(QString::fromStdString(plan_->metric.name));
-    plot_->rescaleAxes();
-    const QCPRange x = plot_->xAxis->range(), y = plot_->yAxis->range();
-    if (axis.log)
-        plot_->xAxis->setRange(x.lower / 1.5, x.upper * 1.5);
-    else
-        plot_->xAxis->setRange(x.lower - std::max(0.5, x.size() * 0.08), x.upper + std::max(0.5, x.size() * 0.08));
-    const double pad = y.size() > 0 ? y.size() * 0.1 : std::max(std::abs(y.lower) * 0.1, 0.01);
-    plot_->yAxis->setRange(y.lower - pad, y.upper + pad);
-    plot_->replot();
+void MetricByParameterChart::addBestStar(const SweepAxis& axis, const std::string& name) {
+    if (!best_) return;
+    const auto& b = (*views_)[*best_];
+    const auto x = xOf(axis, b.trial->parameters.value(name, nlohmann::json()));
+    if (!x || !b.metric) return;
+    auto* star = plot_->addGraph();
+    star->setName("best trial");
+    star->setLineStyle(QCPGraph::lsNone);
+    star->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssStar, QPen(QColor(214, 39, 40), 2), Qt::NoBrush, 16));
+    star->addData(*x, *b.metric);
 }
 
 }  // namespace wb::gui

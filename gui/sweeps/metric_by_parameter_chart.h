@@ -30,6 +30,9 @@ public:
 
 private:
     void redraw();
+    void addTrialDots(const SweepAxis& axis, const std::string& name);
+    void addMedians(const SweepAxis& axis, std::size_t axisIndex);  // per value of the axis, with their spread
+    void addBestStar(const SweepAxis& axis, const std::string& name);
 
     QComboBox* parameter_ = nullptr;
     QCustomPlot* plot_ = nullptr;

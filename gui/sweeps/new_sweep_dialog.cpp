@@ -52,6 +52,30 @@ QStringList NewSweepDialog::suggestedParameters() {
 
 NewSweepDialog::NewSweepDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle("New sweep");
+    QFormLayout* form = buildSweepForm();
+    buildParameterTable();
+    QHBoxLayout* parameterButtons = buildParameterButtons();
+    QFormLayout* engineForm = buildEngineForm();
+    QDialogButtonBox* box = buildButtonBox();
+    connectSignals();
+    updateEngineFields();
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    auto* hint = new QLabel(
+        "Each parameter is the `mlpwb train` option of its name, varied over the current "
+        "configuration. Values are separated by spaces (layers: 20,10 64,32); a random "
+        "sweep also takes a range MIN..MAX or log MIN..MAX.");
+    hint->setWordWrap(true);
+    layout->addWidget(hint);
+    layout->addWidget(parameters_);
+    layout->addLayout(parameterButtons);
+    layout->addLayout(engineForm);
+    layout->addWidget(box);
+    resize(620, 640);
+}
+
+QFormLayout* NewSweepDialog::buildSweepForm() {
     name_ = new QLineEdit;
     name_->setPlaceholderText("optional");
     method_ = new QComboBox;
@@ -69,22 +93,43 @@ NewSweepDialog::NewSweepDialog(QWidget* parent) : QDialog(parent) {
                        "median_epoch_ms", "total_ms", "loss", "accuracy", "r2"});
     goal_ = new QComboBox;
     goal_->addItems({"minimize", "maximize"});
-    connect(metric_, &QComboBox::currentTextChanged, this, [this](const QString& m) {
-        goal_->setCurrentText(m.contains("accuracy") || m.contains("r2") ? "maximize" : "minimize");
-    });
 
+    auto* form = new QFormLayout;
+    form->addRow("Name", name_);
+    form->addRow("Method", method_);
+    form->addRow("Random points (run_cap)", runCap_);
+    form->addRow("Sampler seed", seed_);
+    form->addRow("Repeats of each point", repeats_);
+    auto* metricRow = new QHBoxLayout;
+    metricRow->addWidget(metric_, 1);
+    metricRow->addWidget(goal_);
+    form->addRow("Metric", metricRow);
+    return form;
+}
+
+void NewSweepDialog::buildParameterTable() {
     parameters_ = new QTableWidget(0, 2);
     parameters_->setObjectName("sweepParameters");
     parameters_->setHorizontalHeaderLabels({"Parameter", "Values"});
     parameters_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
     parameters_->setMinimumHeight(150);
+}
+
+QHBoxLayout* NewSweepDialog::buildParameterButtons() {
     auto* add = new QPushButton("Add parameter");
     auto* remove = new QPushButton("Remove");
     connect(add, &QPushButton::clicked, this, [this] { addParameter("lr", ""); });
     connect(remove, &QPushButton::clicked, this, [this] {
         if (parameters_->currentRow() >= 0) parameters_->removeRow(parameters_->currentRow());
     });
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(add);
+    buttons->addWidget(remove);
+    buttons->addStretch();
+    return buttons;
+}
 
+QFormLayout* NewSweepDialog::buildEngineForm() {
     engine_ = new QComboBox;
     engine_->addItem("This machine (a pool of trials)", "local");
     engine_->addItem("SLURM cluster (a job array)", "slurm");
@@ -97,19 +142,18 @@ NewSweepDialog::NewSweepDialog(QWidget* parent) : QDialog(parent) {
     maxParallel_ = new QSpinBox;
     maxParallel_->setRange(0, 100000);
     maxParallel_->setSpecialValueText("no limit");
-    auto updateEngine = [this] {
-        const bool slurm = engine_->currentData().toString() == "slurm";
-        jobs_->setEnabled(!slurm);
-        exclusive_->setEnabled(!slurm);
-        slurmArgs_->setEnabled(slurm);
-        maxParallel_->setEnabled(slurm);
-        runCap_->setEnabled(method_->currentText() == "random");
-        seed_->setEnabled(method_->currentText() == "random");
-    };
-    connect(engine_, &QComboBox::currentIndexChanged, this, updateEngine);
-    connect(method_, &QComboBox::currentIndexChanged, this, updateEngine);
-    updateEngine();
 
+    auto* engineForm = new QFormLayout;
+    engineForm->addRow("Engine", engine_);
+    engineForm->addRow("Trials at once", jobs_);
+    engineForm->addRow("", exclusive_);
+    engineForm->addRow("sbatch options", slurmArgs_);
+    engineForm->addRow("Tasks at once", maxParallel_);
+    engineForm->addRow("Sweep folder", buildOutDirRow());
+    return engineForm;
+}
+
+QHBoxLayout* NewSweepDialog::buildOutDirRow() {
     outDir_ = new QLineEdit;
     outDir_->setObjectName("sweepOutDir");
     auto* browse = new QPushButton("Browse…");
@@ -117,49 +161,38 @@ NewSweepDialog::NewSweepDialog(QWidget* parent) : QDialog(parent) {
         const QString dir = QFileDialog::getSaveFileName(this, "Sweep folder (created)", outDir_->text());
         if (!dir.isEmpty()) outDir_->setText(dir);
     });
-
-    auto* form = new QFormLayout;
-    form->addRow("Name", name_);
-    form->addRow("Method", method_);
-    form->addRow("Random points (run_cap)", runCap_);
-    form->addRow("Sampler seed", seed_);
-    form->addRow("Repeats of each point", repeats_);
-    auto* metricRow = new QHBoxLayout;
-    metricRow->addWidget(metric_, 1);
-    metricRow->addWidget(goal_);
-    form->addRow("Metric", metricRow);
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(add);
-    buttons->addWidget(remove);
-    buttons->addStretch();
-    auto* engineForm = new QFormLayout;
-    engineForm->addRow("Engine", engine_);
-    engineForm->addRow("Trials at once", jobs_);
-    engineForm->addRow("", exclusive_);
-    engineForm->addRow("sbatch options", slurmArgs_);
-    engineForm->addRow("Tasks at once", maxParallel_);
     auto* outRow = new QHBoxLayout;
     outRow->addWidget(outDir_, 1);
     outRow->addWidget(browse);
-    engineForm->addRow("Sweep folder", outRow);
+    return outRow;
+}
+
+QDialogButtonBox* NewSweepDialog::buildButtonBox() {
     auto* box = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     box->button(QDialogButtonBox::Ok)->setText("Start sweep");
     connect(box, &QDialogButtonBox::accepted, this, &NewSweepDialog::accept);
     connect(box, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    return box;
+}
 
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(form);
-    auto* hint = new QLabel(
-        "Each parameter is the `mlpwb train` option of its name, varied over the current "
-        "configuration. Values are separated by spaces (layers: 20,10 64,32); a random "
-        "sweep also takes a range MIN..MAX or log MIN..MAX.");
-    hint->setWordWrap(true);
-    layout->addWidget(hint);
-    layout->addWidget(parameters_);
-    layout->addLayout(buttons);
-    layout->addLayout(engineForm);
-    layout->addWidget(box);
-    resize(620, 640);
+void NewSweepDialog::connectSignals() {
+    connect(metric_, &QComboBox::currentTextChanged, this, [this](const QString& m) {
+        goal_->setCurrentText(m.contains("accuracy") || m.contains("r2") ? "maximize" : "minimize");
+    });
+    connect(engine_, &QComboBox::currentIndexChanged, this, &NewSweepDialog::updateEngineFields);
+    connect(method_, &QComboBox::currentIndexChanged, this, &NewSweepDialog::updateEngineFields);
+}
+
+// Only the fields the chosen engine and method read are enabled: the pool's on this machine, sbatch's
+// on SLURM, the sampler's for a random sweep.
+void NewSweepDialog::updateEngineFields() {
+    const bool slurm = engine_->currentData().toString() == "slurm";
+    jobs_->setEnabled(!slurm);
+    exclusive_->setEnabled(!slurm);
+    slurmArgs_->setEnabled(slurm);
+    maxParallel_->setEnabled(slurm);
+    runCap_->setEnabled(method_->currentText() == "random");
+    seed_->setEnabled(method_->currentText() == "random");
 }
 
 void NewSweepDialog::addParameter(const QString& name, const QString& values) {

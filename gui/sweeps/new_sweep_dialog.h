@@ -11,6 +11,9 @@
 
 class QCheckBox;
 class QComboBox;
+class QDialogButtonBox;
+class QFormLayout;
+class QHBoxLayout;
 class QLineEdit;
 class QSpinBox;
 class QTableWidget;
@@ -42,6 +45,15 @@ public slots:
     void accept() override;
 
 private:
+    QFormLayout* buildSweepForm();
+    void buildParameterTable();
+    QHBoxLayout* buildParameterButtons();
+    QFormLayout* buildEngineForm();
+    QHBoxLayout* buildOutDirRow();
+    QDialogButtonBox* buildButtonBox();
+    void connectSignals();
+    void updateEngineFields();
+
     QLineEdit* name_ = nullptr;
     QComboBox* method_ = nullptr;
     QSpinBox* runCap_ = nullptr;

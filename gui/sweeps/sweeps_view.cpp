@@ -42,6 +42,21 @@ QPushButton* button(const QString& text, const QString& objectName) {
 }  // namespace
 
 SweepsView::SweepsView(QWidget* parent) : QWidget(parent) {
+    buildModels();
+    buildTable();
+    buildCharts();
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->addWidget(buildTableBox());
+    split->addWidget(charts_);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(buildTopRow());
+    layout->addWidget(split, 1);
+    connectSignals();
+}
+
+void SweepsView::buildModels() {
     watcher_ = new SweepWatcher(this);
     model_ = new SweepTableModel(this);
     filter_ = new SweepFilterModel(this);
@@ -51,19 +66,9 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent) {
         if (row < 0 || static_cast<std::size_t>(row) >= views.size() || axis >= axes_.size()) return std::nullopt;
         return axes_.position(axis, views[static_cast<std::size_t>(row)]);
     });
+}
 
-    auto* open = button("Open sweep…", "openSweepButton");
-    auto* create = button("New sweep…", "newSweepButton");
-    auto* exportTable = button("Export table…", "exportSweepTableButton");
-    auto* report = button("Save report…", "saveSweepReportButton");
-    auto* clearBrushes = button("Clear brushes", "clearBrushesButton");
-    summary_ = new QLabel("Open a sweep folder, or start a sweep from the current configuration.");
-    summary_->setObjectName("sweepSummary");
-    filterText_ = new QLineEdit;
-    filterText_->setObjectName("sweepFilter");
-    filterText_->setPlaceholderText("Filter trials (any column)");
-    filterText_->setClearButtonEnabled(true);
-
+void SweepsView::buildTable() {
     table_ = new QTableView;
     table_->setObjectName("sweepTable");
     table_->setModel(filter_);
@@ -73,7 +78,9 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent) {
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->verticalHeader()->setVisible(false);
+}
 
+void SweepsView::buildCharts() {
     parallel_ = new ParallelCoordinatesChart;
     byParameter_ = new MetricByParameterChart;
     report_ = new QPlainTextEdit;
@@ -84,10 +91,16 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent) {
     charts_->addTab(parallel_, "Parallel coordinates");
     charts_->addTab(byParameter_, "Metric by parameter");
     charts_->addTab(report_, "Report");
+}
 
-    auto* top = new QHBoxLayout;
-    for (QWidget* w : std::initializer_list<QWidget*>{open, create, exportTable, report}) top->addWidget(w);
-    top->addWidget(summary_, 1);
+// The filter and the brushes' reset above the table they narrow.
+QWidget* SweepsView::buildTableBox() {
+    filterText_ = new QLineEdit;
+    filterText_->setObjectName("sweepFilter");
+    filterText_->setPlaceholderText("Filter trials (any column)");
+    filterText_->setClearButtonEnabled(true);
+    auto* clearBrushes = button("Clear brushes", "clearBrushesButton");
+    connect(clearBrushes, &QPushButton::clicked, parallel_, &ParallelCoordinatesChart::clearBrushes);
     auto* tableBox = new QWidget;
     auto* tableLayout = new QVBoxLayout(tableBox);
     tableLayout->setContentsMargins(0, 0, 0, 0);
@@ -96,20 +109,27 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent) {
     filterRow->addWidget(clearBrushes);
     tableLayout->addLayout(filterRow);
     tableLayout->addWidget(table_);
-    auto* split = new QSplitter(Qt::Horizontal);
-    split->addWidget(tableBox);
-    split->addWidget(charts_);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(top);
-    layout->addWidget(split, 1);
+    return tableBox;
+}
 
+QHBoxLayout* SweepsView::buildTopRow() {
+    auto* open = button("Open sweep…", "openSweepButton");
+    auto* create = button("New sweep…", "newSweepButton");
+    auto* exportTable = button("Export table…", "exportSweepTableButton");
+    auto* report = button("Save report…", "saveSweepReportButton");
     connect(open, &QPushButton::clicked, this, &SweepsView::openSweepDialog);
     connect(create, &QPushButton::clicked, this, &SweepsView::newSweep);
     connect(exportTable, &QPushButton::clicked, this, &SweepsView::exportTableDialog);
     connect(report, &QPushButton::clicked, this, &SweepsView::saveReport);
-    connect(clearBrushes, &QPushButton::clicked, parallel_, &ParallelCoordinatesChart::clearBrushes);
+    summary_ = new QLabel("Open a sweep folder, or start a sweep from the current configuration.");
+    summary_->setObjectName("sweepSummary");
+    auto* top = new QHBoxLayout;
+    for (QWidget* w : std::initializer_list<QWidget*>{open, create, exportTable, report}) top->addWidget(w);
+    top->addWidget(summary_, 1);
+    return top;
+}
+
+void SweepsView::connectSignals() {
     connect(filterText_, &QLineEdit::textChanged, filter_, &SweepFilterModel::setText);
     connect(watcher_, &SweepWatcher::changed, this, &SweepsView::rebuild);
     connect(parallel_, &ParallelCoordinatesChart::brushChanged, this, [this](std::size_t axis, double lo, double hi) {

@@ -11,6 +11,7 @@
 #include "gui/sweeps/sweep_axes.h"
 
 class QCustomPlot;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -59,6 +60,12 @@ signals:
     void status(const QString& message);
 
 private:
+    void buildModels();
+    void buildTable();
+    void buildCharts();
+    QWidget* buildTableBox();
+    QHBoxLayout* buildTopRow();
+    void connectSignals();
     void rebuild();  // the watcher saw a change: table, charts, summary
     void redrawParallel();
     void selectionChanged();

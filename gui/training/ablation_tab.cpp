@@ -104,6 +104,16 @@ AblationTab::AblationTab(TrainingController* controller, QWidget* parent) : QWid
 
 void AblationTab::buildControls(QWidget* panel) {
     auto* layout = new QVBoxLayout(panel);
+    addBaselineChoice(layout);
+    addFixList(layout);
+    addRunOptions(layout);
+    addRunButtons(layout);
+    addFileButtons(layout);
+    layout->addStretch();
+    setPlan(AblationPlan{});
+}
+
+void AblationTab::addBaselineChoice(QVBoxLayout* layout) {
     auto* form = new QFormLayout;
     baseline_ = new QComboBox;
     for (const auto& p : presets()) {
@@ -112,7 +122,9 @@ void AblationTab::buildControls(QWidget* panel) {
     }
     form->addRow("Baseline", baseline_);
     layout->addLayout(form);
+}
 
+void AblationTab::addFixList(QVBoxLayout* layout) {
     layout->addWidget(new QLabel("Fixes, applied in this order (drag to reorder):"));
     fixes_ = new QListWidget;
     fixes_->setDragDropMode(QAbstractItemView::InternalMove);
@@ -130,7 +142,9 @@ void AblationTab::buildControls(QWidget* panel) {
     connect(up, &QPushButton::clicked, this, [this] { moveFix(fixes_->currentRow(), fixes_->currentRow() - 1); });
     connect(down, &QPushButton::clicked, this, [this] { moveFix(fixes_->currentRow(), fixes_->currentRow() + 1); });
     connect(reset, &QPushButton::clicked, this, [this] { setPlan(AblationPlan{}); });
+}
 
+void AblationTab::addRunOptions(QVBoxLayout* layout) {
     auto* options = new QFormLayout;
     repeats_ = new QSpinBox;
     repeats_->setRange(1, 20);
@@ -139,7 +153,9 @@ void AblationTab::buildControls(QWidget* panel) {
     alone_ = new QCheckBox("Also each fix alone on top of the baseline");
     options->addRow(alone_);
     layout->addLayout(options);
+}
 
+void AblationTab::addRunButtons(QVBoxLayout* layout) {
     auto* buttons = new QHBoxLayout;
     run_ = new QPushButton("Run ablation");
     run_->setToolTip("Train every step on the current data, model and seed (queued after other runs)");
@@ -154,7 +170,13 @@ void AblationTab::buildControls(QWidget* panel) {
     status_ = new QLabel("Runs on the current data and model from the configuration panel.");
     status_->setWordWrap(true);
     layout->addWidget(status_);
+    connect(run_, &QPushButton::clicked, this, [this] {
+        if (!start()) QMessageBox::warning(this, "Cannot run the ablation", statusText());
+    });
+    connect(stop_, &QPushButton::clicked, this, &AblationTab::stop);
+}
 
+void AblationTab::addFileButtons(QVBoxLayout* layout) {
     auto* files = new QHBoxLayout;
     auto* open = new QPushButton("Open…");
     open->setToolTip("Open an ablation JSON (mlpwb ablate --out)");
@@ -164,16 +186,9 @@ void AblationTab::buildControls(QWidget* panel) {
     files->addWidget(exportChartButton_);
     files->addWidget(exportDataButton_);
     layout->addLayout(files);
-    layout->addStretch();
-
-    connect(run_, &QPushButton::clicked, this, [this] {
-        if (!start()) QMessageBox::warning(this, "Cannot run the ablation", statusText());
-    });
-    connect(stop_, &QPushButton::clicked, this, &AblationTab::stop);
     connect(open, &QPushButton::clicked, this, &AblationTab::openFile);
     connect(exportChartButton_, &QPushButton::clicked, this, &AblationTab::exportChartDialog);
     connect(exportDataButton_, &QPushButton::clicked, this, &AblationTab::exportDataDialog);
-    setPlan(AblationPlan{});
 }
 
 void AblationTab::setSources(ConfigSource config, DataSource dataset) {

@@ -22,6 +22,7 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
+class QVBoxLayout;
 
 namespace wb::gui {
 
@@ -61,6 +62,11 @@ public:
 
 private:
     void buildControls(QWidget* panel);
+    void addBaselineChoice(QVBoxLayout* layout);
+    void addFixList(QVBoxLayout* layout);
+    void addRunOptions(QVBoxLayout* layout);
+    void addRunButtons(QVBoxLayout* layout);
+    void addFileButtons(QVBoxLayout* layout);
     void fillFixList(const std::vector<std::string>& order, const std::vector<std::string>& checked);
     void onProgress(int id, int run, int planned, const QString& step, int repeat);
     void onStepFinished(int id, const AblationResult& partial);

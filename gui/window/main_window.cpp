@@ -123,6 +123,13 @@ void MainWindow::buildCharts() {
 }
 
 void MainWindow::buildDocks() {
+    buildConfigurationDock();
+    QDockWidget* runsDock = buildRunsDock();
+    buildQueueDock(runsDock);
+    connectPanels();
+}
+
+void MainWindow::buildConfigurationDock() {
     auto* config = new QWidget;
     auto* layout = new QVBoxLayout(config);
     dataPanel_ = new DataPanel;
@@ -141,7 +148,9 @@ void MainWindow::buildDocks() {
     configDock->setWidget(scroll);
     configDock->setMinimumWidth(340);
     addDockWidget(Qt::LeftDockWidgetArea, configDock);
+}
 
+QDockWidget* MainWindow::buildRunsDock() {
     runsView_ = new RunsTableView(store_);
     auto* runsDock = new QDockWidget("Runs", this);
     runsDock->setObjectName("runsDock");
@@ -150,8 +159,11 @@ void MainWindow::buildDocks() {
     confusionView_->followSelection(runsView_);
     connect(runsView_, &RunsTableView::exported, this,
             [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+    return runsDock;
+}
 
-    // The queue beside the runs table: what trains now and what waits.
+// The queue beside the runs table: what trains now and what waits.
+void MainWindow::buildQueueDock(QDockWidget* runsDock) {
     auto* queueDock = new QDockWidget("Queue", this);
     queueDock->setObjectName("queueDock");
     queueDock->setWidget(new QueuePanel(controller_, store_));
@@ -160,7 +172,10 @@ void MainWindow::buildDocks() {
     resizeDocks({runsDock, queueDock}, {1200, 240}, Qt::Horizontal);  // pixels, as a ratio
     // Six runs' rows under the filter and above the buttons (at 1,280 x 800 too), so a new run shows.
     resizeDocks({runsDock}, {kRunsDockHeight}, Qt::Vertical);
+}
 
+// The panels and the tabs that read them, and where their messages go.
+void MainWindow::connectPanels() {
     ablationTab_->setSources([this] { return currentConfig(); }, [this] { return dataPanel_->dataset(); });
     sweepsView_->setBaseConfig([this] { return currentConfig(); });
     answerView_->setSources([this] { return currentConfig(); }, [this] { return dataPanel_->dataset(); });

@@ -14,6 +14,8 @@
 
 #include "core/run/run_config.h"
 
+class QDockWidget;
+
 namespace wb::gui {
 
 class AblationTab;
@@ -82,6 +84,10 @@ protected:
 
 private:
     void buildDocks();
+    void buildConfigurationDock();
+    QDockWidget* buildRunsDock();
+    void buildQueueDock(QDockWidget* runsDock);
+    void connectPanels();
     void buildCharts();
     void buildActions();
     void buildMenus();
