@@ -100,13 +100,11 @@ void TrainOptions::bind(CLI::App& app) {
 
 void TrainOptions::bindSwitches(CLI::Option_group& group) {
     group.add_option("--preset", preset, "an execution preset (see `mlpwb presets`)");
-    group.add_option("--data-path", dataPath, "per_sample_gather|pageable_copy|pinned_async|device_resident");
-    group.add_option("--launch", launch, "eager_sync|eager|graph_step|fused|persistent");
-    group.add_option("--loss", loss, "sigmoid_bce|bce_with_logits");
-    group.add_option("--zero-grad", zeroGrad, "twice|once|none");
-    group.add_option("--optimizer-kernel", optimizerKernel, "per_tensor|multi_tensor");
-    group.add_option("--precision", precision, "fp32|tf32|bf16|fp16");
-    group.add_option("--gemm", gemm, "cublas|custom");
+    for (const SwitchSpec& spec : switchSpecs()) {
+        std::string values;
+        for (const auto& value : spec.values) values += (values.empty() ? "" : "|") + value.name;
+        group.add_option(spec.option(), switches[spec.name], values + ": " + spec.help);
+    }
 }
 
 CLI::Option_group* TrainOptions::bindProblem(CLI::App& app) {
@@ -189,15 +187,8 @@ RunConfig TrainOptions::toRunConfig(const CLI::App& app, bool validate) const {
     c.train = {epochs, batchSize, shuffle, seed, divergenceFactor};
 
     if (!preset.empty()) c.execution = presetByName(preset).settings;
-    const std::pair<const char*, const std::string*> switches[] = {{"data_path", &dataPath},
-                                                                   {"launch", &launch},
-                                                                   {"loss", &loss},
-                                                                   {"zero_grad", &zeroGrad},
-                                                                   {"optimizer_kernel", &optimizerKernel},
-                                                                   {"precision", &precision},
-                                                                   {"gemm", &gemm}};
     for (const auto& [switchName, value] : switches)
-        if (!value->empty()) setSwitch(c.execution, switchName, *value);
+        if (!value.empty()) setSwitch(c.execution, switchName, value);
 
     c.backend = backend;
     c.device = device;

@@ -1,6 +1,7 @@
 // The flags of `mlpwb train`, bound to CLI11, and their translation into a RunConfig.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -48,7 +49,7 @@ struct TrainOptions {
     int threads = 0;                               // CPU backend; 0 = hardware threads
     std::string python, frameworkDevice = "auto";  // framework backends
     TorchOptions torch;
-    std::string dataPath, launch, loss, zeroGrad, optimizerKernel, precision, gemm;
+    std::map<std::string, std::string> switches;  // switch name -> the value given, one per switchSpecs()
     // Outputs
     std::string name, out, csv, initWeights, saveWeights;
     bool quiet = false;

@@ -180,15 +180,6 @@ private slots:
             QVERIFY(QString(e.what()).contains("graph_step"));  // lists the valid values
         }
     }
-
-    void describeListsEverySwitch() {
-        const auto d = describeSwitches(ExecutionSettings{});
-        QCOMPARE(d.size(), std::size_t{7});
-        for (const auto& sw : d) {
-            QVERIFY(!sw.values.empty());
-            QVERIFY(std::find(sw.values.begin(), sw.values.end(), sw.value) != sw.values.end());
-        }
-    }
 };
 
 QTEST_GUILESS_MAIN(TestExecutionSettings)

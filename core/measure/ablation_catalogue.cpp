@@ -11,28 +11,11 @@ namespace wb {
 
 namespace {
 constexpr int kMaxRepeats = 100;
-}  // namespace
 
-const std::vector<AblationFix>& ablationFixes() {
-    static const std::vector<AblationFix> all = {
-        {"data_path",
-         "data on the device once and batches sliced from it: no per-sample gather, no per-batch copy",
-         {{"data_path", "device_resident"}}},
-        {"launch",
-         "the whole step captured once as a graph and replayed (a static graph), no host sync per step",
-         {{"launch", "graph_step"}}},
-        {"loss",
-         "BCEWithLogitsLoss on the logit instead of a separate Sigmoid + BCELoss",
-         {{"loss", "bce_with_logits"}}},
-        {"zero_grad",
-         "gradients written, not accumulated: no zeroing (the founding loop zeroed them twice)",
-         {{"zero_grad", "none"}}},
-        {"optimizer_kernel",
-         "one optimizer update for all parameter tensors (PyTorch foreach/fused)",
-         {{"optimizer_kernel", "multi_tensor"}}},
-        {"precision",
-         "mixed precision: fp16 products, fp32 master weights, dynamic loss scaling (GradScaler)",
-         {{"precision", "fp16"}}},
+// The fixes that are not one switch's (those come from the switch table, execution_settings.h):
+// several switches at once, then the torch backend's options.
+std::vector<AblationFix> otherFixes() {
+    return {
         {"fused",
          "forward, loss, backward and update of a step in a few fused kernels with the project's own GEMMs; "
          "they compute in fp32, so this fix also undoes a mixed-precision step before it",
@@ -56,6 +39,19 @@ const std::vector<AblationFix>& ablationFixes() {
          "the model compiled with TorchScript, torch.jit.script (torch backend)",
          {{"torch.script_model", "true"}}},
     };
+}
+
+std::vector<AblationFix> makeFixes() {
+    std::vector<AblationFix> all;
+    for (const auto& spec : switchSpecs())
+        if (!spec.fixValue.empty()) all.push_back({spec.name, spec.fixHelp, {{spec.name, spec.fixValue}}});
+    for (auto& fix : otherFixes()) all.push_back(std::move(fix));
+    return all;
+}
+}  // namespace
+
+const std::vector<AblationFix>& ablationFixes() {
+    static const std::vector<AblationFix> all = makeFixes();
     return all;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -30,11 +31,92 @@ const EnumNames<Precision> kPrecisionNames = {
     {Precision::Fp32, "fp32"}, {Precision::Tf32, "tf32"}, {Precision::Bf16, "bf16"}, {Precision::Fp16, "fp16"}};
 const EnumNames<Gemm> kGemmNames = {{Gemm::Cublas, "cublas"}, {Gemm::Custom, "custom"}};
 
-// Describes one switch of `s`: its name, current value and all values.
+// What a switch's entry says in words (SwitchSpec's fields of the same names).
+struct SwitchWords {
+    std::string name, label, help, fixValue, fixHelp;
+};
+
+// A switch's entry, its get and set made from the member it reads and the names of its values;
+// `valueHelp` says what each value reproduces, in the order of `names`.
 template <typename E>
-SwitchDescription describe(const std::string& name, const EnumNames<E>& table, E value) {
-    return {name, enumName(table, value), enumNameList(table)};
+SwitchSpec makeSwitch(const SwitchWords& words, E ExecutionSettings::*member, const EnumNames<E>& names,
+                      const std::vector<std::string>& valueHelp) {
+    SwitchSpec spec;
+    spec.name = words.name;
+    spec.label = words.label;
+    spec.help = words.help;
+    spec.fixValue = words.fixValue;
+    spec.fixHelp = words.fixHelp;
+    if (valueHelp.size() != names.size())
+        throw std::logic_error("switch " + spec.name + ": one help text per value, in the enum's order");
+    for (std::size_t i = 0; i < names.size(); ++i) spec.values.push_back({names[i].second, valueHelp[i]});
+    spec.get = [member, &names](const ExecutionSettings& s) { return enumName(names, s.*member); };
+    spec.set = [member, &names, what = spec.name](ExecutionSettings& s, const std::string& value) {
+        s.*member = enumFromName(names, value, what);
+    };
+    return spec;
 }
+
+// The table, one constant per switch (switchSpecs() lists them in this order).
+const SwitchSpec kDataPathSwitch = makeSwitch(
+    {"data_path", "Data path",
+     "How each batch reaches the model. The founding PyTorch loop's DataLoader fetched and "
+     "collated rows one by one.",
+     "device_resident", "data on the device once and batches sliced from it: no per-sample gather, no per-batch copy"},
+    &ExecutionSettings::dataPath, kDataPathNames,
+    {"Gather and collate the rows of every batch one by one, like a DataLoader over a TensorDataset",
+     "Copy every batch to the GPU from ordinary (pageable) memory and wait for it",
+     "Copy batches from pinned memory on a second stream, overlapped with compute",
+     "Copy the whole data set to the device once; batches are views of it"});
+const char* const kPersistentHelp =
+    "The whole epoch in one resident kernel, the weights and optimizer state on chip between steps "
+    "(needs device_resident data, gemm=custom, fp32)";
+const SwitchSpec kLaunchSwitch = makeSwitch(
+    {"launch", "Launch",
+     "How the work of a step is started on the GPU: one launch per operation, with or without a "
+     "wait every step, one captured graph, a few fused kernels, or one resident kernel per "
+     "epoch (the Fastest preset's).",
+     "graph_step", "the whole step captured once as a graph and replayed (a static graph), no host sync per step"},
+    &ExecutionSettings::launch, kLaunchNames,
+    {"One launch per operation and a host sync every step (like calling loss.item())",
+     "One launch per operation, no sync inside the epoch",
+     "The whole step captured once as a CUDA Graph and replayed (a static graph, like tf.function)",
+     "The whole step in one or a few fused kernels", kPersistentHelp});
+const SwitchSpec kLossSwitch =
+    makeSwitch({"loss", "Loss",
+                "Sigmoid followed by BCELoss (as in the founding loop) or the fused, numerically stable "
+                "BCEWithLogitsLoss.",
+                "bce_with_logits", "BCEWithLogitsLoss on the logit instead of a separate Sigmoid + BCELoss"},
+               &ExecutionSettings::loss, kLossNames,
+               {"Sigmoid + BCELoss, log clamped at -100 as PyTorch does",
+                "BCEWithLogitsLoss: sigmoid and loss fused, stable for large logits"});
+const SwitchSpec kZeroGradSwitch =
+    makeSwitch({"zero_grad", "zero_grad",
+                "How often gradients are cleared each step. The founding loop called "
+                "model.zero_grad() and optimizer.zero_grad(): twice.",
+                "none", "gradients written, not accumulated: no zeroing (the founding loop zeroed them twice)"},
+               &ExecutionSettings::zeroGrad, kZeroGradNames,
+               {"model.zero_grad() and optimizer.zero_grad(), as in the founding loop", "One zero_grad per step",
+                "No zeroing: the backward pass writes gradients instead of adding to them"});
+const SwitchSpec kOptimizerKernelSwitch =
+    makeSwitch({"optimizer_kernel", "Optimizer kernel",
+                "One update launch per parameter tensor, or one for all of them (PyTorch's "
+                "foreach/fused optimizers).",
+                "multi_tensor", "one optimizer update for all parameter tensors (PyTorch foreach/fused)"},
+               &ExecutionSettings::optimizerKernel, kOptimizerKernelNames,
+               {"One optimizer update per parameter tensor", "One optimizer update for all parameters at once"});
+const SwitchSpec kPrecisionSwitch =
+    makeSwitch({"precision", "Precision",
+                "The number format of the matrix products: fp32, TF32 tensor cores, or mixed precision "
+                "with fp32 master weights.",
+                "fp16", "mixed precision: fp16 products, fp32 master weights, dynamic loss scaling (GradScaler)"},
+               &ExecutionSettings::precision, kPrecisionNames,
+               {"Full single precision", "TF32 tensor-core matrix products (fp32 storage)",
+                "bfloat16 mixed precision with fp32 master weights",
+                "fp16 mixed precision with fp32 master weights and dynamic loss scaling (like GradScaler)"});
+const SwitchSpec kGemmSwitch = makeSwitch(
+    {"gemm", "Matrix products", "Who computes the matrix products: cuBLAS or the project's own kernels.", "", ""},
+    &ExecutionSettings::gemm, kGemmNames, {"NVIDIA's cuBLAS library", "The project's own matrix-product kernels"});
 
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -81,39 +163,50 @@ void ExecutionSettings::validate() const {
     if (auto why = refusal()) throw ConfigError("execution settings refused: " + *why);
 }
 
+std::string SwitchSpec::option() const {
+    std::string option = "--" + name;
+    std::replace(option.begin(), option.end(), '_', '-');
+    return option;
+}
+
+std::vector<std::string> SwitchSpec::valueNames() const {
+    std::vector<std::string> names;
+    for (const auto& v : values) names.push_back(v.name);
+    return names;
+}
+
+const SwitchValue* SwitchSpec::findValue(const std::string& value) const {
+    const auto it = std::find_if(values.begin(), values.end(), [&value](const auto& v) { return v.name == value; });
+    return it == values.end() ? nullptr : &*it;
+}
+
+const std::vector<SwitchSpec>& switchSpecs() {
+    static const std::vector<SwitchSpec> all = {kDataPathSwitch,        kLaunchSwitch,    kLossSwitch, kZeroGradSwitch,
+                                                kOptimizerKernelSwitch, kPrecisionSwitch, kGemmSwitch};
+    return all;
+}
+
+const SwitchSpec& switchSpec(const std::string& name) {
+    std::string valid;
+    for (const auto& spec : switchSpecs()) {
+        if (spec.name == name) return spec;
+        valid += (valid.empty() ? "" : ", ") + spec.name;
+    }
+    throw ConfigError("unknown execution switch '" + name + "' (valid: " + valid + ")");
+}
+
 std::vector<SwitchDescription> describeSwitches(const ExecutionSettings& s) {
-    return {describe("data_path", kDataPathNames, s.dataPath),
-            describe("launch", kLaunchNames, s.launch),
-            describe("loss", kLossNames, s.loss),
-            describe("zero_grad", kZeroGradNames, s.zeroGrad),
-            describe("optimizer_kernel", kOptimizerKernelNames, s.optimizerKernel),
-            describe("precision", kPrecisionNames, s.precision),
-            describe("gemm", kGemmNames, s.gemm)};
+    std::vector<SwitchDescription> out;
+    for (const auto& spec : switchSpecs()) out.push_back({spec.name, spec.get(s), spec.valueNames()});
+    return out;
 }
 
 std::string switchValue(const ExecutionSettings& s, const std::string& name) {
-    for (const auto& d : describeSwitches(s))
-        if (d.name == name) return d.value;
-    throw ConfigError("unknown execution switch '" + name + "'");
+    return switchSpec(name).get(s);
 }
 
 void setSwitch(ExecutionSettings& s, const std::string& name, const std::string& value) {
-    if (name == "data_path")
-        s.dataPath = enumFromName(kDataPathNames, value, name);
-    else if (name == "launch")
-        s.launch = enumFromName(kLaunchNames, value, name);
-    else if (name == "loss")
-        s.loss = enumFromName(kLossNames, value, name);
-    else if (name == "zero_grad")
-        s.zeroGrad = enumFromName(kZeroGradNames, value, name);
-    else if (name == "optimizer_kernel")
-        s.optimizerKernel = enumFromName(kOptimizerKernelNames, value, name);
-    else if (name == "precision")
-        s.precision = enumFromName(kPrecisionNames, value, name);
-    else if (name == "gemm")
-        s.gemm = enumFromName(kGemmNames, value, name);
-    else
-        throw ConfigError("unknown execution switch '" + name + "'");
+    switchSpec(name).set(s, value);
 }
 
 const std::vector<Preset>& presets() {

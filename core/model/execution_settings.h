@@ -2,6 +2,7 @@
 // See docs/ARCHITECTURE.md, "Execution settings", for what each value reproduces.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,37 @@ struct ExecutionSettings {
     void validate() const;
     bool operator==(const ExecutionSettings&) const = default;
 };
+
+// One value of a switch: its name ("device_resident") and what it reproduces, in a sentence.
+struct SwitchValue {
+    std::string name;
+    std::string help;
+};
+
+// One switch, described once: the execution panel (its row, tooltips, values), mlpwb's options and
+// their help, the ablation's fix named after it, the sweep's parameters and the report all read this
+// table. Adding a switch is one entry here (execution_settings.cpp) plus what each backend does with
+// it (core/cpu/, kernels/, each framework's script generator under frameworks/).
+struct SwitchSpec {
+    std::string name;                 // "data_path": the record's key and a sweep's parameter
+    std::string label;                // "Data path": the execution panel's row
+    std::string help;                 // what the switch is about (the row's tooltip, --help)
+    std::vector<SwitchValue> values;  // every value, in the enum's order
+    // The ablation's fix named after this switch: the value it sets from the seed loop's, and what
+    // that does in a sentence. Empty for a switch without a fix of its own (gemm changes only inside
+    // the fused and persistent fixes, ablation_catalogue.h).
+    std::string fixValue;
+    std::string fixHelp;
+    std::function<std::string(const ExecutionSettings&)> get;
+    std::function<void(ExecutionSettings&, const std::string&)> set;  // throws ConfigError for a bad value
+
+    std::string option() const;  // the command line's option: "--data-path"
+    std::vector<std::string> valueNames() const;
+    const SwitchValue* findValue(const std::string& value) const;  // nullptr for an unknown one
+};
+// Every switch, in the order the panel, the record and the ablation list them.
+const std::vector<SwitchSpec>& switchSpecs();
+const SwitchSpec& switchSpec(const std::string& name);  // throws ConfigError naming the valid ones
 
 // One switch as the user sees it: its name, its current value, and every value it can take.
 struct SwitchDescription {

@@ -83,12 +83,7 @@ void addTrainingAndExecution(Options& o, const RunConfig& c) {
     o.flag("shuffle", c.train.shuffle);
     o.add("seed", std::to_string(c.train.seed));
     o.add("divergence-factor", number(c.train.divergenceFactor));
-    for (const auto& s : describeSwitches(c.execution)) {
-        std::string name = s.name;
-        for (char& ch : name)
-            if (ch == '_') ch = '-';
-        o.add(name, s.value);
-    }
+    for (const auto& spec : switchSpecs()) o.list.push_back(spec.option() + "=" + spec.get(c.execution));
     o.add("backend", c.backend);
     o.add("device", std::to_string(c.device));
     o.add("threads", std::to_string(c.threads));

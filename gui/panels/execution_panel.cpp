@@ -26,78 +26,10 @@ namespace wb::gui {
 
 namespace {
 
-// What a switch is about, in the user's words: the row label and the row tooltip.
-struct SwitchText {
-    const char* label;
-    const char* tip;
-};
-
-const std::map<std::string, SwitchText>& switchTexts() {
-    static const std::map<std::string, SwitchText> texts = {
-        {"data_path",
-         {"Data path",
-          "How each batch reaches the model. The founding PyTorch loop's DataLoader fetched and "
-          "collated rows one by one."}},
-        {"launch",
-         {"Launch",
-          "How the work of a step is started on the GPU: one launch per operation, with or without a "
-          "wait every step, one captured graph, a few fused kernels, or one resident kernel per "
-          "epoch (the Fastest preset's)."}},
-        {"loss",
-         {"Loss",
-          "Sigmoid followed by BCELoss (as in the founding loop) or the fused, numerically stable "
-          "BCEWithLogitsLoss."}},
-        {"zero_grad",
-         {"zero_grad",
-          "How often gradients are cleared each step. The founding loop called "
-          "model.zero_grad() and optimizer.zero_grad(): twice."}},
-        {"optimizer_kernel",
-         {"Optimizer kernel",
-          "One update launch per parameter tensor, or one for all of them (PyTorch's "
-          "foreach/fused optimizers)."}},
-        {"precision",
-         {"Precision",
-          "The number format of the matrix products: fp32, TF32 tensor cores, or mixed precision "
-          "with fp32 master weights."}},
-        {"gemm", {"Matrix products", "Who computes the matrix products: cuBLAS or the project's own kernels."}},
-    };
-    return texts;
-}
-
-// What each switch value reproduces (docs/ARCHITECTURE.md, "Execution settings").
-QString valueTip(const std::string& value) {
-    static const std::map<std::string, QString> tips = {
-        {"per_sample_gather",
-         "Gather and collate the rows of every batch one by one, like a DataLoader over a "
-         "TensorDataset"},
-        {"pageable_copy", "Copy every batch to the GPU from ordinary (pageable) memory and wait for it"},
-        {"pinned_async", "Copy batches from pinned memory on a second stream, overlapped with compute"},
-        {"device_resident", "Copy the whole data set to the device once; batches are views of it"},
-        {"eager_sync", "One launch per operation and a host sync every step (like calling loss.item())"},
-        {"eager", "One launch per operation, no sync inside the epoch"},
-        {"graph_step",
-         "The whole step captured once as a CUDA Graph and replayed (a static graph, like "
-         "tf.function)"},
-        {"fused", "The whole step in one or a few fused kernels"},
-        {"persistent",
-         "The whole epoch in one resident kernel, the weights and optimizer state on chip between steps "
-         "(needs device_resident data, gemm=custom, fp32)"},
-        {"sigmoid_bce", "Sigmoid + BCELoss, log clamped at -100 as PyTorch does"},
-        {"bce_with_logits", "BCEWithLogitsLoss: sigmoid and loss fused, stable for large logits"},
-        {"twice", "model.zero_grad() and optimizer.zero_grad(), as in the founding loop"},
-        {"once", "One zero_grad per step"},
-        {"none", "No zeroing: the backward pass writes gradients instead of adding to them"},
-        {"per_tensor", "One optimizer update per parameter tensor"},
-        {"multi_tensor", "One optimizer update for all parameters at once"},
-        {"fp32", "Full single precision"},
-        {"tf32", "TF32 tensor-core matrix products (fp32 storage)"},
-        {"bf16", "bfloat16 mixed precision with fp32 master weights"},
-        {"fp16", "fp16 mixed precision with fp32 master weights and dynamic loss scaling (like GradScaler)"},
-        {"cublas", "NVIDIA's cuBLAS library"},
-        {"custom", "The project's own matrix-product kernels"},
-    };
-    const auto it = tips.find(value);
-    return it == tips.end() ? QString() : it->second;
+// What a switch's value reproduces (the switch table, core/model/execution_settings.h).
+QString valueTip(const std::string& name, const std::string& value) {
+    const SwitchValue* v = switchSpec(name).findValue(value);
+    return v ? QString::fromStdString(v->help) : QString();
 }
 
 // "CPU", "CUDA", "PyTorch" (core/run/engines.h), or the registry's name of another backend.
@@ -322,6 +254,18 @@ QWidget* ExecutionPanel::buildSwitchesGroup() {
     auto* column = new QVBoxLayout(group);
     switchesForm_ = new QFormLayout;
     column->addLayout(switchesForm_);
+    addPresetRows();
+    addSwitchRows();
+    addRepeatsRow();
+    addThreadsRow();
+    warningLabel_ = warningLabel();
+    column->addWidget(warningLabel_);  // below the form: a form misjudges a wrapped label that comes and goes
+    showSettings(ExecutionSettings{});
+    connect(presetCombo_, &QComboBox::currentIndexChanged, this, &ExecutionPanel::onPresetChosen);
+    return group;
+}
+
+void ExecutionPanel::addPresetRows() {
     presetCombo_ = new QComboBox;
     presetCombo_->setObjectName("preset");
     presetCombo_->setToolTip("A named set of the switches below. Changing a switch by hand makes it 'custom'.");
@@ -339,18 +283,24 @@ QWidget* ExecutionPanel::buildSwitchesGroup() {
     presetDescription_->setForegroundRole(QPalette::PlaceholderText);
     switchesForm_->addRow("Preset", presetCombo_);
     switchesForm_->addRow(presetDescription_);
-    for (const SwitchDescription& d : describeSwitches(ExecutionSettings{})) {
+}
+
+// One row per switch of the switch table: its label, its values, and what each is about.
+void ExecutionPanel::addSwitchRows() {
+    for (const SwitchSpec& spec : switchSpecs()) {
         auto* combo = new QComboBox;
-        combo->setObjectName(QString::fromStdString(d.name));
-        for (const std::string& value : d.values)
-            combo->addItem(QString::fromStdString(value), QString::fromStdString(value));
-        const SwitchText& text = switchTexts().at(d.name);
-        auto* label = new QLabel(text.label);
-        label->setToolTip(text.tip);
+        combo->setObjectName(QString::fromStdString(spec.name));
+        for (const SwitchValue& value : spec.values)
+            combo->addItem(QString::fromStdString(value.name), QString::fromStdString(value.name));
+        auto* label = new QLabel(QString::fromStdString(spec.label));
+        label->setToolTip(QString::fromStdString(spec.help));
         switchesForm_->addRow(label, combo);
-        switchCombos_[d.name] = combo;
+        switchCombos_[spec.name] = combo;
         connect(combo, &QComboBox::currentIndexChanged, this, &ExecutionPanel::onSwitchChosen);
     }
+}
+
+void ExecutionPanel::addRepeatsRow() {
     auto* repeats = new QHBoxLayout;
     auto repeatSpin = [](const QString& name, int value, const QString& tip) {
         auto* spin = new QSpinBox;
@@ -373,6 +323,9 @@ QWidget* ExecutionPanel::buildSwitchesGroup() {
     auto* repeatsLabel = new QLabel("Repeats");
     repeatsLabel->setToolTip("Spread, not noise: each configuration trained more than once gives its speed's range");
     switchesForm_->addRow(repeatsLabel, repeats);
+}
+
+void ExecutionPanel::addThreadsRow() {
     threads_ = new QSpinBox;
     threads_->setObjectName("threads");
     threads_->setRange(0, kMaxThreads);
@@ -382,11 +335,6 @@ QWidget* ExecutionPanel::buildSwitchesGroup() {
         "Threads of the CPU backend. A batch is cut into the same row chunks whatever the "
         "count, so every count gives the same numbers to the last bit; only the time differs");
     switchesForm_->addRow("CPU threads", threads_);
-    warningLabel_ = warningLabel();
-    column->addWidget(warningLabel_);  // below the form: a form misjudges a wrapped label that comes and goes
-    showSettings(ExecutionSettings{});
-    connect(presetCombo_, &QComboBox::currentIndexChanged, this, &ExecutionPanel::onPresetChosen);
-    return group;
 }
 
 int ExecutionPanel::threads() const {
@@ -549,7 +497,7 @@ void ExecutionPanel::markRefusedValues(const ExecutionSettings& current) {
             const auto why = trial.refusal();
             QStandardItem* item = itemOf(combo, i);
             item->setEnabled(!why);
-            const QString tip = valueTip(combo->itemData(i).toString().toStdString());
+            const QString tip = valueTip(name, combo->itemData(i).toString().toStdString());
             item->setToolTip(why ? tip + "\n\nRefused with the other switches: " + QString::fromStdString(*why) : tip);
         }
     }
@@ -585,7 +533,7 @@ void ExecutionPanel::greySwitch(QComboBox* combo, const QString& why) {
     }
     combo->setPalette(palette);
     combo->setProperty("notApplicable", !why.isEmpty());
-    const QString rowTip = switchTexts().at(combo->objectName().toStdString()).tip;
+    const QString rowTip = QString::fromStdString(switchSpec(combo->objectName().toStdString()).help);
     combo->setToolTip(why.isEmpty() ? rowTip : "Not applicable " + onBackend(backend().toStdString()) + ": " + why);
     if (QWidget* label = switchesForm_->labelForField(combo)) label->setEnabled(why.isEmpty());
 }

@@ -87,6 +87,10 @@ signals:
 private:
     QWidget* buildBackendGroup();
     QWidget* buildSwitchesGroup();
+    void addPresetRows();
+    void addSwitchRows();
+    void addRepeatsRow();
+    void addThreadsRow();
     void usePython(const QString& path);
     void fillBackends();  // from the latest snapshot (only the CPU before the first)
     void onBackendsChecked(const BackendSnapshot& snapshot);

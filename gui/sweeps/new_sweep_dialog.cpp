@@ -17,6 +17,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "core/model/execution_settings.h"
+
 namespace wb::gui {
 
 namespace {
@@ -44,10 +46,12 @@ QString yamlRange(const QString& text) {
 }  // namespace
 
 QStringList NewSweepDialog::suggestedParameters() {
-    return {"lr",        "batch_size",   "optimizer",        "layers",    "activation", "epochs",
-            "seed",      "weight_decay", "momentum",         "init",      "shuffle",    "backend",
-            "threads",   "preset",       "data_path",        "launch",    "loss",       "zero_grad",
-            "precision", "gemm",         "optimizer_kernel", "val_split", "rows",       "data"};
+    QStringList names = {"lr",           "batch_size", "optimizer", "layers",  "activation", "epochs",  "seed",
+                         "weight_decay", "momentum",   "init",      "shuffle", "backend",    "threads", "preset"};
+    for (const SwitchSpec& spec : switchSpecs()) names << QString::fromStdString(spec.name);
+    return names << "val_split"
+                 << "rows"
+                 << "data";
 }
 
 NewSweepDialog::NewSweepDialog(QWidget* parent) : QDialog(parent) {

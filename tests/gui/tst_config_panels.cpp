@@ -4,6 +4,7 @@
 #include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFormLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QLocale>
@@ -329,6 +330,30 @@ private slots:
         QCOMPARE(panel.preset(), ExecutionPanel::kCustom);
         zeroGrad->setCurrentIndex(original);
         QCOMPARE(panel.preset(), name);
+    }
+
+    // Each switch's row reads the switch table (core/model/execution_settings.h; its facts are
+    // written once in tests/tst_switches.cpp): the label, the row's tooltip, the values and theirs.
+    void eachSwitchRowReadsTheTable() {
+        ExecutionPanel panel;
+        QVERIFY(backendsKnown(panel));
+        for (const SwitchSpec& spec : switchSpecs()) {
+            auto* combo = panel.findChild<QComboBox*>(QString::fromStdString(spec.name));
+            QVERIFY2(combo, spec.name.c_str());
+            QLabel* label = nullptr;
+            for (auto* form : panel.findChildren<QFormLayout*>())
+                if (auto* l = qobject_cast<QLabel*>(form->labelForField(combo))) label = l;
+            QVERIFY2(label, spec.name.c_str());
+            QCOMPARE(label->text(), QString::fromStdString(spec.label));
+            QCOMPARE(label->toolTip(), QString::fromStdString(spec.help));
+            QCOMPARE(combo->count(), static_cast<int>(spec.values.size()));
+            for (int i = 0; i < combo->count(); ++i) {
+                const SwitchValue& value = spec.values[static_cast<std::size_t>(i)];
+                QCOMPARE(combo->itemText(i), QString::fromStdString(value.name));
+                QVERIFY2(combo->itemData(i, Qt::ToolTipRole).toString().startsWith(QString::fromStdString(value.help)),
+                         value.name.c_str());
+            }
+        }
     }
 
     void setSettingsRoundTripsAndFindsThePreset() {
