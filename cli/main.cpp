@@ -3,7 +3,9 @@
 #include <cstdio>
 #include <exception>
 #include <new>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -17,20 +19,25 @@
 
 using namespace wb::cli;
 
-// A function-try-block: building the command line (CLI11 throws on a malformed option set) happens outside
-// the handlers below, and no exception may leave main (std::terminate would abort without our one line).
-int main(int argc, char** argv) try {
+namespace {
+using Commands = std::vector<std::pair<std::string, Command>>;
+
+void registerBackends() {
     wb::registerBackendPlugins();     // "cuda" from its plugin: available, or with the reason why not
     wb::registerFrameworkBackends();  // "torch": the user's PyTorch, in a subprocess
-    CLI::App app{"MLP Workbench: train small MLPs and measure why one way of executing them is faster"};
-    app.require_subcommand(1);
-    app.set_version_flag("--version", std::string("mlpwb ") + WB_VERSION);
-    const std::vector<std::pair<std::string, Command>> commands = {
+}
+
+Commands addCommands(CLI::App& app) {
+    return {
         {"train", addTrainCommand(app)},     {"ablate", addAblateCommand(app)}, {"dataset", addDatasetCommand(app)},
         {"presets", addPresetsCommand(app)}, {"info", addInfoCommand(app)},     {"verify", addVerifyCommand(app)},
         {"export", addExportCommand(app)},   {"sweep", addSweepCommand(app)},   {"answer", addAnswerCommand(app)},
         {"report", addReportCommand(app)},
     };
+}
+
+// The exit code when parsing already answered (help, the version, a usage error); nullopt to go on.
+std::optional<int> parseArguments(CLI::App& app, int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -43,36 +50,62 @@ int main(int argc, char** argv) try {
         std::fprintf(stderr, "mlpwb: %s (see mlpwb --help)\n", e.what());
         return kUsage;
     }
+    return std::nullopt;
+}
+
+int fail(const char* prefix, const std::exception& e, int code) {
+    std::fprintf(stderr, "mlpwb: %s%s\n", prefix, e.what());
+    return code;
+}
+
+// The exception a command ended with, as one line on stderr and its exit code (exit_codes.h).
+int exitCodeOfCurrentException() {
     try {
-        for (const auto& [name, run] : commands)
-            if (app.got_subcommand(name)) return run();
+        throw;
     } catch (const wb::DataError& e) {
-        std::fprintf(stderr, "mlpwb: data error: %s\n", e.what());
-        return kDataError;
+        return fail("data error: ", e, kDataError);
     } catch (const wb::ConfigError& e) {
-        std::fprintf(stderr, "mlpwb: %s\n", e.what());
-        return kConfigError;
+        return fail("", e, kConfigError);
     } catch (const wb::DeviceError& e) {
-        std::fprintf(stderr, "mlpwb: %s\n", e.what());
-        return kDeviceError;
+        return fail("", e, kDeviceError);
     } catch (const wb::IoError& e) {
-        std::fprintf(stderr, "mlpwb: %s\n", e.what());
-        return kIoError;
+        return fail("", e, kIoError);
     } catch (const wb::MemoryError& e) {  // refused before allocating
-        std::fprintf(stderr, "mlpwb: %s\n", e.what());
-        return kMemoryError;
+        return fail("", e, kMemoryError);
     } catch (const wb::FrameworkError& e) {  // the framework's interpreter or loop failed
-        std::fprintf(stderr, "mlpwb: %s\n", e.what());
-        return kDeviceError;
+        return fail("", e, kDeviceError);
+    } catch (const wb::ProcessError& e) {  // a program it needs would not start (verify's child, mlp-workbench)
+        return fail("", e, kDeviceError);
     } catch (const std::bad_alloc&) {
         // The stages that allocate much name themselves (loading, preparing, setup); this is the rest.
         std::fprintf(stderr, "mlpwb: out of memory (outside the run's allocations: the flags, the outputs)\n");
         return kRunFailed;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "mlpwb: %s\n", e.what());
-        return kRunFailed;
+        return fail("", e, kRunFailed);
+    }
+}
+
+int runChosenCommand(const CLI::App& app, const Commands& commands) {
+    try {
+        for (const auto& [name, run] : commands)
+            if (app.got_subcommand(name)) return run();
+    } catch (...) {
+        return exitCodeOfCurrentException();
     }
     return kUsage;
+}
+}  // namespace
+
+// A function-try-block: building the command line (CLI11 throws on a malformed option set) happens outside
+// the handlers above, and no exception may leave main (std::terminate would abort without our one line).
+int main(int argc, char** argv) try {
+    registerBackends();
+    CLI::App app{"MLP Workbench: train small MLPs and measure why one way of executing them is faster"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("mlpwb ") + WB_VERSION);
+    const Commands commands = addCommands(app);
+    if (const auto answered = parseArguments(app, argc, argv)) return *answered;
+    return runChosenCommand(app, commands);
 } catch (const std::exception& e) {
     std::fprintf(stderr, "mlpwb: internal error: %s\n", e.what());
     return kRunFailed;

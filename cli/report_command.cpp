@@ -1,20 +1,26 @@
 // `mlpwb report INPUTS... --out report.pdf|html`: the experiment report. Its pages are drawn by Qt
 // (text, tables, the charts as vector graphics), so the desktop program writes them:
 // `mlp-workbench --report` runs without a display. mlpwb itself links no Qt (it builds on a GPU
-// server that has none), so it hands the command over, and says so where that program is missing.
+// server that has none), so it hands the command over (a child with our terminal, whose exit status
+// is ours), and says so where that program is missing.
 #include <unistd.h>
 
-#include <cerrno>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/exit_codes.h"
 #include "cli/sweep_engine_run.h"
+#include "cli/train_run.h"
+#include "core/platform/child_process.h"
 #include "core/platform/errors.h"
 
 namespace wb::cli {
@@ -47,17 +53,33 @@ std::string findWorkbench() {
                       "(install the mlp-workbench package; it needs no display for this)");
 }
 
+// Waits for the desktop program and returns its exit status. It runs in a process group of its own,
+// which a Ctrl+C in the terminal does not reach: SIGINT and SIGTERM to us end it (exit 130).
+int waitFor(ChildProcess& workbench) {
+    catchStopSignals();
+    std::optional<int> status;
+    while (!(status = workbench.tryWait())) {
+        if (stopFlag().load()) {
+            workbench.terminate();
+            status = kCancelled;
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    releaseStopSignals();
+    return *status;
+}
+
 int runReport(const ReportOptions& o) {
-    const std::string workbench = findWorkbench();
-    std::vector<std::string> args = {workbench, "--report"};
+    std::vector<std::string> args = {findWorkbench(), "--report"};
     args.insert(args.end(), o.inputs.begin(), o.inputs.end());
     args.insert(args.end(), {"--out", o.out});
-    std::vector<char*> argv;
-    argv.reserve(args.size() + 1);
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    ::execv(workbench.c_str(), argv.data());
-    throw IoError("cannot start " + workbench + ": " + std::strerror(errno));
+    ChildProcess::Options terminal;  // its output is the user's: our own stdout and stderr
+    terminal.stdoutFd = STDOUT_FILENO;
+    terminal.stderrFd = STDERR_FILENO;
+    std::fflush(nullptr);
+    ChildProcess workbench(args, terminal);
+    return waitFor(workbench);
 }
 }  // namespace
 

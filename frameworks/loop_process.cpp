@@ -121,7 +121,15 @@ std::unique_ptr<ChildProcess> startServer(const std::string& python) {
 
 LoopProcess::LoopProcess(const std::string& python, const std::string& framework, const std::string& device,
                          const std::string& script, const std::vector<std::string>& args)
-    : key_(python + '\n' + framework + '\n' + device) {
+    : key_(python + '\n' + framework + '\n' + device), framework_(framework) {
+    try {
+        start(python, script, args);
+    } catch (const ProcessError& e) {
+        throw loopError(e);
+    }
+}
+
+void LoopProcess::start(const std::string& python, const std::string& script, const std::vector<std::string>& args) {
     if (!KeepWarm::active()) {
         std::vector<std::string> argv = {python, script};
         argv.insert(argv.end(), args.begin(), args.end());
@@ -136,7 +144,7 @@ LoopProcess::LoopProcess(const std::string& python, const std::string& framework
             child_->clearStderrTail();
             child_->writeLine(request);
             return;
-        } catch (const FrameworkError&) {
+        } catch (const ProcessError&) {
             // it ended while it waited (killed from outside): a new one below
         }
     }
@@ -155,7 +163,7 @@ ChildProcess::Read LoopProcess::readLine(std::string& line, const CancelFlag* ca
 ChildProcess::Read LoopProcess::readLineFor(std::string& line, const CancelFlag* cancel, milliseconds timeout) {
     if (ended_) return ChildProcess::Read::EndOfOutput;
     for (;;) {
-        const auto read = child_->readLine(line, cancel, timeout);
+        const auto read = nextLine(line, cancel, timeout);
         if (!kept_ || read != ChildProcess::Read::Line) return read;
         const auto j = nlohmann::json::parse(line, nullptr, false);
         const std::string event = j.is_object() && j.contains("event") && j["event"].is_string() ? j["event"] : "";
@@ -167,6 +175,20 @@ ChildProcess::Read LoopProcess::readLineFor(std::string& line, const CancelFlag*
         ended_ = j.value("status", 1);
         return ChildProcess::Read::EndOfOutput;
     }
+}
+
+ChildProcess::Read LoopProcess::nextLine(std::string& line, const CancelFlag* cancel, milliseconds timeout) {
+    try {
+        return child_->readLine(line, cancel, timeout);
+    } catch (const ProcessError& e) {  // a line without end
+        throw loopError(e);
+    }
+}
+
+// The interpreter's own failures (it would not start, it wrote a line without end) reach the user as
+// the loop's.
+FrameworkError LoopProcess::loopError(const ProcessError& e) const {
+    return FrameworkError("the " + framework_ + " loop: " + e.what());
 }
 
 int LoopProcess::finish(milliseconds timeout) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/platform/child_process.h"
+#include "core/platform/errors.h"
 #include "core/run/backend.h"  // CancelFlag
 
 namespace wb {
@@ -20,7 +21,8 @@ class LoopProcess {
 public:
     // Runs `script` with `args` in `python`, for `framework` on `device` (which interpreters may be
     // shared: one of the same interpreter, framework and device). Throws FrameworkError when the
-    // interpreter cannot be started.
+    // interpreter cannot be started (ChildProcess's ProcessError, with the framework named), as
+    // readLine() and finish() do for a line without end.
     LoopProcess(const std::string& python, const std::string& framework, const std::string& device,
                 const std::string& script, const std::vector<std::string>& args);
     // A kept interpreter whose loop ended cleanly goes back for the next loop (while a KeepWarm
@@ -45,9 +47,13 @@ public:
     static std::size_t keptInterpreters();
 
 private:
+    void start(const std::string& python, const std::string& script, const std::vector<std::string>& args);
     ChildProcess::Read readLineFor(std::string& line, const CancelFlag* cancel, std::chrono::milliseconds timeout);
+    ChildProcess::Read nextLine(std::string& line, const CancelFlag* cancel, std::chrono::milliseconds timeout);
+    FrameworkError loopError(const ProcessError& e) const;
 
     std::string key_;
+    std::string framework_;
     std::unique_ptr<ChildProcess> child_;
     bool kept_ = false;         // a kept interpreter runs the loop on request
     int loop_ = 1;              // the loop's number in its interpreter

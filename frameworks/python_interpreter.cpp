@@ -163,7 +163,7 @@ FrameworkFacts ask(const std::string& framework, const std::string& python, cons
     std::unique_ptr<ChildProcess> started;
     try {
         started = std::make_unique<ChildProcess>(std::vector<std::string>{python, "-c", probeScript(framework)});
-    } catch (const FrameworkError& e) {
+    } catch (const ProcessError& e) {
         f.reason = "no Python interpreter " + python + " (" + e.what() + "); give one with --python or $MLPWB_PYTHON";
         return f;
     }
@@ -179,7 +179,7 @@ FrameworkFacts ask(const std::string& framework, const std::string& python, cons
         readFacts(f, line);
         // The answer is in; an interpreter that lingers after it is ended with its group.
         child.wait(leftUntil(deadline));
-    } catch (const FrameworkError& e) {
+    } catch (const ProcessError& e) {  // a line without end
         f.reason = "the interpreter " + python + " failed: " + e.what();
     }
     return f;

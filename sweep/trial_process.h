@@ -1,21 +1,26 @@
-// The processes a sweep starts: a trial (`mlpwb sweep run-trial DIR ID`, its output appended to the
-// trial's log, in a process group of its own so a Ctrl+C reaches the driver alone, which then stops
-// the trials itself), and a short command whose output is read (sbatch, squeue).
+// The processes a sweep starts, both through ChildProcess (core/platform/child_process.h): a trial
+// (`mlpwb sweep run-trial DIR ID`, its output appended to the trial's log, in a process group of its
+// own so a Ctrl+C reaches the driver alone, which then stops the trials itself), and a short command
+// whose output is read (sbatch, squeue).
 #pragma once
 
-#include <sys/types.h>
-
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace wb {
+class ChildProcess;
+}
 
 namespace wb::sweep {
 
 class TrialProcess {
 public:
-    // Starts argv (argv[0] a path) with stdin from /dev/null and stdout + stderr appended to
-    // `logPath`. Throws IoError when the log cannot be opened (a symlink or anything but a plain file
-    // of its own is refused: safe_open.h) or the process cannot be started.
+    // Starts argv (argv[0] a path, or a name searched on PATH) with stdin from /dev/null and stdout +
+    // stderr appended to `logPath`. Throws IoError when the log cannot be opened (a symlink or anything
+    // but a plain file of its own is refused: safe_open.h), ProcessError when the process cannot be
+    // started.
     TrialProcess(const std::vector<std::string>& argv, const std::string& logPath);
     ~TrialProcess();  // a still running trial is terminated and reaped
     TrialProcess(TrialProcess&& other) noexcept;
@@ -29,8 +34,7 @@ public:
     int wait();        // blocks until it ends
 
 private:
-    pid_t pid_ = -1;
-    std::optional<int> status_;
+    std::unique_ptr<ChildProcess> child_;
 };
 
 struct CommandResult {

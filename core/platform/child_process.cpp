@@ -24,83 +24,124 @@ constexpr std::size_t kTailLines = 30, kTailBytes = 4096;
 // A loop's lines are one JSON object of an epoch's figures each: a few hundred bytes.
 constexpr std::size_t kMaxLineBytes = std::size_t{16} << 20;
 
-struct Pipe {
-    int read = -1, write = -1;
-    Pipe() {
-        int fds[2];
-        if (::pipe2(fds, O_CLOEXEC) != 0)
-            throw FrameworkError(std::string("cannot create a pipe: ") + std::strerror(errno));
-        read = fds[0];
-        write = fds[1];
-    }
-};
-
 void closeFd(int& fd) {
     if (fd >= 0) ::close(fd);
     fd = -1;
 }
+
+// A pipe for the child's stdout or stderr; what is not taken is closed with it (the write end, once
+// the child has its copy).
+struct Pipe {
+    int read = -1, write = -1;
+    explicit Pipe(const std::string& program) {
+        int fds[2];
+        if (::pipe2(fds, O_CLOEXEC) != 0)
+            throw ProcessError(program, "cannot create a pipe for " + program + ": " + std::strerror(errno));
+        read = fds[0];
+        write = fds[1];
+    }
+    ~Pipe() {
+        closeFd(read);
+        closeFd(write);
+    }
+    Pipe(const Pipe&) = delete;
+    Pipe& operator=(const Pipe&) = delete;
+};
 
 // The child's stdin when the parent writes to it: a socket pair rather than a pipe, so that a write to
 // a child that has gone fails with EPIPE (send's MSG_NOSIGNAL) instead of raising SIGPIPE in the
 // whole process.
 struct Channel {
     int parent = -1, child = -1;
-    Channel() {
+    explicit Channel(const std::string& program) {
         int fds[2];
         if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-            throw FrameworkError(std::string("cannot create a channel: ") + std::strerror(errno));
+            throw ProcessError(program, "cannot create a channel to " + program + ": " + std::strerror(errno));
         parent = fds[0];
         child = fds[1];
     }
+    ~Channel() {
+        closeFd(parent);
+        closeFd(child);
+    }
+    Channel(const Channel&) = delete;
+    Channel& operator=(const Channel&) = delete;
+};
+
+// posix_spawn's file actions and attributes for one child: its own process group, the default
+// handling of the signals that end it, and its standard streams.
+class SpawnSetup {
+public:
+    SpawnSetup() {
+        posix_spawn_file_actions_init(&actions_);
+        posix_spawnattr_init(&attr_);
+        // A group of its own, so that Stop reaches DataLoader workers too, and Ctrl+C in a terminal
+        // reaches only us (we end the child ourselves).
+        posix_spawnattr_setpgroup(&attr_, 0);
+        sigset_t defaults;
+        sigemptyset(&defaults);
+        sigaddset(&defaults, SIGINT);
+        sigaddset(&defaults, SIGTERM);
+        sigaddset(&defaults, SIGPIPE);
+        posix_spawnattr_setsigdefault(&attr_, &defaults);
+        posix_spawnattr_setflags(&attr_, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+    }
+    ~SpawnSetup() {
+        posix_spawn_file_actions_destroy(&actions_);
+        posix_spawnattr_destroy(&attr_);
+    }
+    SpawnSetup(const SpawnSetup&) = delete;
+    SpawnSetup& operator=(const SpawnSetup&) = delete;
+
+    // The child's descriptor `target` is `fd` (kept as it is when they are the same), or /dev/null
+    // for an fd of -1.
+    void give(int fd, int target) {
+        if (fd < 0)
+            posix_spawn_file_actions_addopen(&actions_, target, "/dev/null",
+                                             target == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0);
+        else if (fd != target)
+            posix_spawn_file_actions_adddup2(&actions_, fd, target);
+    }
+
+    // The child's pid; 0 with `error` set when it could not be started.
+    pid_t start(const std::vector<std::string>& argv, int& error) {
+        std::vector<char*> args;
+        args.reserve(argv.size() + 1);
+        for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        pid_t pid = 0;
+        error = ::posix_spawnp(&pid, args[0], &actions_, &attr_, args.data(), environ);
+        return error == 0 ? pid : 0;
+    }
+
+private:
+    posix_spawn_file_actions_t actions_{};
+    posix_spawnattr_t attr_{};
 };
 }  // namespace
 
-ChildProcess::ChildProcess(const std::vector<std::string>& argv, Input input) {
-    if (argv.empty()) throw FrameworkError("no program to start");
-    Pipe out, err;
-    std::optional<Channel> in;
-    if (input == Input::Channel) in.emplace();
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attr);
-    if (in)
-        posix_spawn_file_actions_adddup2(&actions, in->child, STDIN_FILENO);
-    else
-        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&actions, out.write, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, err.write, STDERR_FILENO);
-    // A group of its own, so that Stop reaches DataLoader workers too, and Ctrl+C in a terminal
-    // reaches only us (we end the child ourselves).
-    posix_spawnattr_setpgroup(&attr, 0);
-    sigset_t defaults;
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGTERM);
-    sigaddset(&defaults, SIGPIPE);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, Input input) : ChildProcess(argv, Options{input}) {}
 
-    std::vector<char*> args;
-    args.reserve(argv.size() + 1);
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    const int rc = ::posix_spawnp(&pid_, args[0], &actions, &attr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    ::close(out.write);
-    ::close(err.write);
-    if (in) ::close(in->child);
-    if (rc != 0) {
-        ::close(out.read);
-        ::close(err.read);
-        if (in) ::close(in->parent);
-        pid_ = -1;
-        throw FrameworkError("cannot start " + argv[0] + ": " + std::strerror(rc));
-    }
-    outFd_ = out.read;
-    errFd_ = err.read;
-    if (in) inFd_ = in->parent;
+ChildProcess::ChildProcess(const std::vector<std::string>& argv, const Options& options) {
+    if (argv.empty()) throw ProcessError("", "no program to start");
+    program_ = argv[0];
+    std::optional<Pipe> out, err;
+    std::optional<Channel> in;
+    if (options.stdoutFd < 0) out.emplace(program_);
+    if (options.stderrFd < 0) err.emplace(program_);
+    if (options.input == Input::Channel) in.emplace(program_);
+    SpawnSetup setup;
+    setup.give(in ? in->child : -1, STDIN_FILENO);
+    setup.give(out ? out->write : options.stdoutFd, STDOUT_FILENO);
+    setup.give(err ? err->write : options.stderrFd, STDERR_FILENO);
+    int error = 0;
+    const pid_t pid = setup.start(argv, error);
+    if (pid == 0) throw ProcessError(program_, "cannot start " + program_ + ": " + std::strerror(error));
+    pid_ = pid;
+    // The parent keeps its ends; the child's are closed with the pipes.
+    if (out) std::swap(outFd_, out->read);
+    if (err) std::swap(errFd_, err->read);
+    if (in) std::swap(inFd_, in->parent);
 }
 
 ChildProcess::~ChildProcess() {
@@ -115,12 +156,12 @@ ChildProcess::~ChildProcess() {
 }
 
 void ChildProcess::writeLine(const std::string& line) {
-    if (inFd_ < 0) throw FrameworkError("the child was started without an input channel");
+    if (inFd_ < 0) throw ProcessError(program_, program_ + " was started without an input channel");
     const std::string text = line + "\n";
     for (std::size_t sent = 0; sent < text.size();) {
         const ssize_t n = ::send(inFd_, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw FrameworkError(std::string("cannot write to the child: ") + std::strerror(errno));
+        if (n < 0) throw ProcessError(program_, "cannot write to " + program_ + ": " + std::strerror(errno));
         sent += static_cast<std::size_t>(n);
     }
 }
@@ -160,8 +201,8 @@ ChildProcess::Read ChildProcess::readLine(std::string& line, const CancelFlag* c
             return Read::Line;
         }
         if (outBuffer_.size() > kMaxLineBytes)  // a program that writes without a newline, unbounded
-            throw FrameworkError("the program wrote a line longer than " + std::to_string(kMaxLineBytes >> 20) +
-                                 " MiB to its standard output");
+            throw ProcessError(program_, program_ + " wrote a line longer than " + std::to_string(kMaxLineBytes >> 20) +
+                                             " MiB to its standard output");
         if (outFd_ < 0) {  // stdout closed: whatever is left without a newline is the last line
             if (outBuffer_.empty()) return Read::EndOfOutput;
             line = std::move(outBuffer_);
@@ -173,7 +214,8 @@ ChildProcess::Read ChildProcess::readLine(std::string& line, const CancelFlag* c
         // stderr is drained too: a child blocked on a full stderr pipe would never finish its line.
         pollfd fds[2] = {{outFd_, POLLIN, 0}, {errFd_, POLLIN, 0}};
         const int ready = ::poll(fds, errFd_ >= 0 ? 2 : 1, 50);
-        if (ready < 0 && errno != EINTR) throw FrameworkError(std::string("poll failed: ") + std::strerror(errno));
+        if (ready < 0 && errno != EINTR)
+            throw ProcessError(program_, "cannot wait for the output of " + program_ + ": " + std::strerror(errno));
         if (ready <= 0) continue;
         if (errFd_ >= 0 && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) drain(errFd_, false);
         if (fds[0].revents & (POLLIN | POLLHUP | POLLERR)) drain(outFd_, true);
@@ -196,6 +238,18 @@ bool ChildProcess::running() {
     return pid_ >= 0 && !reap(false);
 }
 
+void ChildProcess::signalGroup(int signal) {
+    if (running()) ::kill(-pid_, signal);  // never the group of a child already reaped
+}
+
+void ChildProcess::askToStop() {
+    signalGroup(SIGTERM);
+}
+
+void ChildProcess::kill() {
+    signalGroup(SIGKILL);
+}
+
 void ChildProcess::terminate(std::chrono::milliseconds grace) {
     if (pid_ < 0) return;
     ::kill(-pid_, SIGTERM);  // the group: workers a DataLoader forked end with the interpreter
@@ -212,12 +266,7 @@ int ChildProcess::wait(std::chrono::milliseconds timeout) {
             terminate();
             break;
         }
-        // Keep reading: a child that still writes must not block on a full pipe while we wait.
-        pollfd fds[2] = {{outFd_, POLLIN, 0}, {errFd_, POLLIN, 0}};
-        if (::poll(fds, 2, 20) > 0) {
-            if (fds[0].revents) drain(outFd_, true);
-            if (fds[1].revents) drain(errFd_, false);
-        }
+        drainReady(20);  // a child that still writes must not block on a full pipe while we wait
     }
     // The rest of a traceback written just before the exit; bounded, in case a worker the child
     // left behind still holds the pipe open.
@@ -226,6 +275,27 @@ int ChildProcess::wait(std::chrono::milliseconds timeout) {
         if (::poll(&fd, 1, 20) > 0) drain(errFd_, false);
     }
     reap(true);
+    return exitCode();
+}
+
+std::optional<int> ChildProcess::tryWait() {
+    drainReady(0);
+    if (running()) return std::nullopt;
+    return exitCode();
+}
+
+// What the pipes hold, read into the buffers (a bounded number of chunks: a child that never stops
+// writing does not keep us here); waits up to `waitMs` for the first to arrive.
+void ChildProcess::drainReady(int waitMs) {
+    for (int round = 0; round < 16; ++round) {
+        pollfd fds[2] = {{outFd_, POLLIN, 0}, {errFd_, POLLIN, 0}};  // a closed one (-1) is skipped
+        if (::poll(fds, 2, round == 0 ? waitMs : 0) <= 0) return;
+        if (fds[0].revents) drain(outFd_, true);
+        if (fds[1].revents) drain(errFd_, false);
+    }
+}
+
+int ChildProcess::exitCode() const {
     if (!status_) return -1;
     if (WIFEXITED(*status_)) return WEXITSTATUS(*status_);
     if (WIFSIGNALED(*status_)) return 128 + WTERMSIG(*status_);

@@ -58,6 +58,22 @@ public:
     using Error::Error;
 };
 
+// A program that could not be started, or a child that could not be written to or read from
+// (core/platform/child_process.h). The message names the program; a caller that knows what the
+// program is for (a framework's training loop) says so in an error of its own.
+class ProcessError : public Error {
+public:
+    // A message that does not name the program yet gets it appended: no such error is anonymous.
+    ProcessError(std::string program, const std::string& message)
+        : Error(program.empty() || message.find(program) != std::string::npos ? message
+                                                                              : message + " (" + program + ")"),
+          program_(std::move(program)) {}
+    const std::string& program() const { return program_; }
+
+private:
+    std::string program_;
+};
+
 // A file that could not be written or read for reasons other than its content.
 class IoError : public Error {
 public:
