@@ -30,6 +30,8 @@
 namespace wb::cli {
 
 namespace {
+using CandidateFactory = std::function<std::unique_ptr<Backend>()>;
+
 struct VerifyOptions {
     int device = 0;
     std::string backend = "cuda";
@@ -132,74 +134,103 @@ std::optional<std::string> unavailability(const std::string& backend) {
     throw ConfigError("unknown backend '" + backend + "'");
 }
 
-int runVerify(const VerifyOptions& opt) {
-    const std::vector<ExecutionSettings> combos = selectedCombinations(opt);
-    if (combos.empty()) throw ConfigError("no valid combination matches the --only filter");
-    if (const auto why = unavailability(opt.backend)) {
-        std::printf("%s unavailable: %s\n", opt.backend == "cuda" ? "CUDA" : opt.backend.c_str(), why->c_str());
-        std::printf("%zu combinations skipped\n0 passed, 0 failed, %zu skipped\n", combos.size(), combos.size());
-        return kOk;
-    }
-    (void)BackendRegistry::instance().create(opt.backend, opt.device);  // a bad --device: one line, exit 5
+// "N passed, N failed[, N skipped]" and `note`; exit 0 only when nothing failed.
+int printSummary(const VerifySummary& s, const char* note) {
+    std::printf("%d passed, %d failed", s.passed, s.failed);
+    if (s.skipped > 0) std::printf(", %d skipped", s.skipped);
+    std::printf("%s\n", note);
+    return s.failed == 0 ? kOk : kRunFailed;
+}
+
+void printOutcome(const ParityOutcome& o) {
+    std::printf("%s\n", formatOutcome(o).c_str());
+    std::fflush(stdout);
+}
+
+// Without the backend every combination is skipped with the reason, and the exit code is 0.
+int skipAll(const std::string& backend, const std::string& why, std::size_t combinations) {
+    std::printf("%s unavailable: %s\n", backend == "cuda" ? "CUDA" : backend.c_str(), why.c_str());
+    std::printf("%zu combinations skipped\n0 passed, 0 failed, %zu skipped\n", combinations, combinations);
+    return kOk;
+}
+
+ParityProblem problemOf(const VerifyOptions& opt) {
     ParityProblem problem = makeParityProblem(opt.rows, opt.epochs);
     problem.batchSize = opt.batchSize;
     problem.shuffled = !opt.fileOrder;
+    return problem;
+}
+
+void printHeading(const VerifyOptions& opt, std::size_t combinations, const ParityProblem& problem) {
     std::printf(
         "verify: %s (device %d) against the CPU reference, %zu combinations, %zu rows, batch %d, %zu epochs%s\n",
-        opt.backend.c_str(), opt.device, combos.size(), problem.data.trainRows(), problem.batchSize,
+        opt.backend.c_str(), opt.device, combinations, problem.data.trainRows(), problem.batchSize,
         problem.orders.size(), problem.shuffled ? ", shuffled" : ", file order");
-    const auto makeCandidate = [&] { return BackendRegistry::instance().create(opt.backend, opt.device); };
-    if (opt.childFrom >= 0) {  // a child of --isolate: BEGIN, the outcome; ends after a DeviceError
-        for (std::size_t i = static_cast<std::size_t>(opt.childFrom); i < combos.size(); ++i) {
-            std::printf("BEGIN %zu\n", i);
-            std::fflush(stdout);
-            if (injectedFault(i) == "abort") std::abort();  // tests only (tst_cli): a crash, a hang, a device error
-            if (injectedFault(i) == "hang")
-                for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
-            if (injectedFault(i) == "device") {
-                ParityOutcome o;
-                o.settings = combos[i];
-                o.status = ParityOutcome::Status::Failed;
-                o.message = "injected device error";
-                std::printf("%s\n", formatOutcome(o).c_str());
-                return kRunFailed;
-            }
-            bool poisoned = false;
-            verifyCombinations(
-                {combos[i]}, makeCandidate,
-                [&](const ParityOutcome& o) {
-                    std::printf("%s\n", formatOutcome(o).c_str());
-                    std::fflush(stdout);
-                    poisoned = o.deviceError;
-                },
-                problem);
-            if (poisoned) return kRunFailed;
-        }
-        return kOk;
+}
+
+// The fault a test asks for at combination `index` (tst_cli): a crash, a hang, or a device error,
+// whose outcome line is printed here. True when the child must end now (the device error).
+bool injectFault(std::size_t index, const ExecutionSettings& settings) {
+    const std::string fault = injectedFault(index);
+    if (fault == "abort") std::abort();
+    if (fault == "hang")
+        for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
+    if (fault != "device") return false;
+    ParityOutcome o;
+    o.settings = settings;
+    o.status = ParityOutcome::Status::Failed;
+    o.message = "injected device error";
+    std::printf("%s\n", formatOutcome(o).c_str());
+    return true;
+}
+
+// A child of --isolate: BEGIN and the outcome of each combination from opt.childFrom on; it ends
+// after a device error (kRunFailed), which may have poisoned the device for the ones after it.
+int checkAsChild(const VerifyOptions& opt, const std::vector<ExecutionSettings>& combos,
+                 const CandidateFactory& makeCandidate, const ParityProblem& problem) {
+    for (std::size_t i = static_cast<std::size_t>(opt.childFrom); i < combos.size(); ++i) {
+        std::printf("BEGIN %zu\n", i);
+        std::fflush(stdout);
+        if (injectFault(i, combos[i])) return kRunFailed;
+        bool poisoned = false;
+        verifyCombinations(
+            {combos[i]}, makeCandidate,
+            [&](const ParityOutcome& o) {
+                printOutcome(o);
+                poisoned = o.deviceError;
+            },
+            problem);
+        if (poisoned) return kRunFailed;
     }
-    if (opt.isolate) {
-        const VerifySummary s = verifyIsolated(
-            combos, [&](std::size_t first, const auto& onLine) { return runChild(opt, first, onLine); },
-            [](const std::string& line) {
-                std::printf("%s\n", line.c_str());
-                std::fflush(stdout);
-            });
-        std::printf("%d passed, %d failed", s.passed, s.failed);
-        if (s.skipped > 0) std::printf(", %d skipped", s.skipped);
-        std::printf(" (isolated: one child process until a device error)\n");
-        return s.failed == 0 ? kOk : kRunFailed;
-    }
-    const VerifySummary s = verifyCombinations(
-        combos, makeCandidate,
-        [](const ParityOutcome& o) {
-            std::printf("%s\n", formatOutcome(o).c_str());
+    return kOk;
+}
+
+int checkIsolated(const VerifyOptions& opt, const std::vector<ExecutionSettings>& combos) {
+    const VerifySummary s = verifyIsolated(
+        combos, [&](std::size_t first, const auto& onLine) { return runChild(opt, first, onLine); },
+        [](const std::string& line) {
+            std::printf("%s\n", line.c_str());
             std::fflush(stdout);
-        },
-        problem);
-    std::printf("%d passed, %d failed", s.passed, s.failed);
-    if (s.skipped > 0) std::printf(", %d skipped", s.skipped);
-    std::printf("\n");
-    return s.failed == 0 ? kOk : kRunFailed;
+        });
+    return printSummary(s, " (isolated: one child process until a device error)");
+}
+
+int checkInProcess(const std::vector<ExecutionSettings>& combos, const CandidateFactory& makeCandidate,
+                   const ParityProblem& problem) {
+    return printSummary(verifyCombinations(combos, makeCandidate, printOutcome, problem), "");
+}
+
+int runVerify(const VerifyOptions& opt) {
+    const std::vector<ExecutionSettings> combos = selectedCombinations(opt);
+    if (combos.empty()) throw ConfigError("no valid combination matches the --only filter");
+    if (const auto why = unavailability(opt.backend)) return skipAll(opt.backend, *why, combos.size());
+    (void)BackendRegistry::instance().create(opt.backend, opt.device);  // a bad --device: one line, exit 5
+    const ParityProblem problem = problemOf(opt);
+    printHeading(opt, combos.size(), problem);
+    const CandidateFactory makeCandidate = [&] { return BackendRegistry::instance().create(opt.backend, opt.device); };
+    if (opt.childFrom >= 0) return checkAsChild(opt, combos, makeCandidate, problem);
+    if (opt.isolate) return checkIsolated(opt, combos);
+    return checkInProcess(combos, makeCandidate, problem);
 }
 }  // namespace
 
