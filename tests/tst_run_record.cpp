@@ -537,6 +537,55 @@ private slots:
         const std::string path = dir_.filePath("no/such/folder/epochs.csv").toStdString();
         QVERIFY_THROWS_EXCEPTION(wb::IoError, makeRecord().saveEpochCsv(path));
     }
+
+    // What a record's configuration is, asked in one place: ours parses; a peer's keys (no execution
+    // switches) or a configuration this version cannot read give none, and say why when required.
+    void theConfigurationIsReadInOnePlace_data() {
+        QTest::addColumn<QString>("config");
+        QTest::addColumn<QString>("environmentBackend");
+        QTest::addColumn<bool>("ours");
+        QTest::addColumn<QString>("backend");
+        QTest::addColumn<QString>("why");  // wb::requireRunConfig's message, when it is not ours
+        const std::string torch = nlohmann::json(wb::RunConfig{}).dump();  // the default is the CPU backend
+        QTest::newRow("ours") << QString::fromStdString(torch) << "" << true << "cpu"
+                              << "";
+        QTest::newRow("a peer's keys") << R"({"backend": "pytorch", "lr": 0.001})"
+                                       << "" << false << "pytorch"
+                                       << "holds no workbench configuration";
+        QTest::newRow("a peer that names its engine in the environment") << R"({"lr": 0.001})"
+                                                                         << "jax" << false << "jax"
+                                                                         << "holds no workbench configuration";
+        QTest::newRow("switches of another version") << R"({"backend": "cpu", "execution": {"warp": "on"}})"
+                                                     << "" << false << "cpu"
+                                                     << "cannot be read";
+        QTest::newRow("nothing says") << "{}"
+                                      << "" << false << "unknown"
+                                      << "holds no workbench configuration";
+    }
+
+    void theConfigurationIsReadInOnePlace() {
+        QFETCH(QString, config);
+        QFETCH(QString, environmentBackend);
+        QFETCH(bool, ours);
+        QFETCH(QString, backend);
+        QFETCH(QString, why);
+        wb::RunRecord r;
+        r.name = "run";
+        r.config = nlohmann::json::parse(config.toStdString());
+        if (!environmentBackend.isEmpty()) r.environment["backend"] = environmentBackend.toStdString();
+        QCOMPARE(wb::runConfigOf(r).has_value(), ours);
+        QCOMPARE(QString::fromStdString(wb::backendOf(r)), backend);
+        if (ours) {
+            QCOMPARE(nlohmann::json(*wb::runConfigOf(r)), r.config);
+            return;
+        }
+        try {
+            wb::requireRunConfig(r);
+            QFAIL("no wb::ConfigError");
+        } catch (const wb::ConfigError& e) {
+            QVERIFY2(QString(e.what()).contains(why), e.what());
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestRunRecord)

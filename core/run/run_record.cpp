@@ -269,6 +269,34 @@ void RunRecord::saveEpochCsv(const std::string& path) const {
     writeFileAtomically(path, out.str(), "epoch CSV");
 }
 
+RunConfig requireRunConfig(const RunRecord& r) {
+    const auto& c = r.config;
+    if (!c.is_object() || !c.contains("execution") || !c.at("execution").is_object())
+        throw ConfigError("'" + r.name + "' holds no workbench configuration (no execution switches: a peer's run?)");
+    try {
+        return c.get<RunConfig>();
+    } catch (const std::exception& e) {  // switches or fields of another version, or a hand-edited file
+        throw ConfigError("the configuration of '" + r.name + "' cannot be read: " + e.what());
+    }
+}
+
+std::optional<RunConfig> runConfigOf(const RunRecord& r) {
+    try {
+        return requireRunConfig(r);
+    } catch (const ConfigError&) {
+        return std::nullopt;
+    }
+}
+
+std::string backendOf(const RunRecord& r) {
+    if (const auto it = r.config.is_object() ? r.config.find("backend") : r.config.end();
+        it != r.config.end() && it->is_string() && !it->get<std::string>().empty())
+        return it->get<std::string>();
+    if (const auto it = r.environment.find("backend"); it != r.environment.end() && !it->second.empty())
+        return it->second;
+    return "unknown";
+}
+
 std::string toString(RunStatus s) {
     return enumName(kStatusNames, s);
 }

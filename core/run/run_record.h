@@ -12,6 +12,7 @@
 #include "core/data/task.h"
 #include "core/model/execution_settings.h"
 #include "core/run/epoch_metrics.h"
+#include "core/run/run_config.h"
 
 namespace wb {
 
@@ -73,6 +74,17 @@ private:
     nlohmann::json withoutEpochs() const;
     static RunRecord fromCheckedJson(const nlohmann::json& j);  // the schema is known to be right
 };
+
+// What every reader asks of a record's configuration, answered here once (no reader digs in
+// `config` by key). Our configuration, or nullopt: a peer's record holds its own keys (no
+// "execution"), and a record of another version may hold switches this one cannot read.
+std::optional<RunConfig> runConfigOf(const RunRecord& r);
+// The same, for a reader that needs it: throws ConfigError saying why there is none ("holds no
+// workbench configuration (no execution switches: a peer's run?)", "its configuration cannot be read: ...").
+RunConfig requireRunConfig(const RunRecord& r);
+// The engine the run trained on: its configuration's "backend" (ours), else its environment's
+// "backend" (a peer's record says it there), else "unknown".
+std::string backendOf(const RunRecord& r);
 
 std::string toString(RunStatus s);
 RunStatus runStatusFromString(const std::string& s);

@@ -43,12 +43,7 @@ QString workloadText(const AblationResult& a) {
     const DatasetDescription& d = run->dataset;
     QString text = plural(d.rows, "row", "rows") + " \u00d7 " + plural(d.features, "feature", "features");
     if (d.valRows > 0) text += " (" + count(d.trainRows) + " to train, " + count(d.valRows) + " to validate)";
-    int batch = 0;
-    try {
-        batch = run->config.get<RunConfig>().train.batchSize;
-    } catch (const std::exception&) {  // a hand-made record: no configuration to read
-    }
-    if (batch > 0) text += ", batch " + QString::number(batch);
+    if (const auto config = runConfigOf(*run)) text += ", batch " + QString::number(config->train.batchSize);
     const auto warmups = static_cast<std::size_t>(
         std::count_if(run->epochs.begin(), run->epochs.end(), [](const EpochMetrics& e) { return e.warmup; }));
     text += ", " + plural(run->epochs.size(), "epoch", "epochs") + " per run";

@@ -57,20 +57,6 @@ bool drawsRange(const SpeedupChart::Row& row) {
     return row.speedup && !row.baseline && (row.ratioLow < *row.speedup || row.ratioHigh > *row.speedup);
 }
 
-std::optional<ExecutionSettings> executionOf(const nlohmann::json& config) {
-    if (!config.is_object() || !config.contains("execution")) return std::nullopt;
-    try {
-        return config.at("execution").get<ExecutionSettings>();
-    } catch (const std::exception&) {
-        return std::nullopt;  // a peer's own keys
-    }
-}
-
-std::string backendOf(const nlohmann::json& config) {
-    const auto it = config.is_object() ? config.find("backend") : config.end();
-    return it != config.end() && it->is_string() ? it->get<std::string>() : std::string("cpu");
-}
-
 // What backend `name` ignores under `s`; nullopt when the registry does not know it here.
 std::optional<std::vector<IgnoredSwitch>> ignoredOn(const std::string& name, const ExecutionSettings& s) {
     try {
@@ -82,13 +68,14 @@ std::optional<std::vector<IgnoredSwitch>> ignoredOn(const std::string& name, con
 
 // "ran: data_path, loss; did nothing on cpu: launch (a CPU launches no kernels)": the switches in which
 // `run`'s config differs from `base`'s. A switch did nothing when the backends of both ignore it.
-QString switchesText(const nlohmann::json& base, const nlohmann::json& run) {
-    const auto a = executionOf(base), b = executionOf(run);
-    if (!a || !b || *a == *b) return {};
-    const std::string backend = backendOf(run), baseBackend = backendOf(base);
-    const auto ignored = ignoredOn(backend, *b), ignoredBase = ignoredOn(baseBackend, *a);
+QString switchesText(const RunEntry& base, const RunEntry& run) {
+    if (!base.runConfig || !run.runConfig) return {};  // a peer's: no switches
+    const ExecutionSettings &a = base.runConfig->execution, &b = run.runConfig->execution;
+    if (a == b) return {};
+    const std::string backend = run.runConfig->backend;
+    const auto ignored = ignoredOn(backend, b), ignoredBase = ignoredOn(base.runConfig->backend, a);
     if (!ignored || !ignoredBase) return {};
-    const auto da = describeSwitches(*a), db = describeSwitches(*b);
+    const auto da = describeSwitches(a), db = describeSwitches(b);
     QStringList ran, idle;
     for (std::size_t i = 0; i < db.size() && i < da.size(); ++i) {
         if (da[i].value == db[i].value) continue;
@@ -253,7 +240,7 @@ void SpeedupChart::collectRows(const RunEntry* base) {
             row.ratioHigh = c.ratioHigh;
             row.runs = spread->runs;
             row.verdict = QString::fromStdString(c.label());
-            if (!row.baseline) row.switches = switchesText(base->config, first.config);
+            if (!row.baseline) row.switches = switchesText(*base, first);
         }
         rows_.push_back(row);
     }

@@ -76,24 +76,10 @@ QString moreRow(std::size_t left, int columns, const QString& what) {
     return QString("<tr><td colspan='%1'><i>\u2026 and %2 more %3</i></td></tr>").arg(columns).arg(count(left), what);
 }
 
-// The record's "backend" as written, `otherwise` where it names none (a peer's config may be anything).
-std::string backendOf(const RunRecord& r, const std::string& otherwise) {
-    const auto backend = r.config.is_object() ? r.config.find("backend") : r.config.end();
-    return backend != r.config.end() && backend->is_string() ? backend->get<std::string>() : otherwise;
-}
-
-std::optional<RunConfig> configOf(const RunRecord& r) {
-    try {
-        return r.config.get<RunConfig>();
-    } catch (const std::exception&) {  // a peer's record: what it wrote is not a full configuration
-        return std::nullopt;
-    }
-}
-
 // "data_path=device_resident, loss=bce_with_logits, ..." of a run (peers: what their record says).
 QString settingsOf(const RunRecord& r) {
-    const auto config = configOf(r);
-    if (!config) return esc(backendOf(r, "peer"));
+    const auto config = runConfigOf(r);
+    if (!config) return esc(backendOf(r));
     QStringList parts;
     for (const auto& s : describeSwitches(config->execution)) parts << esc(s.name + "=" + s.value);
     return parts.join(", ");
@@ -126,7 +112,7 @@ QString header(const ReportSources& s) {
         "which one costs the time.</p>";
     const auto runs = s.chartedRuns();
     if (!runs.empty())
-        if (const auto c = configOf(runs.front())) html += "<p><b>The workload:</b> " + modelOf(*c) + ".</p>";
+        if (const auto c = runConfigOf(runs.front())) html += "<p><b>The workload:</b> " + modelOf(*c) + ".</p>";
     return html;
 }
 
@@ -173,7 +159,7 @@ QString runsHtml(const std::vector<RunRecord>& all) {
         const auto spread = spreadOf(r);
         const QualityMetric q = qualityFor(r.dataset.task);
         const auto final = sum.final;
-        rows.push_back({esc(r.name), esc(backendOf(r, "?")), ms(sum.medianEpochMs),
+        rows.push_back({esc(r.name), esc(backendOf(r)), ms(sum.medianEpochMs),
                         spread ? formatMs(spread->low) + " \u2013 " + formatMs(spread->high) : QString("\u2013"),
                         final ? figure(final->trainLoss) : QString("\u2013"),
                         final ? figure(final->valLoss) : QString("\u2013"),
@@ -190,7 +176,7 @@ QString runsHtml(const std::vector<RunRecord>& all) {
     // Each run's model and switches, under the table (long lines would squeeze its columns).
     html += "<p class='small'>";
     for (const auto& r : runs) {
-        const auto c = configOf(r);
+        const auto c = runConfigOf(r);
         html += "<b>" + esc(r.name) + "</b>: " + (c ? modelOf(*c) + "; " : QString()) + settingsOf(r) + "<br>";
     }
     return html + "</p>";
@@ -209,7 +195,7 @@ QString environmentHtml(const ReportSources& s, const std::vector<RunRecord>& ru
         for (const auto& e : s.answer->engines)
             if (e.ablation) add(e.engine, recordedEnvironment(*e.ablation));
     for (const auto& a : s.ablations) add(a.backend, recordedEnvironment(a));
-    for (const auto& r : runs) add(backendOf(r, "?"), r.environment);
+    for (const auto& r : runs) add(backendOf(r), r.environment);
     QString html = "<h2>Environment</h2>";
     if (byBackend.empty()) return {};
     if (backends.size() > byBackend.size())
@@ -300,12 +286,12 @@ const RunRecord* fixedLoopRecord(const ReportSources& s, const std::string& fram
     for (const auto& a : s.ablations) ablations.push_back(&a);
     for (const AblationResult* a : ablations) {
         if (const AblationStep* fixed = a->fixedLoop())
-            if (configOf(fixed->runs.front())) return &fixed->runs.front();
+            if (runConfigOf(fixed->runs.front())) return &fixed->runs.front();
     }
     const RunRecord* fastest = nullptr;
     for (const auto& r : s.runs) {
         const auto m = r.summary().medianEpochMs;
-        if (m && configOf(r) && (!fastest || *m < *fastest->summary().medianEpochMs)) fastest = &r;
+        if (m && runConfigOf(r) && (!fastest || *m < *fastest->summary().medianEpochMs)) fastest = &r;
     }
     return fastest;
 }
@@ -362,7 +348,7 @@ QString codeHtml(const ReportSources& s) {
     const std::string framework = reportFramework(s);
     const RunRecord* fixed = fixedLoopRecord(s, framework);
     if (!fixed) return {};
-    auto config = configOf(*fixed);
+    auto config = runConfigOf(*fixed);
     config->backend = framework;
     const FrameworkFacts facts = recordedFacts(s, framework, *fixed);
     std::string code;
@@ -508,7 +494,7 @@ QStringList reportConclusion(const ReportSources& s) {
 
 std::string reportFramework(const ReportSources& s) {
     for (const auto& r : s.chartedRuns()) {
-        const std::string backend = backendOf(r, "");
+        const std::string backend = backendOf(r);
         if (backend == "torch" || backend == "keras" || backend == "jax") return backend;
     }
     return "torch";

@@ -14,20 +14,8 @@
 namespace wb::gui {
 
 RunConfig torchConfigOf(const RunEntry& run) {
-    const nlohmann::json& j = run.config;
     // A peer (bench/peers) writes its own keys; read as ours they would become a default loop.
-    if (!j.is_object() || !j.contains("execution") || !j.at("execution").is_object())
-        throw ConfigError("'" + run.name.toStdString() +
-                          "' holds no workbench configuration (no execution switches; a peer's run?), so there is "
-                          "no loop to generate from it");
-    RunConfig config;
-    try {
-        config = j.get<RunConfig>();
-    } catch (const Error& e) {
-        throw ConfigError("the configuration of '" + run.name.toStdString() + "' cannot be read: " + e.what());
-    } catch (const nlohmann::json::exception& e) {
-        throw ConfigError("the configuration of '" + run.name.toStdString() + "' cannot be read: " + e.what());
-    }
+    RunConfig config = requireRunConfig(run.record);
     config.backend = "torch";
     if (config.name.empty()) config.name = run.name.toStdString();
     return config;

@@ -43,7 +43,7 @@ QString repeatedName(const QString& runName) {
 }
 
 std::string repeatGroupKey(const RunEntry& run) {
-    nlohmann::json config = run.config;
+    nlohmann::json config = run.record.config;
     if (config.is_object()) config.erase("name");
     return repeatedName(run.name).toStdString() + '\n' + config.dump();
 }

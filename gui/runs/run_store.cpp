@@ -26,11 +26,6 @@ constexpr std::array<float, 5> kLightnessShift = {0.0f, -0.15f, 0.12f, -0.25f, 0
 constexpr float kMinLightness = 0.18f;
 constexpr float kMaxLightness = 0.72f;
 
-std::string stringOr(const nlohmann::json& j, const char* key, std::string fallback) {
-    if (!j.is_object() || !j.contains(key) || !j.at(key).is_string()) return fallback;
-    return j.at(key).get<std::string>();
-}
-
 // Ours, or a framework's run by our own generator (torch): its config holds our switches. A peer
 // script's "pytorch" or "jax" does not.
 bool isOurBackend(const std::string& backend) {
@@ -47,23 +42,17 @@ std::optional<TimeSpread> timeSpreadOf(const RunDigest& digest) {
 
 QString RunEntry::preset() const {
     // A peer (PyTorch, JAX, Keras) writes its own config: no execution switches to match.
-    const bool hasExecution = config.is_object() && config.contains("execution") && config.at("execution").is_object();
-    if (!hasExecution || !isOurBackend(backend().toStdString())) return "peer";
-    try {
-        const auto match = matchingPreset(config.at("execution").get<ExecutionSettings>(), backend().toStdString());
-        return match ? QString::fromStdString(*match) : QString("custom");
-    } catch (const std::exception&) {  // switches from a newer or older version: not a preset we know
-        return "custom";
-    }
+    if (!runConfig || !isOurBackend(runConfig->backend)) return "peer";
+    const auto match = matchingPreset(runConfig->execution, runConfig->backend);
+    return match ? QString::fromStdString(*match) : QString("custom");
 }
 
 QString RunEntry::backend() const {
-    std::string chosen = stringOr(config, "backend", "");
-    if (chosen.empty()) {
-        const auto it = record.environment.find("backend");
-        if (it != record.environment.end()) chosen = it->second;
-    }
-    return chosen.empty() ? QString("unknown") : QString::fromStdString(chosen);
+    return QString::fromStdString(backendOf(record));
+}
+
+int RunEntry::plannedEpochs() const {
+    return runConfig ? runConfig->train.epochs : static_cast<int>(digest.epochCount);
 }
 
 Task RunEntry::task() const {
@@ -71,13 +60,10 @@ Task RunEntry::task() const {
 }
 
 QString RunEntry::dataset() const {
-    // Ours: the RunConfig's "data" part. A peer: the record's dataset description.
-    if (config.is_object() && config.contains("data") && config.at("data").is_object()) {
-        const auto& data = config.at("data");
-        const std::string kind = stringOr(data, "kind", stringOr(data, "source", ""));
-        const std::string file = stringOr(data, "path", "");
-        if (kind == "builtin" || kind == "built-in" || kind == "generated") return "built-in";
-        if (!file.empty()) return QFileInfo(QString::fromStdString(file)).fileName();
+    // Ours: the configuration's data. A peer: the record's dataset description.
+    if (runConfig) {
+        if (runConfig->data.kind == DataSpec::Kind::Builtin) return "built-in";
+        if (!runConfig->data.path.empty()) return QFileInfo(QString::fromStdString(runConfig->data.path)).fileName();
     }
     if (!record.dataset.source.empty()) {
         const QString source = QString::fromStdString(record.dataset.source);
@@ -108,6 +94,7 @@ std::vector<RunRecord> readRunFile(const QString& path) {
 RunStore::RunStore(QObject* parent) : QObject(parent) {}
 
 int RunStore::add(RunEntry entry) {
+    entry.runConfig = runConfigOf(entry.record);
     entry.id = nextId_++;
     if (entry.name.isEmpty()) entry.name = QString("Run %1").arg(entry.id);
     entry.color = nextColor();
@@ -121,8 +108,7 @@ int RunStore::add(RunEntry entry) {
 int RunStore::addPending(const RunConfig& config) {
     RunEntry entry;
     entry.name = QString::fromStdString(config.name);
-    entry.config = config;
-    entry.record.config = entry.config;
+    entry.record.config = config;
     entry.record.status = RunStatus::Running;
     entry.queued = true;
     const int id = add(std::move(entry));
@@ -148,7 +134,6 @@ namespace {
 RunEntry entryFor(RunRecord record, const QString& path, bool visible) {
     RunEntry entry;
     entry.name = record.name.empty() ? QFileInfo(path).completeBaseName() : QString::fromStdString(record.name);
-    entry.config = record.config;
     entry.interrupted = record.status == RunStatus::Running;
     entry.digest = digestOf(record);
     entry.record = std::move(record);
@@ -218,13 +203,16 @@ void RunStore::appendEpochs(int id, const QList<EpochMetrics>& metrics) {
 void RunStore::finish(int id, const RunRecord& record) {
     RunEntry* run = findMutable(id);
     if (!run) return;
+    nlohmann::json asked = std::move(run->record.config);
     run->record = record;
+    if (!record.config.is_object() || record.config.empty())
+        run->record.config = std::move(asked);  // (a stopped setup)
     run->queued = false;
     run->interrupted = false;
     run->epochsOnDisk = false;
     run->record.name = run->name.toStdString();  // the user may have renamed it while it trained
     epochsChanged(*run);
-    if (record.config.is_object() && !record.config.empty()) run->config = record.config;
+    run->runConfig = runConfigOf(run->record);  // the configuration the backend ran (it may fill in the task)
     emit runChanged(id);
 }
 

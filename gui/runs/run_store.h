@@ -19,11 +19,13 @@
 namespace wb::gui {
 
 struct RunEntry {
-    int id = 0;             // unique in the session, never reused
-    QString name;           // editable; starts as the config's name or the file's
-    nlohmann::json config;  // the RunConfig as JSON (peer files have their own keys)
-    RunRecord record;       // status and epochs so far (none yet while epochsOnDisk)
-    RunDigest digest;       // of record's epochs, or of those still in the file; the runs table shows it
+    int id = 0;    // unique in the session, never reused
+    QString name;  // editable; starts as the config's name or the file's
+    // Our configuration, parsed once from record.config (runConfigOf) when the run enters the store
+    // and when its training finishes; nullopt for a peer's record.
+    std::optional<RunConfig> runConfig;
+    RunRecord record;  // status and epochs so far (none yet while epochsOnDisk)
+    RunDigest digest;  // of record's epochs, or of those still in the file; the runs table shows it
     // Restored hidden: the epochs are still in `path` only, read when the run is shown in the charts
     // (RunStore::ensureEpochs). A visible run always has its epochs in memory.
     bool epochsOnDisk = false;
@@ -41,8 +43,9 @@ struct RunEntry {
     // Its switches are the founding PyTorch loop's (the "Seed PyTorch loop" preset): a Compare's
     // baseline. Set once, when it is added (its configuration does not change after).
     bool seedLoop = false;
-    QString preset() const;   // the preset the execution settings match, or "custom" / "peer"
-    QString backend() const;  // "cpu", "cuda", "pytorch", ...
+    QString preset() const;     // the preset the execution settings match, or "custom" / "peer"
+    QString backend() const;    // backendOf(record): "cpu", "cuda", "pytorch", ..., "unknown"
+    int plannedEpochs() const;  // the configuration's epochs, else the epochs its record holds
     // The data set it trained on: the file name of a CSV/.npy source, "built-in" for the generator,
     // what a peer's record names, or "—" when nothing says.
     QString dataset() const;

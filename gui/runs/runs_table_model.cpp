@@ -75,16 +75,6 @@ QVariant qualityValue(const EpochMetrics& last, bool validation) {
     return last.valAccuracy ? QVariant(*last.valAccuracy) : QVariant();
 }
 
-// Epochs asked for: from the config, or what a peer's file holds when it does not say.
-int plannedEpochs(const RunEntry& run) {
-    const auto& c = run.config;
-    if (c.is_object() && c.contains("train") && c.at("train").is_object()) {
-        const auto& train = c.at("train");
-        if (train.contains("epochs") && train.at("epochs").is_number_integer()) return train.at("epochs").get<int>();
-    }
-    return static_cast<int>(run.digest.epochCount);
-}
-
 // "cpu / AMD EPYC", "torch 1.13.1 / cuda": a framework's version, and where it trained (its own
 // device word when it names no device; Python's platform.processor() is often empty on Linux).
 QString backendAndDevice(const RunEntry& run) {
@@ -195,7 +185,7 @@ QVariant RunsTableModel::display(const RunEntry& run, int column) const {
         case Preset: return run.preset();
         case Backend: return backendAndDevice(run);
         case Status: return statusText(run);
-        case Progress: return QString("%1/%2").arg(run.digest.epochCount).arg(plannedEpochs(run));
+        case Progress: return QString("%1/%2").arg(run.digest.epochCount).arg(run.plannedEpochs());
         case MedianEpochMs: return textOr(summary.medianEpochMs, formatMs);
         case TotalTime: return run.digest.epochCount == 0 ? QVariant() : formatDuration(summary.totalMs);
         case TrainLoss: return last ? QVariant(formatLoss(last->trainLoss)) : QVariant();

@@ -108,7 +108,7 @@ bool isWorkloadKey(const QString& key) {
 CompareConfigsDialog::CompareConfigsDialog(const RunEntry& a, const RunEntry& b, QWidget* parent) : QDialog(parent) {
     setObjectName("configDiffDialog");
     setWindowTitle(QString("Compare configs: %1 vs %2").arg(a.name, b.name));
-    nlohmann::json configA = a.config, configB = b.config;
+    nlohmann::json configA = a.record.config, configB = b.record.config;
     if (configA.is_object()) configA.update(recordFacts(a));
     if (configB.is_object()) configB.update(recordFacts(b));
     for (ConfigDifference& d : configDifferences(configA, configB))

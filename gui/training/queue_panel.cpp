@@ -14,12 +14,6 @@
 namespace wb::gui {
 
 namespace {
-int plannedEpochs(const RunEntry& run) {
-    const auto& c = run.config;
-    if (!c.is_object() || !c.contains("train") || !c.at("train").is_object()) return 0;
-    return c.at("train").value("epochs", 0);
-}
-
 QAction* makeButton(QHBoxLayout* row, const QString& text, const QString& tip, QWidget* owner) {
     auto* action = new QAction(text, owner);
     action->setToolTip(tip);
@@ -114,7 +108,7 @@ QString QueuePanel::describe(int id, bool running, int position, const QString& 
     text += run->name;
     if (!run->name.startsWith(run->preset())) text += " · " + run->preset();  // default names begin with it
     if (running && !run->record.epochs.empty())
-        text += QString(" (epoch %1/%2)").arg(run->record.epochs.size()).arg(plannedEpochs(*run));
+        text += QString(" (epoch %1/%2)").arg(run->record.epochs.size()).arg(run->plannedEpochs());
     return text;
 }
 

@@ -356,7 +356,7 @@ void MainWindow::connectTraining() {
         const RunEntry* run = store_->find(id);
         if (!run || batch.isEmpty()) return;
         const EpochMetrics& m = batch.back();
-        const int total = run->config.value("train", nlohmann::json::object()).value("epochs", 0);
+        const int total = run->plannedEpochs();
         const double eta = m.elapsedMs / m.epoch * (total - m.epoch);
         runLabel_->setText(QString("%1: epoch %2/%3, %4 ms/epoch, ETA %5")
                                .arg(run->name)

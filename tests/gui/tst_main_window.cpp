@@ -135,7 +135,7 @@ void TestMainWindow::compareQueuesAndOverlaysBothPresets() {
         QVERIFY(!run.queued);
     }
     // The same data, model and seed: only the execution switches differ.
-    QCOMPARE(window.store().runs()[0].config.at("model"), window.store().runs()[1].config.at("model"));
+    QCOMPARE(window.store().runs()[0].record.config.at("model"), window.store().runs()[1].record.config.at("model"));
     for (auto* chart : window.findChildren<MetricChart*>()) {
         chart->refreshNow();
         QCOMPARE(chart->pointCount(window.store().runs()[0].id), 3);
@@ -194,7 +194,7 @@ void TestMainWindow::runTrainsWhatTheDataPanelShows() {
     QCOMPARE(window.store().runs().size(), std::size_t{1});
     const RunEntry& run = window.store().runs().front();
     QCOMPARE(run.record.dataset.rows, std::size_t{3000});
-    QCOMPARE(run.config.at("data").at("rows").get<int>(), 3000);
+    QCOMPARE(run.runConfig->data.rows, std::size_t{3000});
     QVERIFY(data->showsLoaded());
 }
 

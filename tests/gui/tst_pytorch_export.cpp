@@ -145,7 +145,7 @@ private slots:
         RunStore store;
         const int id = store.addPending(runOf("Seed PyTorch loop", "cpu", dir_));
         RunEntry run = *store.find(id);
-        if (!config.isEmpty()) run.config = json::parse(config.toStdString());
+        if (!config.isEmpty()) run.record.config = json::parse(config.toStdString());
         const QString path = dir_.filePath(file);
         try {
             exportPytorchScript(run, path);

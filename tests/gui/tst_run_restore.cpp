@@ -46,7 +46,10 @@ RunRecord record(const std::string& name, RunStatus status, int epochs) {
     RunRecord r;
     r.name = name;
     r.status = status;
-    r.config = {{"name", name}, {"backend", "cpu"}, {"train", {{"epochs", 5}}}, {"data", {{"kind", "builtin"}}}};
+    RunConfig config;  // the built-in data on the CPU backend
+    config.name = name;
+    config.train.epochs = 5;
+    r.config = config;
     for (int n = 1; n <= epochs; ++n) r.epochs.push_back(epoch(n, 1.0 / n));
     return r;
 }
@@ -231,7 +234,7 @@ void TestRunRestore::exportedJsonOpensAsTheSameRuns() {
         QCOMPARE(runs[i + 2].name, runs[i].name);
         QVERIFY(runs[i + 2].record.status == runs[i].record.status);
         QCOMPARE(runs[i + 2].record.epochs.size(), runs[i].record.epochs.size());
-        QCOMPARE(runs[i + 2].config, runs[i].config);
+        QCOMPARE(runs[i + 2].record.config, runs[i].record.config);
         QVERIFY(runs[i + 2].path.isEmpty());  // one file, many runs: none owns it
     }
     QCOMPARE(runs[2].name, QString("renamed"));

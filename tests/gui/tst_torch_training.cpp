@@ -87,12 +87,12 @@ private slots:
             QVERIFY2(run->record.status == RunStatus::Completed, run->record.message.c_str());
             QCOMPARE(run->record.epochs.size(), std::size_t{3});
             QCOMPARE(run->preset(), QString("Seed PyTorch loop"));  // ours, not a peer's
-            QCOMPARE(QString::fromStdString(run->config.at("framework").at("python").get<std::string>()), testPython());
+            QCOMPARE(QString::fromStdString(run->runConfig->framework.python), testPython());
         }
         QVERIFY(torch.record.environment.count("torch_version"));
         // The same workload: only the backend differs.
-        QCOMPARE(torch.config.at("model"), cpu.config.at("model"));
-        QCOMPARE(torch.config.at("execution"), cpu.config.at("execution"));
+        QCOMPARE(torch.record.config.at("model"), cpu.record.config.at("model"));
+        QCOMPARE(torch.runConfig->execution, cpu.runConfig->execution);
         for (auto* chart : window.findChildren<MetricChart*>()) {
             chart->refreshNow();
             QCOMPARE(chart->pointCount(torch.id), 3);
