@@ -46,7 +46,8 @@ bool namesCpusPerTask(const std::vector<std::string>& args) {
     return false;
 }
 
-CommandResult checked(const std::vector<std::string>& argv) {
+// Runs argv and returns its result; throws IoError with its stderr when it exits non-zero.
+CommandResult runChecked(const std::vector<std::string>& argv) {
     CommandResult r = runCommand(argv);
     if (r.exitCode != 0) {
         std::string err = r.err;
@@ -127,7 +128,7 @@ std::string submitArray(const SweepFolder& folder, const std::vector<int>& ids, 
     }
     // Held until every trial is marked pending: a task that starts at once must find its state
     // written, or our `pending` would overwrite its `running`.
-    const CommandResult r = checked({"sbatch", "--parsable", "--hold", path});
+    const CommandResult r = runChecked({"sbatch", "--parsable", "--hold", path});
     std::string job = r.out.substr(0, r.out.find_first_of(";\n"));
     if (job.empty()) throw IoError("sbatch printed no job id for " + path);
     try {
@@ -139,7 +140,7 @@ std::string submitArray(const SweepFolder& folder, const std::vector<int>& ids, 
             s.error.clear();
             folder.writeStatus(id, s);
         }
-        checked({"scontrol", "release", job});
+        runChecked({"scontrol", "release", job});
     } catch (...) {
         runCommand({"scancel", job});
         throw;
@@ -148,7 +149,7 @@ std::string submitArray(const SweepFolder& folder, const std::vector<int>& ids, 
 }
 
 std::map<std::string, std::string> queuedTasks() {
-    const CommandResult r = checked({"squeue", "-h", "-r", "-o", "%i %t", "-u", std::to_string(::getuid())});
+    const CommandResult r = runChecked({"squeue", "-h", "-r", "-o", "%i %t", "-u", std::to_string(::getuid())});
     std::map<std::string, std::string> tasks;
     std::istringstream lines(r.out);
     for (std::string line; std::getline(lines, line);) {

@@ -168,8 +168,8 @@ std::optional<std::string> SweepFolder::recordProblem(int id) const {
     }
 }
 
-TrialView SweepFolder::view(const PlannedTrial& trial, nlohmann::json figures) const {
-    TrialView v{&trial, effectiveStatus(trial.id), std::move(figures), std::nullopt};
+TrialRow SweepFolder::view(const PlannedTrial& trial, nlohmann::json figures) const {
+    TrialRow v{&trial, effectiveStatus(trial.id), std::move(figures), std::nullopt};
     if (v.status.state == TrialState::Completed && v.figures.is_null()) {
         v.status.state = TrialState::Failed;  // a record truncated or removed since: resume runs it
         v.status.error = recordProblem(trial.id).value_or("its record cannot be read");
@@ -178,8 +178,8 @@ TrialView SweepFolder::view(const PlannedTrial& trial, nlohmann::json figures) c
     return v;
 }
 
-std::vector<TrialView> SweepFolder::views() const {
-    std::vector<TrialView> views;
+std::vector<TrialRow> SweepFolder::views() const {
+    std::vector<TrialRow> views;
     for (const auto& trial : plan_.trials) {
         nlohmann::json figures;
         std::error_code ec;
@@ -212,7 +212,7 @@ std::vector<int> SweepFolder::damagedIds() const {
     return ids;
 }
 
-std::optional<std::size_t> bestTrial(const std::vector<TrialView>& views, const Metric& metric) {
+std::optional<std::size_t> bestTrial(const std::vector<TrialRow>& views, const Metric& metric) {
     std::optional<std::size_t> best;
     for (std::size_t i = 0; i < views.size(); ++i)
         if (views[i].metric && (!best || better(*views[i].metric, *views[best.value()].metric, metric.goal))) best = i;

@@ -33,7 +33,7 @@ public:
 };
 
 // One trial as status, report and the GUI see it.
-struct TrialView {
+struct TrialRow {
     const PlannedTrial* trial = nullptr;
     TrialStatus status;            // effectiveStatus(): an interrupted trial reads as failed
     nlohmann::json figures;        // summaryFigures() of its RunRecord; null without one
@@ -80,9 +80,9 @@ public:
 
     // Every trial, in id order. A state that says completed over a record that is not reads as
     // failed, with the reason.
-    std::vector<TrialView> views() const;
+    std::vector<TrialRow> views() const;
     // One trial's view from its record's summaryFigures (null without a readable record).
-    TrialView view(const PlannedTrial& trial, nlohmann::json figures) const;
+    TrialRow view(const PlannedTrial& trial, nlohmann::json figures) const;
     // Why the trial's run.json is no completed record (missing, truncated, another status), or
     // nullopt. A state that says completed counts only with such a record.
     std::optional<std::string> recordProblem(int id) const;
@@ -100,6 +100,6 @@ private:
 };
 
 // The index of the best trial among `views` (completed, with a metric), or nullopt.
-std::optional<std::size_t> bestTrial(const std::vector<TrialView>& views, const Metric& metric);
+std::optional<std::size_t> bestTrial(const std::vector<TrialRow>& views, const Metric& metric);
 
 }  // namespace wb::sweep

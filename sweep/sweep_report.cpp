@@ -28,7 +28,7 @@ std::string figureText(const std::optional<double>& v) {
 }
 
 namespace {
-ParameterEffect effectOf(const std::string& name, const std::vector<TrialView>& views) {
+ParameterEffect effectOf(const std::string& name, const std::vector<TrialRow>& views) {
     ParameterEffect effect{name, {}, std::nullopt};
     std::vector<std::vector<double>> metrics;
     for (const auto& v : views) {
@@ -70,7 +70,7 @@ ParameterEffect effectOf(const std::string& name, const std::vector<TrialView>& 
 }
 }  // namespace
 
-SweepReport makeReport(const SweepPlan& plan, const std::vector<TrialView>& views) {
+SweepReport makeReport(const SweepPlan& plan, const std::vector<TrialRow>& views) {
     SweepReport r;
     r.sweepName = plan.name;
     r.metric = plan.metric;

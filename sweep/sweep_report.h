@@ -40,7 +40,7 @@ struct SweepReport {
     std::vector<ParameterEffect> effects;  // in the spec's parameter order
 };
 
-SweepReport makeReport(const SweepPlan& plan, const std::vector<TrialView>& views);
+SweepReport makeReport(const SweepPlan& plan, const std::vector<TrialRow>& views);
 
 std::string reportText(const SweepReport& report);
 // One line per (parameter, value): parameter,value,trials,completed,median,min,max (the metric's).

@@ -125,7 +125,8 @@ void AnswerView::buildAttributionMenu(const AnswerPlan& defaults) {
                          "Every combination of the fixes an engine honours (at most 4, in half the budget): each "
                          "fix's saving over every order",
                          defaults.shapley);
-    alone_ = addChoice("Each fix alone", "Each fix on top of the seed loop: a run per fix and round", defaults.alone);
+    eachFixAlone_ =
+        addChoice("Each fix alone", "Each fix on top of the seed loop: a run per fix and round", defaults.alone);
     leaveOneOut_ = addChoice("Leave one out",
                              "Every fix but one, for each: what each saves on top of the others; a run per fix and "
                              "round",
@@ -227,7 +228,7 @@ void AnswerView::connectSignals() {
     });
 }
 
-void AnswerView::setSources(ConfigSource config, DataSource dataset) {
+void AnswerView::setSources(ConfigGetter config, DatasetGetter dataset) {
     configSource_ = std::move(config);
     dataSource_ = std::move(dataset);
 }
@@ -238,7 +239,7 @@ AnswerPlan AnswerView::plan() const {
     p.epochs = epochs_->value();
     p.target = target_->value() / 100;
     p.budgetSeconds = budget_->value();
-    p.alone = alone_->isChecked();
+    p.alone = eachFixAlone_->isChecked();
     p.leaveOneOut = leaveOneOut_->isChecked();
     p.shapley = shapley_->isChecked();
     return p;

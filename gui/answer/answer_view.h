@@ -40,12 +40,12 @@ class AnswerView : public QWidget {
     Q_OBJECT
 
 public:
-    using ConfigSource =
+    using ConfigGetter =
         std::function<RunConfig()>;  // the problem to answer (its backend and switches are the answer's)
-    using DataSource = std::function<std::shared_ptr<const Dataset>()>;
+    using DatasetGetter = std::function<std::shared_ptr<const Dataset>()>;
 
     explicit AnswerView(TrainingController* controller, QWidget* parent = nullptr);
-    void setSources(ConfigSource config, DataSource dataset);
+    void setSources(ConfigGetter config, DatasetGetter dataset);
 
     AnswerPlan plan() const;  // as the spin boxes say
     void setPlan(int repeats, int epochs);
@@ -92,14 +92,14 @@ private:
     void exportFixedLoopDialog();
 
     TrainingController* controller_;
-    ConfigSource configSource_;
-    DataSource dataSource_;
+    ConfigGetter configSource_;
+    DatasetGetter dataSource_;
     QSpinBox* repeats_ = nullptr;
     QSpinBox* epochs_ = nullptr;
     QDoubleSpinBox* target_ = nullptr;    // AnswerPlan::target, in percent
     QSpinBox* budget_ = nullptr;          // AnswerPlan::budgetSeconds
     QToolButton* attribution_ = nullptr;  // a menu of AnswerPlan::alone, leaveOneOut, shapley
-    QAction *alone_ = nullptr, *leaveOneOut_ = nullptr, *shapley_ = nullptr;
+    QAction *eachFixAlone_ = nullptr, *leaveOneOut_ = nullptr, *shapley_ = nullptr;
     QPushButton* startButton_ = nullptr;
     QPushButton* stopButton_ = nullptr;
     QPushButton* openButton_ = nullptr;

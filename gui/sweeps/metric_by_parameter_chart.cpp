@@ -77,7 +77,7 @@ void MetricByParameterChart::clear() {
     plot_->replot();
 }
 
-void MetricByParameterChart::setTrials(const sweep::SweepPlan& plan, const std::vector<sweep::TrialView>& views,
+void MetricByParameterChart::setTrials(const sweep::SweepPlan& plan, const std::vector<sweep::TrialRow>& views,
                                        const SweepAxes& axes, std::optional<std::size_t> best) {
     plan_ = &plan;
     views_ = &views;

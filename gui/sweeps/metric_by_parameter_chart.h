@@ -21,7 +21,7 @@ class MetricByParameterChart : public QWidget {
 public:
     explicit MetricByParameterChart(QWidget* parent = nullptr);
 
-    void setTrials(const sweep::SweepPlan& plan, const std::vector<sweep::TrialView>& views, const SweepAxes& axes,
+    void setTrials(const sweep::SweepPlan& plan, const std::vector<sweep::TrialRow>& views, const SweepAxes& axes,
                    std::optional<std::size_t> best);
     void clear();
     QCustomPlot& plot() { return *plot_; }
@@ -37,7 +37,7 @@ private:
     QComboBox* parameter_ = nullptr;
     QCustomPlot* plot_ = nullptr;
     const sweep::SweepPlan* plan_ = nullptr;
-    const std::vector<sweep::TrialView>* views_ = nullptr;
+    const std::vector<sweep::TrialRow>* views_ = nullptr;
     SweepAxes axes_;
     std::optional<std::size_t> best_;
     int medians_ = 0;

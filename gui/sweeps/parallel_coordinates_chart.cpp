@@ -96,7 +96,7 @@ void ParallelCoordinatesChart::drawAxes(const SweepAxes& axes) {
     plot_->xAxis->setRange(-0.25, static_cast<double>(axes.size()) - 0.6);
 }
 
-void ParallelCoordinatesChart::setTrials(const SweepAxes& axes, const std::vector<sweep::TrialView>& views,
+void ParallelCoordinatesChart::setTrials(const SweepAxes& axes, const std::vector<sweep::TrialRow>& views,
                                          const sweep::Metric& metric, std::optional<std::size_t> best,
                                          const std::vector<bool>& inside, const std::vector<bool>& selected,
                                          const Brushes& brushes) {

@@ -28,7 +28,7 @@ public:
     // Redraws: `inside[i]` says whether views[i] passes the brushes (drawn as `brushes`: axis ->
     // [lo, hi]), `selected[i]` whether the table selects it (drawn thicker).
     using Brushes = std::map<std::size_t, std::pair<double, double>>;
-    void setTrials(const SweepAxes& axes, const std::vector<sweep::TrialView>& views, const sweep::Metric& metric,
+    void setTrials(const SweepAxes& axes, const std::vector<sweep::TrialRow>& views, const sweep::Metric& metric,
                    std::optional<std::size_t> best, const std::vector<bool>& inside, const std::vector<bool>& selected,
                    const Brushes& brushes);
     QCustomPlot& plot() { return *plot_; }

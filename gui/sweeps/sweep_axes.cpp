@@ -18,12 +18,12 @@ SweepAxis numericAxis(const QString& name, const std::vector<double>& values) {
     return a;
 }
 
-nlohmann::json parameterOf(const sweep::TrialView& v, const std::string& name) {
+nlohmann::json parameterOf(const sweep::TrialRow& v, const std::string& name) {
     return v.trial->parameters.value(name, nlohmann::json());
 }
 }  // namespace
 
-SweepAxes SweepAxes::build(const sweep::SweepPlan& plan, const std::vector<sweep::TrialView>& views) {
+SweepAxes SweepAxes::build(const sweep::SweepPlan& plan, const std::vector<sweep::TrialRow>& views) {
     SweepAxes result;
     for (const auto& name : plan.parameterNames) {
         std::vector<double> numbers;
@@ -61,7 +61,7 @@ SweepAxes SweepAxes::build(const sweep::SweepPlan& plan, const std::vector<sweep
     return result;
 }
 
-std::optional<double> SweepAxes::position(std::size_t axis, const sweep::TrialView& view) const {
+std::optional<double> SweepAxes::position(std::size_t axis, const sweep::TrialRow& view) const {
     const SweepAxis& a = axes_.at(axis);
     if (a.categorical) {
         const QString text = QString::fromStdString(sweep::valueText(parameterOf(view, a.name.toStdString())));

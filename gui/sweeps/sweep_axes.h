@@ -28,13 +28,13 @@ struct SweepAxis {
 
 class SweepAxes {
 public:
-    static SweepAxes build(const sweep::SweepPlan& plan, const std::vector<sweep::TrialView>& views);
+    static SweepAxes build(const sweep::SweepPlan& plan, const std::vector<sweep::TrialRow>& views);
 
     const std::vector<SweepAxis>& axes() const { return axes_; }
     std::size_t size() const { return axes_.size(); }
     // Where `view` sits on axis `axis`, in [0, 1]; nullopt where it has no value (a metric before
     // the trial completed).
-    std::optional<double> position(std::size_t axis, const sweep::TrialView& view) const;
+    std::optional<double> position(std::size_t axis, const sweep::TrialRow& view) const;
     // The value shown at position `t` of a numeric axis (the inverse of position()).
     double valueAt(std::size_t axis, double t) const;
 

@@ -11,7 +11,7 @@ namespace wb::gui {
 
 SweepTableModel::SweepTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void SweepTableModel::setTrials(const sweep::SweepPlan* plan, const std::vector<sweep::TrialView>* views,
+void SweepTableModel::setTrials(const sweep::SweepPlan* plan, const std::vector<sweep::TrialRow>* views,
                                 std::optional<std::size_t> best) {
     const int oldRows = rowCount(), oldColumns = columnCount();
     const bool samePlan = plan == plan_;

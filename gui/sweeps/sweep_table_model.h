@@ -22,7 +22,7 @@ public:
 
     // The trials to show (`views` must outlive the next call). Rows and columns are kept when only
     // the states and figures changed, so a selection survives the live updates.
-    void setTrials(const sweep::SweepPlan* plan, const std::vector<sweep::TrialView>* views,
+    void setTrials(const sweep::SweepPlan* plan, const std::vector<sweep::TrialRow>* views,
                    std::optional<std::size_t> best);
 
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -40,7 +40,7 @@ private:
     QVariant sortKey(int row, int column) const;
 
     const sweep::SweepPlan* plan_ = nullptr;
-    const std::vector<sweep::TrialView>* views_ = nullptr;
+    const std::vector<sweep::TrialRow>* views_ = nullptr;
     std::optional<std::size_t> best_;
 };
 

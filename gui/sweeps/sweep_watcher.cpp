@@ -90,11 +90,11 @@ void SweepWatcher::refresh() {
             // no squeue here (the folder is followed from a machine outside the cluster): the files stand
         }
     }
-    std::vector<sweep::TrialView> views;
+    std::vector<sweep::TrialRow> views;
     views.reserve(plan.trials.size());
     QString digest;
     for (const auto& trial : plan.trials) {
-        sweep::TrialView v = folder_->view(trial, figuresOf(trial.id));
+        sweep::TrialRow v = folder_->view(trial, figuresOf(trial.id));
         digest += QString::fromStdString(v.status.toJson().dump() + v.figures.dump());
         views.push_back(std::move(v));
     }

@@ -27,7 +27,7 @@ public:
     bool isOpen() const { return folder_ != nullptr; }
     QString dir() const;
     const sweep::SweepPlan& plan() const;  // only while open
-    const std::vector<sweep::TrialView>& views() const { return views_; }
+    const std::vector<sweep::TrialRow>& views() const { return views_; }
     std::optional<std::size_t> best() const;  // index into views()
     QString recordPath(int id) const;         // the trial's run.json
     void setInterval(int ms) { timer_.setInterval(ms); }
@@ -48,7 +48,7 @@ private:
         nlohmann::json figures;
     };
     std::unique_ptr<sweep::SweepFolder> folder_;
-    std::vector<sweep::TrialView> views_;
+    std::vector<sweep::TrialRow> views_;
     QHash<int, CachedRecord> records_;
     QString lastDigest_;
     QTimer timer_;

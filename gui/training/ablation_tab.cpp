@@ -150,8 +150,8 @@ void AblationTab::addRunOptions(QVBoxLayout* layout) {
     repeats_->setRange(1, 20);
     repeats_->setToolTip("Runs per step; the waterfall shows their spread");
     options->addRow("Repeats", repeats_);
-    alone_ = new QCheckBox("Also each fix alone on top of the baseline");
-    options->addRow(alone_);
+    eachFixAlone_ = new QCheckBox("Also each fix alone on top of the baseline");
+    options->addRow(eachFixAlone_);
     layout->addLayout(options);
 }
 
@@ -191,7 +191,7 @@ void AblationTab::addFileButtons(QVBoxLayout* layout) {
     connect(exportDataButton_, &QPushButton::clicked, this, &AblationTab::exportDataDialog);
 }
 
-void AblationTab::setSources(ConfigSource config, DataSource dataset) {
+void AblationTab::setSources(ConfigGetter config, DatasetGetter dataset) {
     configSource_ = std::move(config);
     dataSource_ = std::move(dataset);
 }
@@ -224,7 +224,7 @@ AblationPlan AblationTab::plan() const {
         if (item->checkState() == Qt::Checked) p.fixes.push_back(item->data(kNameRole).toString().toStdString());
     }
     p.repeats = repeats_->value();
-    p.alone = alone_->isChecked();
+    p.alone = eachFixAlone_->isChecked();
     return p;
 }
 
@@ -239,7 +239,7 @@ void AblationTab::setPlan(const AblationPlan& p) {
         if (std::find(order.begin(), order.end(), fix.name) == order.end()) order.push_back(fix.name);
     fillFixList(order, p.fixes);
     repeats_->setValue(p.repeats);
-    alone_->setChecked(p.alone);
+    eachFixAlone_->setChecked(p.alone);
 }
 
 void AblationTab::moveFix(int row, int to) {

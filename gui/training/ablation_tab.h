@@ -33,11 +33,11 @@ class AblationTab : public QWidget {
     Q_OBJECT
 
 public:
-    using ConfigSource = std::function<RunConfig()>;  // the problem to ablate (its execution is replaced)
-    using DataSource = std::function<std::shared_ptr<const Dataset>()>;
+    using ConfigGetter = std::function<RunConfig()>;  // the problem to ablate (its execution is replaced)
+    using DatasetGetter = std::function<std::shared_ptr<const Dataset>()>;
 
     explicit AblationTab(TrainingController* controller, QWidget* parent = nullptr);
-    void setSources(ConfigSource config, DataSource dataset);
+    void setSources(ConfigGetter config, DatasetGetter dataset);
 
     AblationPlan plan() const;  // as the widgets say: checked fixes in list order
     void setPlan(const AblationPlan& plan);
@@ -79,12 +79,12 @@ private:
     void exportDataDialog();
 
     TrainingController* controller_;
-    ConfigSource configSource_;
-    DataSource dataSource_;
+    ConfigGetter configSource_;
+    DatasetGetter dataSource_;
     QComboBox* baseline_ = nullptr;
     QListWidget* fixes_ = nullptr;
     QSpinBox* repeats_ = nullptr;
-    QCheckBox* alone_ = nullptr;
+    QCheckBox* eachFixAlone_ = nullptr;
     QPushButton* run_ = nullptr;
     QPushButton* stop_ = nullptr;
     QPushButton* exportChartButton_ = nullptr;

@@ -76,7 +76,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     restoreSettings();
     restoreRuns();
     dataPanel_->loadBuiltin();  // so the first Run works with no file
-    showStatus();
+    showBackendLabel();
 }
 
 MainWindow::~MainWindow() = default;
@@ -188,7 +188,7 @@ void MainWindow::connectPanels() {
     });
     // The task decides how the label column is read: a new choice reloads the data (DataSpec::task).
     connect(modelPanel_, &ModelPanel::taskChoiceChanged, dataPanel_, &DataPanel::setTaskChoice);
-    connect(executionPanel_, &ExecutionPanel::changed, this, &MainWindow::showStatus);  // backend and device
+    connect(executionPanel_, &ExecutionPanel::changed, this, &MainWindow::showBackendLabel);  // backend and device
     // A load error shows in the Data panel, which may be scrolled out of view: the status bar says it
     // too, and a file the user opened gets a dialog.
     connect(dataPanel_, &DataPanel::loadFailed, this, [this](const QString& message) {
@@ -373,7 +373,7 @@ void MainWindow::connectTraining() {
         if (!record.message.empty()) text += " — " + QString::fromStdString(record.message);
         runLabel_->setText(text);
     });
-    connect(controller_, &TrainingController::queueChanged, this, &MainWindow::showStatus);
+    connect(controller_, &TrainingController::queueChanged, this, &MainWindow::showBackendLabel);
     connect(controller_, &TrainingController::queueChanged, this, [this] {  // a run (or ablation) began
         if (controller_->currentRun() == clockedRun_) return;
         clockedRun_ = controller_->currentRun();
@@ -558,7 +558,7 @@ void MainWindow::answerQuestion() {
     if (!answerView_->running()) answerView_->start();
 }
 
-void MainWindow::showStatus() {
+void MainWindow::showBackendLabel() {
     // The panel's latest answer from the registry: asking it here would run the probes (a framework
     // backend's imports its framework) on the GUI thread.
     QString backend = executionPanel_->backend();

@@ -100,7 +100,7 @@ private:
     void queueRepeats(std::vector<RunConfig> configs, int repeats);
     bool queueRun(RunConfig config);                        // false (and says why) when the configuration is refused
     void refuse(const QString& title, const QString& why);  // the status bar and a dialog that does not block
-    void showStatus();
+    void showBackendLabel();
     void restoreSettings();
     void saveSettings() const;
     QString newRecordPath(int id) const;
