@@ -296,6 +296,69 @@ public:
     }
 };
 
+// The run folder: --folder, or `temporary`; filled with `runs` records unless it holds that many.
+QString prepareFolder(const QStringList& args, const QString& temporary, int runs, int epochs) {
+    QString dir = argText(args, "--folder");
+    if (dir.isEmpty()) dir = temporary;
+    QDir().mkpath(dir);
+    QElapsedTimer clock;
+    clock.start();
+    if (wb::gui::runFilesIn(dir).size() != runs) {
+        writeFolder(dir, runs, epochs);
+        std::printf("wrote %d runs of %d epochs in %.1f s (%s)\n", runs, epochs, msSince(clock) / 1000,
+                    qPrintable(dir));
+    }
+    return dir;
+}
+
+// What the loader's thread does, alone on this one: every file skimmed (as for the table), and
+// the first thousand read whole (as before the skim).
+void timeLoading(const QString& dir) {
+    const QStringList files = wb::gui::runFilesIn(dir);
+    QElapsedTimer clock;
+    clock.start();
+    std::size_t skimmed = 0;
+    for (const QString& path : files) skimmed += wb::gui::readRunsIn(path, false).size();
+    const double skimMs = msSince(clock);
+    clock.restart();
+    const qsizetype sample = std::min<qsizetype>(files.size(), 1000);
+    for (qsizetype i = 0; i < sample; ++i) wb::gui::readRunsIn(files[i], true);
+    std::printf("one thread: %zu files skimmed in %.0f ms; %lld read whole in %.0f ms\n", skimmed, skimMs,
+                static_cast<long long>(sample), msSince(clock));
+}
+
+void printTableHead() {
+    std::printf(
+        "| repeat | restore | stall while restoring | filter / clear | sort / unsort | epoch update "
+        "(median, longest) | longest stall | Show all (its longest stall) |\n| --- | --- | --- | --- | --- | --- | --- "
+        "| --- "
+        "|\n");
+}
+
+void printRepeat(int i, const Repeat& r) {
+    std::printf(
+        "| %d | %.0f ms | %.0f ms | %.1f / %.1f ms (%d rows) | %.1f / %.1f ms | %.2f, %.2f ms | %.0f ms | %.0f ms "
+        "(%.0f ms), %d runs shown |\n",
+        i + 1, r.restoreMs, r.restoreStallMs, r.filterMs, r.unfilterMs, r.shownAfterFilter, r.sortMs, r.unsortMs,
+        r.epochMedianMs, r.epochMaxMs, r.stallMs, r.showAllMs, r.showAllStallMs, r.shownByShowAll);
+    std::fflush(stdout);
+}
+
+void printMedians(const std::vector<Repeat>& all) {
+    auto median = [&all](double Repeat::*field) {
+        std::vector<double> values;
+        for (const Repeat& r : all) values.push_back(r.*field);
+        return medianOf(values);
+    };
+    std::printf(
+        "| median | %.0f ms | %.0f ms | %.1f / %.1f ms | %.1f / %.1f ms | %.2f, %.2f ms | %.0f ms | %.0f ms (%.0f ms) "
+        "|\n",
+        median(&Repeat::restoreMs), median(&Repeat::restoreStallMs), median(&Repeat::filterMs),
+        median(&Repeat::unfilterMs), median(&Repeat::sortMs), median(&Repeat::unsortMs), median(&Repeat::epochMedianMs),
+        median(&Repeat::epochMaxMs), median(&Repeat::stallMs), median(&Repeat::showAllMs),
+        median(&Repeat::showAllStallMs));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -312,57 +375,16 @@ int main(int argc, char** argv) {
     const int liveCount = argValue(args, "--epochs-live", 30);
 
     QTemporaryDir temporary;
-    QString dir = argText(args, "--folder");
-    if (dir.isEmpty()) dir = temporary.path();
-    QDir().mkpath(dir);
-    QElapsedTimer clock;
-    clock.start();
-    if (wb::gui::runFilesIn(dir).size() != runs) {
-        writeFolder(dir, runs, epochs);
-        std::printf("wrote %d runs of %d epochs in %.1f s (%s)\n", runs, epochs, msSince(clock) / 1000,
-                    qPrintable(dir));
-    }
+    const QString dir = prepareFolder(args, temporary.path(), runs, epochs);
     wb::gui::setRunFolder(dir);
-    // What the loader's thread does, alone on this one: every file skimmed (as for the table), and
-    // the first thousand read whole (as before the skim).
-    const QStringList files = wb::gui::runFilesIn(dir);
-    clock.restart();
-    std::size_t skimmed = 0;
-    for (const QString& path : files) skimmed += wb::gui::readRunsIn(path, false).size();
-    const double skimMs = msSince(clock);
-    clock.restart();
-    const qsizetype sample = std::min<qsizetype>(files.size(), 1000);
-    for (qsizetype i = 0; i < sample; ++i) wb::gui::readRunsIn(files[i], true);
-    std::printf("one thread: %zu files skimmed in %.0f ms; %lld read whole in %.0f ms\n", skimmed, skimMs,
-                static_cast<long long>(sample), msSince(clock));
+    timeLoading(dir);
 
     std::vector<Repeat> all;
-    std::printf(
-        "| repeat | restore | stall while restoring | filter / clear | sort / unsort | epoch update "
-        "(median, longest) | longest stall | Show all (its longest stall) |\n| --- | --- | --- | --- | --- | --- | --- "
-        "| --- "
-        "|\n");
+    printTableHead();
     for (int i = 0; i < repeats; ++i) {
-        const Repeat r = openWindow(runs, epochs, liveCount);
-        all.push_back(r);
-        std::printf(
-            "| %d | %.0f ms | %.0f ms | %.1f / %.1f ms (%d rows) | %.1f / %.1f ms | %.2f, %.2f ms | %.0f ms | %.0f ms "
-            "(%.0f ms), %d runs shown |\n",
-            i + 1, r.restoreMs, r.restoreStallMs, r.filterMs, r.unfilterMs, r.shownAfterFilter, r.sortMs, r.unsortMs,
-            r.epochMedianMs, r.epochMaxMs, r.stallMs, r.showAllMs, r.showAllStallMs, r.shownByShowAll);
-        std::fflush(stdout);
+        all.push_back(openWindow(runs, epochs, liveCount));
+        printRepeat(i, all.back());
     }
-    auto median = [&all](double Repeat::*field) {
-        std::vector<double> values;
-        for (const Repeat& r : all) values.push_back(r.*field);
-        return medianOf(values);
-    };
-    std::printf(
-        "| median | %.0f ms | %.0f ms | %.1f / %.1f ms | %.1f / %.1f ms | %.2f, %.2f ms | %.0f ms | %.0f ms (%.0f ms) "
-        "|\n",
-        median(&Repeat::restoreMs), median(&Repeat::restoreStallMs), median(&Repeat::filterMs),
-        median(&Repeat::unfilterMs), median(&Repeat::sortMs), median(&Repeat::unsortMs), median(&Repeat::epochMedianMs),
-        median(&Repeat::epochMaxMs), median(&Repeat::stallMs), median(&Repeat::showAllMs),
-        median(&Repeat::showAllStallMs));
+    printMedians(all);
     return 0;
 }

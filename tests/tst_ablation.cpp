@@ -456,6 +456,76 @@ void TestAblation::theClosingStepIsMeasuredAmongTheRounds() {
     QCOMPARE(r.fixedLoop(), &r.steps.back());
 }
 
+namespace {
+
+// The order everySubsetIsMeasuredOnceInTheRounds's runs start in, and what each one's progress
+// said was planned.
+void checkSubsetRoundsOrder(const QStringList& order, const std::vector<int>& planned) {
+    // Steps 0-3 cumulative, 4 the closing step; the subsets {launch}, {loss}, {data_path, loss},
+    // {launch, loss} (masks 2, 4, 5, 6) are 5 + their mask: 7, 9, 10, 11.
+    QCOMPARE(order, QStringList({"0/1", "1/1", "2/1",  "3/1",                                     // round 1
+                                 "7/1", "0/2", "9/1",  "1/2",  "10/1", "2/2", "11/1", "3/2",      // round 2
+                                 "7/2", "9/2", "10/2", "11/2",                                    //
+                                 "0/3", "1/3", "2/3",  "3/3",  "7/3",  "9/3", "10/3", "11/3"}));  // round 3
+    // The progress never counts fewer runs planned than it has started, and knows the whole count
+    // (4 + 12 + 8) once the last round began.
+    for (std::size_t i = 0; i < planned.size(); ++i) QVERIFY2(planned[i] > int(i), qPrintable(QString::number(i)));
+    QCOMPARE(planned.back(), 24);
+    QCOMPARE(planned[16], 24);
+}
+
+// The closing step reuses the subset {data_path, loss}; the cumulative steps measure theirs.
+void checkSubsetLevels(const AblationResult& r) {
+    QCOMPARE(r.steps.back().name, std::string("without launch=graph_step"));
+    QCOMPARE(int(r.steps.back().runs.size()), 3);
+    QCOMPARE(r.subsetFixes, (std::vector<std::size_t>{1, 2, 3}));
+    QCOMPARE(r.subsets.size(), std::size_t(8));
+    const std::vector<std::optional<std::size_t>> measuredBy = {0, 1, std::nullopt, 2, std::nullopt, 4, std::nullopt,
+                                                                3};
+    for (const SubsetLevel& s : r.subsets) {
+        QCOMPARE(s.step, measuredBy[s.mask]);
+        QCOMPARE(int(s.roundMs.size()), 3);
+    }
+    QVERIFY2(QString::fromStdString(r.combinations).contains("Shapley"), r.combinations.c_str());
+}
+
+// Each Shapley value is the fix's injected effect, and they sum to the gap.
+void checkShapleyValues(const AblationResult& r) {
+    const Attribution a = attribute(r);
+    QVERIFY(a.shapleyGapMs);
+    double sum = 0;
+    for (std::size_t i = 0; i < 3; ++i) {
+        const CauseShare& c = a.causes[i];
+        QVERIFY(c.shapley && c.alone && c.leaveOneOut);
+        QVERIFY(c.shapleyInterval.low <= *c.shapley && *c.shapley <= c.shapleyInterval.high);
+        sum += *c.shapley;
+    }
+    QVERIFY(std::abs(sum - *a.shapleyGapMs) < 1e-9);
+    QVERIFY2(std::abs(*a.causes[0].shapley - 850) < 30, qPrintable(QString::number(*a.causes[0].shapley)));
+    QVERIFY2(std::abs(*a.causes[1].shapley + 56) < 25, qPrintable(QString::number(*a.causes[1].shapley)));
+    QVERIFY2(std::abs(*a.causes[2].shapley - 20) < 25, qPrintable(QString::number(*a.causes[2].shapley)));
+    QVERIFY(*a.causes[1].leaveOneOut < 0);  // graph capture on top of the others costs time here
+    QVERIFY(!a.causes[3].shapley);          // the closing step is no fix
+}
+
+// The subsets round-trip through JSON; a bad mask or fix index is refused; a file without them loads.
+void checkCombinationsJson(const AblationResult& r) {
+    const nlohmann::json j = r.toJson();
+    QCOMPARE(j.at("combinations").at("subsets").size(), std::size_t(8));
+    QCOMPARE(AblationResult::fromJson(j).toJson(), j);
+    nlohmann::json bad = j;
+    bad["combinations"]["subsets"][0]["mask"] = 8;  // names a fourth fix
+    QVERIFY(dataErrorOf([&] { AblationResult::fromJson(bad); }));
+    bad = j;
+    bad["combinations"]["fixes"] = {1, 2, 99};
+    QVERIFY(dataErrorOf([&] { AblationResult::fromJson(bad); }));
+    bad = j;
+    bad.erase("combinations");  // a file written before them: loads with none
+    QVERIFY(AblationResult::fromJson(bad).subsets.empty());
+}
+
+}  // namespace
+
 // Three fixes the stand-in engine honours, a budget with room: after round 1 the runner measures
 // every subset of them for the Shapley values, reusing the cumulative steps (the seed loop, {data_path},
 // {data_path, launch}, all three) and measuring the four others in the rounds: in round 2 each
@@ -482,57 +552,13 @@ void TestAblation::everySubsetIsMeasuredOnceInTheRounds() {
     const AblationResult r = runAblation(p, config, f.dataset, f.data, cancel, cb);
     WB_COMPARE_NAME(r.status, "completed");
     QCOMPARE(r.rounds, 3);
-    // Steps 0-3 cumulative, 4 the closing step; the subsets {launch}, {loss}, {data_path, loss},
-    // {launch, loss} (masks 2, 4, 5, 6) are 5 + their mask: 7, 9, 10, 11.
-    QCOMPARE(order, QStringList({"0/1", "1/1", "2/1",  "3/1",                                     // round 1
-                                 "7/1", "0/2", "9/1",  "1/2",  "10/1", "2/2", "11/1", "3/2",      // round 2
-                                 "7/2", "9/2", "10/2", "11/2",                                    //
-                                 "0/3", "1/3", "2/3",  "3/3",  "7/3",  "9/3", "10/3", "11/3"}));  // round 3
-    // The progress never counts fewer runs planned than it has started, and knows the whole count
-    // (4 + 12 + 8) once the last round began.
-    for (std::size_t i = 0; i < planned.size(); ++i) QVERIFY2(planned[i] > int(i), qPrintable(QString::number(i)));
-    QCOMPARE(planned.back(), 24);
-    QCOMPARE(planned[16], 24);
-    QCOMPARE(r.steps.back().name, std::string("without launch=graph_step"));
-    QCOMPARE(int(r.steps.back().runs.size()), 3);
-    QCOMPARE(r.subsetFixes, (std::vector<std::size_t>{1, 2, 3}));
-    QCOMPARE(r.subsets.size(), std::size_t(8));
-    const std::vector<std::optional<std::size_t>> measuredBy = {0, 1, std::nullopt, 2, std::nullopt, 4, std::nullopt,
-                                                                3};
-    for (const SubsetLevel& s : r.subsets) {
-        QCOMPARE(s.step, measuredBy[s.mask]);
-        QCOMPARE(int(s.roundMs.size()), 3);
-    }
-    QVERIFY2(QString::fromStdString(r.combinations).contains("Shapley"), r.combinations.c_str());
-
-    const Attribution a = attribute(r);
-    QVERIFY(a.shapleyGapMs);
-    double sum = 0;
-    for (std::size_t i = 0; i < 3; ++i) {
-        const CauseShare& c = a.causes[i];
-        QVERIFY(c.shapley && c.alone && c.leaveOneOut);
-        QVERIFY(c.shapleyInterval.low <= *c.shapley && *c.shapley <= c.shapleyInterval.high);
-        sum += *c.shapley;
-    }
-    QVERIFY(std::abs(sum - *a.shapleyGapMs) < 1e-9);
-    QVERIFY2(std::abs(*a.causes[0].shapley - 850) < 30, qPrintable(QString::number(*a.causes[0].shapley)));
-    QVERIFY2(std::abs(*a.causes[1].shapley + 56) < 25, qPrintable(QString::number(*a.causes[1].shapley)));
-    QVERIFY2(std::abs(*a.causes[2].shapley - 20) < 25, qPrintable(QString::number(*a.causes[2].shapley)));
-    QVERIFY(*a.causes[1].leaveOneOut < 0);  // graph capture on top of the others costs time here
-    QVERIFY(!a.causes[3].shapley);          // the closing step is no fix
-
-    const nlohmann::json j = r.toJson();
-    QCOMPARE(j.at("combinations").at("subsets").size(), std::size_t(8));
-    QCOMPARE(AblationResult::fromJson(j).toJson(), j);
-    nlohmann::json bad = j;
-    bad["combinations"]["subsets"][0]["mask"] = 8;  // names a fourth fix
-    QVERIFY(dataErrorOf([&] { AblationResult::fromJson(bad); }));
-    bad = j;
-    bad["combinations"]["fixes"] = {1, 2, 99};
-    QVERIFY(dataErrorOf([&] { AblationResult::fromJson(bad); }));
-    bad = j;
-    bad.erase("combinations");  // a file written before them: loads with none
-    QVERIFY(AblationResult::fromJson(bad).subsets.empty());
+    checkSubsetRoundsOrder(order, planned);
+    if (QTest::currentTestFailed()) return;
+    checkSubsetLevels(r);
+    if (QTest::currentTestFailed()) return;
+    checkShapleyValues(r);
+    if (QTest::currentTestFailed()) return;
+    checkCombinationsJson(r);
 }
 
 // Without a time budget no subsets are measured for Shapley values (the rounds are what --repeats

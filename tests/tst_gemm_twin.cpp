@@ -27,6 +27,145 @@ std::vector<float> randomMatrix(std::size_t count, unsigned seed) {
 }
 
 constexpr float kSentinel = 12345.0f;  // in the padding columns of C, which must stay untouched
+
+// One row of matchesNaiveLoop_data.
+struct TwinCase {
+    int m, n, k;
+    bool transA, transB;
+    int pad;  // extra columns in every leading dimension
+    float alpha, beta;
+    bool bias, activate;
+    Activation activation;
+    bool split;
+};
+
+TwinCase fetchCase() {
+    QFETCH(int, m);
+    QFETCH(int, n);
+    QFETCH(int, k);
+    QFETCH(bool, transA);
+    QFETCH(bool, transB);
+    QFETCH(int, pad);
+    QFETCH(float, alpha);
+    QFETCH(float, beta);
+    QFETCH(bool, bias);
+    QFETCH(bool, activate);
+    QFETCH(Activation, activation);
+    QFETCH(bool, split);
+    return {m, n, k, transA, transB, pad, alpha, beta, bias, activate, activation, split};
+}
+
+// Elements in `rows` rows of leading dimension `ld`: also the offset of row `rows`.
+std::size_t cells(int rows, int ld) {
+    return static_cast<std::size_t>(rows) * static_cast<std::size_t>(ld);
+}
+
+// The matrices of one case, their data in place.
+struct TwinBuffers {
+    std::vector<float> a, b;  // (m, k) and (k, n), or transposed, padded to lda / ldb
+    std::vector<float> bv;    // (n) the bias
+    std::vector<float> c;     // (m, ldc): kSentinel in the padding, NaN where beta = 0
+    std::vector<float> pre;   // (m, ldc) the pre-activations
+    std::vector<float> c0;    // (m, ldc) C before the product
+    std::vector<float> workspace;
+};
+
+GemmArgs shapeOf(const TwinCase& t) {
+    GemmArgs g;
+    g.m = t.m;
+    g.n = t.n;
+    g.k = t.k;
+    g.alpha = t.alpha;
+    g.beta = t.beta;
+    g.transA = t.transA;
+    g.transB = t.transB;
+    g.lda = (t.transA ? t.m : t.k) + t.pad;
+    g.ldb = (t.transB ? t.k : t.n) + t.pad;
+    g.ldc = t.n + t.pad;
+    return g;
+}
+
+TwinBuffers buffersFor(const TwinCase& t, const GemmArgs& g) {
+    TwinBuffers x;
+    x.a = randomMatrix(std::max<std::size_t>(1, cells(t.transA ? t.k : t.m, g.lda)), 1u);
+    x.b = randomMatrix(std::max<std::size_t>(1, cells(t.transB ? t.n : t.k, g.ldb)), 2u);
+    x.bv = randomMatrix(static_cast<std::size_t>(t.n), 3u);
+    x.c = randomMatrix(cells(t.m, g.ldc), 4u);
+    x.pre.assign(x.c.size(), kSentinel);
+    for (int i = 0; i < t.m; ++i)
+        for (int j = t.n; j < g.ldc; ++j) x.c[cells(i, g.ldc) + static_cast<std::size_t>(j)] = kSentinel;
+    if (t.beta == 0.0f)  // C must not be read: NaN there would show
+        for (int i = 0; i < t.m; ++i)
+            for (int j = 0; j < t.n; ++j)
+                x.c[cells(i, g.ldc) + static_cast<std::size_t>(j)] = std::numeric_limits<float>::quiet_NaN();
+    x.c0 = x.c;
+    return x;
+}
+
+void pointAt(GemmArgs& g, TwinBuffers& x, const TwinCase& t) {
+    g.a = x.a.data();
+    g.b = x.b.data();
+    g.c = x.c.data();
+    g.bias = t.bias ? x.bv.data() : nullptr;
+    g.pre = t.activate ? x.pre.data() : nullptr;
+    g.activate = t.activate;
+    g.activation = t.activation;
+}
+
+// Gives `g` a workspace (NaN, so that a slot read before it is written shows), and checks the
+// split: the long products split along k into whole tiles, the big C does not.
+void giveWorkspace(GemmArgs& g, TwinBuffers& x) {
+    x.workspace.assign(gemmWorkspaceBytes(g) / sizeof(float) + 1, std::numeric_limits<float>::quiet_NaN());
+    g.workspace = x.workspace.data();
+    const GemmSplit cut = gemmSplit(g);
+    const int k = g.k;
+    const bool long_k = k >= 1000;
+    QCOMPARE(cut.slices > 1, long_k);  // the long products split, the big C does not
+    QVERIFY(cut.sliceK % kGemmTileK == 0 || cut.slices == 1);
+    QVERIFY(static_cast<long>(cut.slices) * cut.sliceK >= k);
+    QVERIFY(static_cast<long>(cut.slices - 1) * cut.sliceK < k || k == 0);
+}
+
+// The naive loop's C(i, j) in double before alpha, beta and bias, and the sum of its terms' sizes.
+struct Dot {
+    double sum = 0.0, scale = 0.0;
+};
+
+Dot naiveDot(const TwinCase& t, const GemmArgs& g, const TwinBuffers& x, int i, int j) {
+    Dot d;
+    for (int p = 0; p < t.k; ++p) {
+        const double u = t.transA ? x.a[cells(p, g.lda) + static_cast<std::size_t>(i)]
+                                  : x.a[cells(i, g.lda) + static_cast<std::size_t>(p)];
+        const double v = t.transB ? x.b[cells(j, g.ldb) + static_cast<std::size_t>(p)]
+                                  : x.b[cells(p, g.ldb) + static_cast<std::size_t>(j)];
+        d.sum += u * v;
+        d.scale += std::abs(u * v);
+    }
+    return d;
+}
+
+// C(i, j) (and its pre-activation) against the naive loop, within 1e-5 of the terms' sizes; the
+// padding columns (j >= n) untouched.
+void checkEntry(const TwinCase& t, const GemmArgs& g, const TwinBuffers& x, int i, int j) {
+    const std::size_t at = cells(i, g.ldc) + static_cast<std::size_t>(j);
+    if (j >= t.n) {
+        QCOMPARE(x.c[at], kSentinel);
+        return;
+    }
+    const Dot d = naiveDot(t, g, x, i, j);
+    double z = t.alpha * d.sum;
+    if (t.beta != 0.0f) z += t.beta * static_cast<double>(x.c0[at]);
+    if (t.bias) z += x.bv[static_cast<std::size_t>(j)];
+    const double scale =
+        std::abs(t.alpha) * d.scale + (t.beta != 0.0f ? std::abs(t.beta * x.c0[at]) : 0.0) + (t.bias ? 1.0 : 0.0) + 1.0;
+    float expected = static_cast<float>(z);
+    if (t.activate) {
+        QVERIFY2(std::abs(x.pre[at] - z) <= 1e-5 * scale, qPrintable(QString("pre (%1, %2)").arg(i).arg(j)));
+        wb::activate(t.activation, &expected, 1);
+    }
+    QVERIFY2(std::abs(x.c[at] - expected) <= 1e-5 * scale,
+             qPrintable(QString("C(%1, %2) = %3, expected %4").arg(i).arg(j).arg(x.c[at]).arg(expected)));
+}
 }  // namespace
 
 class TestGemmTwin : public QObject {
@@ -85,93 +224,20 @@ private slots:
     }
 
     void matchesNaiveLoop() {
-        QFETCH(int, m);
-        QFETCH(int, n);
-        QFETCH(int, k);
-        QFETCH(bool, transA);
-        QFETCH(bool, transB);
-        QFETCH(int, pad);
-        QFETCH(float, alpha);
-        QFETCH(float, beta);
-        QFETCH(bool, bias);
-        QFETCH(bool, activate);
-        QFETCH(Activation, activation);
-        QFETCH(bool, split);
-
-        GemmArgs g;
-        g.m = m;
-        g.n = n;
-        g.k = k;
-        g.alpha = alpha;
-        g.beta = beta;
-        g.transA = transA;
-        g.transB = transB;
-        g.lda = (transA ? m : k) + pad;
-        g.ldb = (transB ? k : n) + pad;
-        g.ldc = n + pad;
-        const auto size = [](int rows, int ld) {
-            return static_cast<std::size_t>(rows) * static_cast<std::size_t>(ld);
-        };
-        const std::vector<float> a = randomMatrix(std::max<std::size_t>(1, size(transA ? k : m, g.lda)), 1u);
-        const std::vector<float> b = randomMatrix(std::max<std::size_t>(1, size(transB ? n : k, g.ldb)), 2u);
-        const std::vector<float> bv = randomMatrix(static_cast<std::size_t>(n), 3u);
-        std::vector<float> c = randomMatrix(size(m, g.ldc), 4u);
-        std::vector<float> pre(c.size(), kSentinel);
-        for (int i = 0; i < m; ++i)
-            for (int j = n; j < g.ldc; ++j) c[size(i, g.ldc) + static_cast<std::size_t>(j)] = kSentinel;
-        if (beta == 0.0f)  // C must not be read: NaN there would show
-            for (int i = 0; i < m; ++i)
-                for (int j = 0; j < n; ++j)
-                    c[size(i, g.ldc) + static_cast<std::size_t>(j)] = std::numeric_limits<float>::quiet_NaN();
-        const std::vector<float> c0 = c;
-        g.a = a.data();
-        g.b = b.data();
-        g.c = c.data();
-        g.bias = bias ? bv.data() : nullptr;
-        g.pre = activate ? pre.data() : nullptr;
-        g.activate = activate;
-        g.activation = activation;
-        std::vector<float> workspace;
-        if (split) {
-            workspace.assign(gemmWorkspaceBytes(g) / sizeof(float) + 1, std::numeric_limits<float>::quiet_NaN());
-            g.workspace = workspace.data();
-            const GemmSplit cut = gemmSplit(g);
-            const bool long_k = k >= 1000;
-            QCOMPARE(cut.slices > 1, long_k);  // the long products split, the big C does not
-            QVERIFY(cut.sliceK % kGemmTileK == 0 || cut.slices == 1);
-            QVERIFY(static_cast<long>(cut.slices) * cut.sliceK >= k);
-            QVERIFY(static_cast<long>(cut.slices - 1) * cut.sliceK < k || k == 0);
+        const TwinCase t = fetchCase();
+        GemmArgs g = shapeOf(t);
+        TwinBuffers x = buffersFor(t, g);
+        pointAt(g, x, t);
+        if (t.split) {
+            giveWorkspace(g, x);
+            if (QTest::currentTestFailed()) return;
         }
         gemmTwin(g);
 
-        for (int i = 0; i < m; ++i) {
+        for (int i = 0; i < t.m; ++i) {
             for (int j = 0; j < g.ldc; ++j) {
-                const std::size_t at = size(i, g.ldc) + static_cast<std::size_t>(j);
-                if (j >= n) {
-                    QCOMPARE(c[at], kSentinel);
-                    continue;
-                }
-                double sum = 0.0, scale = 0.0;
-                for (int p = 0; p < k; ++p) {
-                    const double x = transA ? a[size(p, g.lda) + static_cast<std::size_t>(i)]
-                                            : a[size(i, g.lda) + static_cast<std::size_t>(p)];
-                    const double y = transB ? b[size(j, g.ldb) + static_cast<std::size_t>(p)]
-                                            : b[size(p, g.ldb) + static_cast<std::size_t>(j)];
-                    sum += x * y;
-                    scale += std::abs(x * y);
-                }
-                double z = alpha * sum;
-                if (beta != 0.0f) z += beta * static_cast<double>(c0[at]);
-                if (bias) z += bv[static_cast<std::size_t>(j)];
-                scale =
-                    std::abs(alpha) * scale + (beta != 0.0f ? std::abs(beta * c0[at]) : 0.0) + (bias ? 1.0 : 0.0) + 1.0;
-                float expected = static_cast<float>(z);
-                if (activate) {
-                    QVERIFY2(std::abs(pre[at] - z) <= 1e-5 * scale, qPrintable(QString("pre (%1, %2)").arg(i).arg(j)));
-                    wb::activate(activation, &expected, 1);
-                }
-                QVERIFY2(std::abs(c[at] - expected) <= 1e-5 * scale,
-                         qPrintable(QString("C(%1, %2) = %3, expected %4").arg(i).arg(j).arg(c[at]).arg(expected)));
+                checkEntry(t, g, x, i, j);
+                if (QTest::currentTestFailed()) return;
             }
         }
     }

@@ -134,6 +134,16 @@ void typeText(QWidget* w, const QString& text) {
     }
 }
 
+// A random number below n, from the monkey's generator.
+std::size_t pick(std::mt19937& rng, std::size_t n) {
+    return static_cast<std::size_t>(rng() % n);
+}
+
+// One of kTexts, at random.
+QString randomText(std::mt19937& rng) {
+    return kTexts[static_cast<qsizetype>(pick(rng, static_cast<std::size_t>(kTexts.size())))];
+}
+
 template <typename T>
 std::vector<T*> usable(QWidget& root) {
     std::vector<T*> found;
@@ -208,75 +218,14 @@ private:
 
     // One random action; returns what it did.
     QString act(MainWindow& window, std::mt19937& rng) {
-        const auto pick = [&rng](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
-        const std::size_t kind = pick(100);
-        if (kind < 25) {  // a button
-            auto buttons = usable<QAbstractButton>(window);
-            if (buttons.empty()) return "no button";
-            QAbstractButton* b = buttons[pick(buttons.size())];
-            const QString what = "click " + name(b);
-            b->click();
-            return what;
-        }
-        if (kind < 40) {  // a toolbar or menu action
-            std::vector<QAction*> actions;
-            for (QAction* a : window.findChildren<QAction*>())
-                if (a->isEnabled() && !a->isSeparator() && !a->menu() && a->shortcut() != QKeySequence::Quit &&
-                    !a->text().isEmpty())
-                    actions.push_back(a);
-            if (actions.empty()) return "no action";
-            QAction* a = actions[pick(actions.size())];
-            const QString what = "trigger " + a->text();
-            a->trigger();
-            return what;
-        }
-        if (kind < 55) {  // a text field
-            auto edits = usable<QLineEdit>(window);
-            std::erase_if(edits, [](QLineEdit* e) { return e->isReadOnly(); });
-            if (edits.empty()) return "no field";
-            QLineEdit* e = edits[pick(edits.size())];
-            const QString text = kTexts[static_cast<qsizetype>(pick(static_cast<std::size_t>(kTexts.size())))];
-            e->setFocus();
-            e->selectAll();
-            typeText(e, text.left(200));
-            if (text.size() > 200) e->insert(text.mid(200));
-            QTest::keyClick(e, Qt::Key_Return);
-            return "type '" + text.left(30) + "' into " + name(e);
-        }
-        if (kind < 65) {  // a spin box, typed into like a field
-            auto spins = usable<QAbstractSpinBox>(window);
-            if (spins.empty()) return "no spin box";
-            QAbstractSpinBox* s = spins[pick(spins.size())];
-            const QString text = kTexts[static_cast<qsizetype>(pick(static_cast<std::size_t>(kTexts.size())))];
-            s->setFocus();
-            s->selectAll();
-            typeText(s, text.left(40));
-            QTest::keyClick(s, Qt::Key_Return);
-            if (pick(2)) s->stepBy(static_cast<int>(pick(7)) - 3);
-            return "type '" + text.left(30) + "' into spin box " + name(s);
-        }
-        if (kind < 73) {  // a combo box
-            auto combos = usable<QComboBox>(window);
-            std::erase_if(combos, [](QComboBox* c) { return c->count() == 0; });
-            if (combos.empty()) return "no combo box";
-            QComboBox* c = combos[pick(combos.size())];
-            const int index = static_cast<int>(pick(static_cast<std::size_t>(c->count())));
-            c->setCurrentIndex(index);
-            return "choose '" + c->itemText(index) + "' in " + name(c);
-        }
-        if (kind < 80) {  // a tab
-            auto tabs = usable<QTabWidget>(window);
-            if (tabs.empty()) return "no tabs";
-            QTabWidget* t = tabs[pick(tabs.size())];
-            const int index = static_cast<int>(pick(static_cast<std::size_t>(t->count())));
-            t->setCurrentIndex(index);
-            return "tab '" + t->tabText(index) + "'";
-        }
-        if (kind < 84) {
-            const int w = 300 + static_cast<int>(pick(1500)), h = 200 + static_cast<int>(pick(1000));
-            window.resize(w, h);
-            return QString("resize %1x%2").arg(w).arg(h);
-        }
+        const std::size_t kind = pick(rng, 100);
+        if (kind < 25) return clickButton(window, rng);
+        if (kind < 40) return triggerAction(window, rng);
+        if (kind < 55) return typeIntoField(window, rng);
+        if (kind < 65) return typeIntoSpinBox(window, rng);
+        if (kind < 73) return chooseInCombo(window, rng);
+        if (kind < 80) return switchTab(window, rng);
+        if (kind < 84) return resizeWindow(window, rng);
         if (kind < 89) {
             window.runCurrent();
             return "run";
@@ -285,25 +234,111 @@ private:
             window.stop();
             return "stop";
         }
-        if (kind < 95) {
-            const QStringList files = {dir_.filePath("malformed.json"), dir_.filePath("missing.json"),
-                                       dir_.filePath("runs")};
-            const QString file = files[static_cast<qsizetype>(pick(static_cast<std::size_t>(files.size())))];
-            window.openRunFiles({file});
-            return "open runs " + QFileInfo(file).fileName();
-        }
-        if (kind < 97) {  // select some runs and delete them
-            RunsTableView& runs = window.runsView();
-            const int rows = runs.table()->model()->rowCount();
-            if (rows == 0) return "no run to delete";
-            runs.table()->selectRow(static_cast<int>(pick(static_cast<std::size_t>(rows))));
-            for (QAction* a : runs.findChildren<QAction*>())
-                if (a->text().startsWith("Delete") && a->isEnabled()) a->trigger();
-            return "delete a run";
-        }
-        const int ms = static_cast<int>(pick(200));
+        if (kind < 95) return openRunFile(window, rng);
+        if (kind < 97) return deleteARun(window, rng);
+        const int ms = static_cast<int>(pick(rng, 200));
         QTest::qWait(ms);
         return QString("wait %1 ms").arg(ms);
+    }
+
+    // A button.
+    static QString clickButton(MainWindow& window, std::mt19937& rng) {
+        auto buttons = usable<QAbstractButton>(window);
+        if (buttons.empty()) return "no button";
+        QAbstractButton* b = buttons[pick(rng, buttons.size())];
+        const QString what = "click " + name(b);
+        b->click();
+        return what;
+    }
+
+    // A toolbar or menu action (never Quit).
+    static QString triggerAction(MainWindow& window, std::mt19937& rng) {
+        std::vector<QAction*> actions;
+        for (QAction* a : window.findChildren<QAction*>())
+            if (a->isEnabled() && !a->isSeparator() && !a->menu() && a->shortcut() != QKeySequence::Quit &&
+                !a->text().isEmpty())
+                actions.push_back(a);
+        if (actions.empty()) return "no action";
+        QAction* a = actions[pick(rng, actions.size())];
+        const QString what = "trigger " + a->text();
+        a->trigger();
+        return what;
+    }
+
+    // A text field: one of kTexts typed into it, then Return.
+    static QString typeIntoField(MainWindow& window, std::mt19937& rng) {
+        auto edits = usable<QLineEdit>(window);
+        std::erase_if(edits, [](QLineEdit* e) { return e->isReadOnly(); });
+        if (edits.empty()) return "no field";
+        QLineEdit* e = edits[pick(rng, edits.size())];
+        const QString text = randomText(rng);
+        e->setFocus();
+        e->selectAll();
+        typeText(e, text.left(200));
+        if (text.size() > 200) e->insert(text.mid(200));
+        QTest::keyClick(e, Qt::Key_Return);
+        return "type '" + text.left(30) + "' into " + name(e);
+    }
+
+    // A spin box, typed into like a field, and sometimes stepped.
+    static QString typeIntoSpinBox(MainWindow& window, std::mt19937& rng) {
+        auto spins = usable<QAbstractSpinBox>(window);
+        if (spins.empty()) return "no spin box";
+        QAbstractSpinBox* s = spins[pick(rng, spins.size())];
+        const QString text = randomText(rng);
+        s->setFocus();
+        s->selectAll();
+        typeText(s, text.left(40));
+        QTest::keyClick(s, Qt::Key_Return);
+        if (pick(rng, 2)) s->stepBy(static_cast<int>(pick(rng, 7)) - 3);
+        return "type '" + text.left(30) + "' into spin box " + name(s);
+    }
+
+    // A combo box with items: one of them chosen.
+    static QString chooseInCombo(MainWindow& window, std::mt19937& rng) {
+        auto combos = usable<QComboBox>(window);
+        std::erase_if(combos, [](QComboBox* c) { return c->count() == 0; });
+        if (combos.empty()) return "no combo box";
+        QComboBox* c = combos[pick(rng, combos.size())];
+        const int index = static_cast<int>(pick(rng, static_cast<std::size_t>(c->count())));
+        c->setCurrentIndex(index);
+        return "choose '" + c->itemText(index) + "' in " + name(c);
+    }
+
+    // A tab.
+    static QString switchTab(MainWindow& window, std::mt19937& rng) {
+        auto tabs = usable<QTabWidget>(window);
+        if (tabs.empty()) return "no tabs";
+        QTabWidget* t = tabs[pick(rng, tabs.size())];
+        const int index = static_cast<int>(pick(rng, static_cast<std::size_t>(t->count())));
+        t->setCurrentIndex(index);
+        return "tab '" + t->tabText(index) + "'";
+    }
+
+    static QString resizeWindow(MainWindow& window, std::mt19937& rng) {
+        const int w = 300 + static_cast<int>(pick(rng, 1500)), h = 200 + static_cast<int>(pick(rng, 1000));
+        window.resize(w, h);
+        return QString("resize %1x%2").arg(w).arg(h);
+    }
+
+    // A run file to open: the malformed one, a missing one, or the run folder.
+    QString openRunFile(MainWindow& window, std::mt19937& rng) {
+        const QStringList files = {dir_.filePath("malformed.json"), dir_.filePath("missing.json"),
+                                   dir_.filePath("runs")};
+        const QString file = files[static_cast<qsizetype>(pick(rng, static_cast<std::size_t>(files.size())))];
+        window.openRunFiles({file});
+        return "open runs " + QFileInfo(file).fileName();
+    }
+
+    // Select some runs and delete them.
+    static QString deleteARun(MainWindow& window, std::mt19937& rng) {
+        RunsTableView& runs = window.runsView();
+        const int rows = runs.table()->model()->rowCount();
+        if (rows == 0) return "no run to delete";
+        runs.table()->selectRow(static_cast<int>(pick(rng, static_cast<std::size_t>(rows))));
+        for (QAction* a : runs.findChildren<QAction*>())
+            if (a->text().startsWith("Delete") && a->isEnabled()) a->trigger();
+        return "delete a run";
     }
 
     static QString name(const QWidget* w) {
