@@ -13,6 +13,7 @@
 
 #include "cli/exit_codes.h"
 #include "core/platform/errors.h"
+#include "core/platform/json_fields.h"
 #include "sweep/local_engine.h"
 #include "sweep/slurm_engine.h"
 
@@ -106,14 +107,16 @@ EngineChoice engineOf(const sweep::SweepPlan& plan) {
     EngineChoice e;
     const auto& j = plan.engine;
     try {
-        e.kind = j.value("kind", "local");
-        if (j.contains("jobs") && j.at("jobs").is_number_integer()) e.jobs = j.at("jobs").get<int>();
-        e.exclusive = j.value("exclusive", false);
-        e.slurmArgs = j.value("slurm_args", std::vector<std::string>{});
-        e.maxParallel = j.value("max_parallel", 0);
-    } catch (const nlohmann::json::exception&) {
-        throw DataError("sweep.json",
-                        "engine: expects {kind, jobs, exclusive, slurm_args: [text, ...], max_parallel: a number}");
+        withinField("engine", [&] {
+            e.kind = fieldOr<std::string>(j, "kind", "local");
+            e.jobs = optionalField<int>(j, "jobs");
+            e.exclusive = fieldOr<bool>(j, "exclusive", false);
+            e.slurmArgs = fieldOr<std::vector<std::string>>(j, "slurm_args", {});
+            e.maxParallel = fieldOr<int>(j, "max_parallel", 0);
+            return true;
+        });
+    } catch (const JsonFieldError& err) {  // "engine.jobs: expected an integer, found a string"
+        throw DataError("sweep.json", err.what());
     }
     // The folder may come from someone else: what it says goes into a batch script only when sound.
     sweep::checkSbatchArgs(e.slurmArgs, "sweep.json: engine.slurm_args");

@@ -29,8 +29,13 @@ nlohmann::json SweepPlan::toJson() const {
 }
 
 int PlannedTrial::threads() const {
-    const nlohmann::json given = config.is_object() ? config.value("threads", nlohmann::json()) : nullptr;
-    return given.is_number_integer() ? given.get<int>() : 0;
+    // The configuration was checked when the trial list was made (and is again by run-trial); a
+    // folder from elsewhere that says something else here gets the default.
+    try {
+        return fieldOr<int>(config, "threads", 0);
+    } catch (const JsonFieldError&) {
+        return 0;
+    }
 }
 
 namespace {
