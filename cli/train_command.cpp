@@ -16,6 +16,7 @@
 #include "core/run/memory_budget.h"
 #include "core/run/run_naming.h"
 #include "core/train/trainer.h"
+#include "frameworks/python_interpreter.h"
 
 namespace wb::cli {
 
@@ -104,10 +105,12 @@ int trainConfig(RunConfig config, const TrainOutputs& outputs) {
     for (const auto& note : dataset.notes) std::fprintf(stderr, "note: %s\n", note.c_str());
     if (outputs.defaultName) config.name = defaultRunName(config, dataset);  // with the task the data has
     if (StopSignals::stoppedDuringStartUp("loading the data")) return StopSignals::exitCode();
-    checkMemory(estimateRunMemory(config, shapeOf(config, dataset), MemoryStage::BeforePrepare), availableMemory(),
-                "this run");
+    checkRunFits(config, shapeOf(config, dataset), MemoryStage::BeforePrepare, "this run");
     const PreparedData data = stage(config, out, "preparing the split and standardised copies of the data",
                                     [&] { return prepare(dataset, config.prepare); });
+    // The registry asks a framework whether it can run in the preferred interpreter: the configuration's,
+    // whether it came from the command line or from a sweep's trial (run-trial reads it from sweep.json).
+    if (!config.framework.python.empty()) setPreferredPython(config.framework.python);
     auto backend = BackendRegistry::instance().create(config.backend, config.device);
     if (StopSignals::stoppedDuringStartUp("preparing the data")) return StopSignals::exitCode();
 

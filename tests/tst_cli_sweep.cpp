@@ -319,6 +319,20 @@ private slots:
         QCOMPARE(statesOf(statusOf(dir)), QStringList(6, "completed"));
     }
 
+    // The sweep's --python is the one its trials' frameworks are asked in (it was python3 whatever
+    // the sweep said): a trial that cannot run says why with the interpreter the user named.
+    void theTrialsAskTheSweepsPython() {
+        writeText(path("one.yaml"), "method: grid\nparameters:\n  lr: {values: [0.001]}\n");
+        const QString python = path("no-such-python");
+        RUN_MLPWB(r, QStringList({"sweep", "one.yaml", "--out", "py", "--backend", "torch", "--python", python}) +
+                         kQuickBase);
+        QVERIFY2(r.exitCode != 0, r.describe());
+        const auto status = statusOf(path("py"));
+        QCOMPARE(statesOf(status), QStringList({"failed"}));
+        const QString error = str(status.at("trials").at(0).at("error"));
+        QVERIFY2(error.contains(python), qPrintable(error));
+    }
+
     void repeatsRunEachPointWithOtherSeeds() {
         writeText(path("rep.yaml"),
                   "method: grid\nrepeats: 3\nmetric: {name: train_loss}\nparameters:\n  lr: {values: [0.01]}\n");
