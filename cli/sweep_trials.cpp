@@ -132,6 +132,18 @@ sweep::PlannedTrial planTrial(const sweep::Spec& spec, const sweep::TrialPoint& 
     return t;
 }
 
+// A metric of the validation rows needs a validation split in some trial: else every trial would
+// train and the sweep end with no best ("Best: none yet"). Refused before anything runs.
+void checkTheMetricIsMeasured(const sweep::Spec& spec, const std::vector<sweep::PlannedTrial>& trials) {
+    if (spec.metric.name.rfind("val_", 0) != 0) return;
+    for (const auto& t : trials)
+        if (t.config.get<RunConfig>().prepare.valSplit > 0) return;  // as planTrial wrote it
+    throw ConfigError(sweep::specMessage(spec.file, spec.metricLine, "metric.name",
+                                         spec.metric.name +
+                                             " is measured on the validation rows, and no trial holds any: give "
+                                             "the sweep --val-split (0.2 holds out a fifth)"));
+}
+
 // How often each value (parameter index, argument) took part in a trial, and in a refused one.
 struct ValueTally {
     std::map<std::pair<std::size_t, std::string>, std::pair<int, int>> counts;  // -> {trials, refused}
@@ -182,6 +194,7 @@ std::vector<sweep::PlannedTrial> resolveTrials(const sweep::Spec& spec, const st
         }
     }
     if (!firstCombination.empty()) refuse(spec, baseArgs, tally, firstCombination);
+    checkTheMetricIsMeasured(spec, trials);
     return trials;
 }
 

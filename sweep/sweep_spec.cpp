@@ -249,7 +249,10 @@ Spec parseRoot(const YAML::Node& root, const std::string& text, const std::strin
     if (method != "grid" && method != "random")
         r.fail(root["method"], "method", "unknown method '" + method + "' (grid, random)");
     spec.method = method == "grid" ? Method::Grid : Method::Random;
-    if (const auto n = root["metric"]) spec.metric = r.metric(n);
+    if (const auto n = root["metric"]) {
+        spec.metric = r.metric(n);
+        spec.metricLine = Reader::lineOf(n);
+    }
     if (const auto n = root["run_cap"]) spec.runCap = static_cast<int>(r.integer(n, "run_cap", 1, 100000));
     if (const auto n = root["seed"]) spec.seed = static_cast<std::uint64_t>(r.integer(n, "seed", 0, 1LL << 53));
     if (const auto n = root["repeats"]) spec.repeats = static_cast<int>(r.integer(n, "repeats", 1, 1000));

@@ -66,6 +66,7 @@ struct Spec {
 
     // The line of a parameter's name in the file, or of `parameters:` when there is none.
     int parametersLine = 0;
+    int metricLine = 0;  // the line of `metric:`; 0 when the file has none (the default metric)
 };
 
 // What the sweep file's parameter names may be: the long options of `mlpwb train`. Returns nullopt

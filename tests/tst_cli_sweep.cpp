@@ -124,6 +124,23 @@ private slots:
     // The sweep files the README shows (docs/sweeps/) stay valid: mlpwb accepts each as written.
     // A sweep file is read only from a regular file: a folder or a device is named as such, and
     // /dev/zero is not read until memory runs out.
+    // val_loss with no validation split in any trial: six trials used to run and the sweep ended
+    // with no best. Refused with the line of the metric, before the folder is made.
+    void aMetricNoTrialMeasuresIsRefused() {
+        writeText(path("noval.yaml"),
+                  "method: grid\nmetric:\n  name: val_loss\n  goal: minimize\nparameters:\n"
+                  "  lr: {values: [0.001, 0.01]}\n");
+        RUN_MLPWB(r, QStringList({"sweep", "noval.yaml", "--out", "noval", "--builtin", "--rows", "2000", "--epochs",
+                                  "2", "--val-split", "0"}));
+        QCOMPARE(r.exitCode, 4);  // a configuration error
+        QVERIFY2(r.err.contains("noval.yaml:3: metric.name: val_loss is measured on the validation rows"),
+                 r.describe());
+        QVERIFY(!QFileInfo::exists(path("noval")));
+        // With a split the same file runs.
+        RUN_MLPWB(ok, QStringList({"sweep", "noval.yaml", "--out", "val", "--dry-run"}) + kQuickBase);
+        QVERIFY2(ok.exitCode == 0, ok.describe());
+    }
+
     void whatIsNoSweepFileIsRefused_data() {
         QTest::addColumn<QString>("spec");
         QTest::addColumn<QString>("expected");

@@ -226,8 +226,8 @@ private slots:
         for (int i = 0; i < 40; ++i)
             rows += QByteArray::number(i) + "," + QByteArray::number(i % 7) + "," + (i % 2 ? "1\n" : "0\n");
         writeText(path(name), rows);
-        RUN_MLPWB(r,
-                  QStringList({"sweep", "grid.yaml", "--out", "never", "--dry-run", "--data", name, "--epochs", "2"}));
+        RUN_MLPWB(r, QStringList({"sweep", "grid.yaml", "--out", "never", "--dry-run", "--data", name, "--epochs", "2",
+                                  "--val-split", "0.2"}));
         QVERIFY2(r.exitCode == 0, r.describe());
         QDir().mkpath(path("stub"));
         writeText(path("stub/mlpwb"), "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\0' \"$a\"; done\n");
