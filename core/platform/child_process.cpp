@@ -29,43 +29,28 @@ void closeFd(int& fd) {
     fd = -1;
 }
 
-// A pipe for the child's stdout or stderr; what is not taken is closed with it (the write end, once
-// the child has its copy).
-struct Pipe {
-    int read = -1, write = -1;
-    explicit Pipe(const std::string& program) {
-        int fds[2];
-        if (::pipe2(fds, O_CLOEXEC) != 0)
-            throw ProcessError(program, "cannot create a pipe for " + program + ": " + std::strerror(errno));
-        read = fds[0];
-        write = fds[1];
-    }
-    ~Pipe() {
-        closeFd(read);
-        closeFd(write);
-    }
-    Pipe(const Pipe&) = delete;
-    Pipe& operator=(const Pipe&) = delete;
-};
-
-// The child's stdin when the parent writes to it: a socket pair rather than a pipe, so that a write to
-// a child that has gone fails with EPIPE (send's MSG_NOSIGNAL) instead of raising SIGPIPE in the
+// The two ends of what joins the child to us, each closed with the pair unless it was handed on: a
+// pipe for its stdout or stderr, or for its stdin a socket pair rather than a pipe, so that a write
+// to a child that has gone fails with EPIPE (send's MSG_NOSIGNAL) instead of raising SIGPIPE in the
 // whole process.
-struct Channel {
-    int parent = -1, child = -1;
-    explicit Channel(const std::string& program) {
+struct Ends {
+    enum class Kind { Pipe, Channel };
+    int ours = -1, theirs = -1;
+    Ends(Kind kind, const std::string& program) {
         int fds[2];
-        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0)
-            throw ProcessError(program, "cannot create a channel to " + program + ": " + std::strerror(errno));
-        parent = fds[0];
-        child = fds[1];
+        const bool pipe = kind == Kind::Pipe;
+        if ((pipe ? ::pipe2(fds, O_CLOEXEC) : ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds)) != 0)
+            throw ProcessError(program, std::string("cannot create a ") + (pipe ? "pipe for " : "channel to ") +
+                                            program + ": " + std::strerror(errno));
+        ours = fds[0];    // a pipe's read end; the channel's end we write to
+        theirs = fds[1];  // a pipe's write end; the child's end of the channel
     }
-    ~Channel() {
-        closeFd(parent);
-        closeFd(child);
+    ~Ends() {
+        closeFd(ours);
+        closeFd(theirs);
     }
-    Channel(const Channel&) = delete;
-    Channel& operator=(const Channel&) = delete;
+    Ends(const Ends&) = delete;
+    Ends& operator=(const Ends&) = delete;
 };
 
 // posix_spawn's file actions and attributes for one child: its own process group, the default
@@ -125,23 +110,22 @@ ChildProcess::ChildProcess(const std::vector<std::string>& argv, Input input) : 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, const Options& options) {
     if (argv.empty()) throw ProcessError("", "no program to start");
     program_ = argv[0];
-    std::optional<Pipe> out, err;
-    std::optional<Channel> in;
-    if (options.stdoutFd < 0) out.emplace(program_);
-    if (options.stderrFd < 0) err.emplace(program_);
-    if (options.input == Input::Channel) in.emplace(program_);
+    std::optional<Ends> out, err, in;
+    if (options.stdoutFd < 0) out.emplace(Ends::Kind::Pipe, program_);
+    if (options.stderrFd < 0) err.emplace(Ends::Kind::Pipe, program_);
+    if (options.input == Input::Channel) in.emplace(Ends::Kind::Channel, program_);
     SpawnSetup setup;
-    setup.give(in ? in->child : -1, STDIN_FILENO);
-    setup.give(out ? out->write : options.stdoutFd, STDOUT_FILENO);
-    setup.give(err ? err->write : options.stderrFd, STDERR_FILENO);
+    setup.give(in ? in->theirs : -1, STDIN_FILENO);
+    setup.give(out ? out->theirs : options.stdoutFd, STDOUT_FILENO);
+    setup.give(err ? err->theirs : options.stderrFd, STDERR_FILENO);
     int error = 0;
     const pid_t pid = setup.start(argv, error);
     if (pid == 0) throw ProcessError(program_, "cannot start " + program_ + ": " + std::strerror(error));
     pid_ = pid;
     // The parent keeps its ends; the child's are closed with the pipes.
-    if (out) std::swap(outFd_, out->read);
-    if (err) std::swap(errFd_, err->read);
-    if (in) std::swap(inFd_, in->parent);
+    if (out) std::swap(outFd_, out->ours);
+    if (err) std::swap(errFd_, err->ours);
+    if (in) std::swap(inFd_, in->ours);
 }
 
 ChildProcess::~ChildProcess() {
