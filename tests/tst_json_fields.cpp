@@ -95,15 +95,59 @@ private slots:
                  error->what());
     }
 
-    // A RunConfig (the GUI's last settings, a record's config read back as ours) names its field too.
+    // A RunConfig (the GUI's last settings, a record's config read back as ours) names its field too,
+    // and a number its field cannot hold is refused: converting it would be undefined behaviour (a
+    // float beyond an int's range, found by fuzz_records) or would wrap silently.
+    void runConfigErrorsNameTheField_data() {
+        QTest::addColumn<QString>("config");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("epochs as text") << R"({"train": {"epochs": "many"}})"
+                                        << "train.epochs: expected a number, found a string";
+        QTest::newRow("a layer width beyond an int")
+            << R"({"model": {"hidden": [20, 5.6e25], "activation": "tanh"}})"
+            << "model.hidden[1]: expected an integer from -2147483648 to 2147483647, found 5.6e+25";
+        QTest::newRow("a layer width as a fraction") << R"({"model": {"hidden": [2.5], "activation": "tanh"}})"
+                                                     << "model.hidden[0]: expected an integer";
+        QTest::newRow("hidden not a list") << R"({"model": {"hidden": 20, "activation": "tanh"}})"
+                                           << "model.hidden: expected a list, found a number";
+        QTest::newRow("outputs beyond an int") << R"({"model": {"hidden": [], "activation": "tanh", "outputs": -1e19}})"
+                                               << "model.outputs: expected an integer";
+        QTest::newRow("a class weight beyond a float")
+            << R"({"model": {"hidden": [], "activation": "tanh", "class_weights": [1, 1e300]}})"
+            << "model.class_weights[1]: expected a number within";
+        QTest::newRow("an int64 beyond an int") << R"({"train": {"epochs": 1099511627776}})"
+                                                << "train.epochs: expected an integer";
+        QTest::newRow("negative rows") << R"({"data": {"rows": -5}})"
+                                       << "data: invalid data description: rows: expected an integer from 0";
+        QTest::newRow("a CSV line count beyond size_t") << R"({"data": {"csv": {"skip_lines": 1e20}}})"
+                                                        << "csv.skip_lines: expected an integer";
+        QTest::newRow("workers beyond an int") << R"({"framework": {"torch": {"num_workers": 3e9}}})"
+                                               << "framework.torch.num_workers: expected an integer";
+        QTest::newRow("a learning rate as text") << R"({"optimizer": {"type": "adam", "lr": "fast"}})"
+                                                 << "optimizer.lr: expected a number, found a string";
+    }
     void runConfigErrorsNameTheField() {
-        const json j = {{"train", {{"epochs", "many"}}}};
+        QFETCH(QString, config);
+        QFETCH(QString, message);
+        const json j = json::parse(config.toStdString());
         try {
             (void)j.get<RunConfig>();
             QFAIL("no error");
         } catch (const Error& e) {
-            QCOMPARE(QString(e.what()), QString("train.epochs: expected a number, found a string"));
+            QVERIFY2(QString(e.what()).contains(message), e.what());
         }
+    }
+
+    // Numbers within range read as themselves, a whole float as an integer.
+    void numbersWithinRangeRead() {
+        const json j = json::parse(R"({"model": {"hidden": [20, 10.0], "activation": "tanh",
+            "class_weights": [0.5, 3.4e38]}, "data": {"rows": 18446744073709551615, "seed": 7},
+            "train": {"epochs": 2147483647}})");
+        const RunConfig c = j.get<RunConfig>();
+        QCOMPARE(c.model.hidden, (std::vector<int>{20, 10}));
+        QCOMPARE(c.model.classWeights.values.size(), std::size_t{2});
+        QCOMPARE(c.data.rows, std::numeric_limits<std::size_t>::max());
+        QCOMPARE(c.train.epochs, 2147483647);
     }
 
     // Python's json.dump writes NaN and Infinity; they read as null where a value may be missing.

@@ -7,6 +7,7 @@
 #include "core/data/label_coding.h"
 #include "core/data/npy_io.h"
 #include "core/platform/errors.h"
+#include "core/platform/json_fields.h"
 
 namespace wb {
 
@@ -60,11 +61,11 @@ void csvToJson(nlohmann::json& j, const CsvOptions& o) {
 
 void csvFromJson(const nlohmann::json& j, CsvOptions& o) {
     o = CsvOptions{};
-    o.label = j.value("label", o.label);
+    o.label = fieldOr(j, "label", o.label);
     if (j.contains("header")) o.header = headerModeFromString(j.at("header").get<std::string>());
     if (j.contains("delimiter")) o.delimiter = delimiterFromString(j.at("delimiter").get<std::string>());
-    o.ignore = j.value("ignore", o.ignore);
-    o.skipLines = j.value("skip_lines", o.skipLines);
+    o.ignore = fieldOr(j, "ignore", o.ignore);
+    o.skipLines = fieldOr(j, "skip_lines", o.skipLines);
     if (j.contains("missing")) o.missing = missingPolicyFromString(j.at("missing").get<std::string>());
 }
 
@@ -103,14 +104,16 @@ void from_json(const nlohmann::json& j, DataSpec& s) {
     s = DataSpec{};
     try {
         if (j.contains("kind")) s.kind = valueOf(kKinds, j.at("kind").get<std::string>(), "data source kind");
-        s.path = j.value("path", s.path);
-        s.labelsPath = j.value("labels_path", s.labelsPath);
-        s.rows = j.value("rows", s.rows);
-        s.seed = j.value("seed", s.seed);
-        if (j.contains("csv")) csvFromJson(j.at("csv"), s.csv);
+        s.path = fieldOr(j, "path", s.path);
+        s.labelsPath = fieldOr(j, "labels_path", s.labelsPath);
+        s.rows = fieldOr(j, "rows", s.rows);
+        s.seed = fieldOr(j, "seed", s.seed);
+        if (j.contains("csv")) withinField("csv", [&] { csvFromJson(j.at("csv"), s.csv); });
         if (j.contains("task")) s.task = taskChoiceFromString(j.at("task").get<std::string>());
     } catch (const nlohmann::json::exception& e) {
         // A wrong type (a number where a string belongs, ...) is a configuration mistake, not a crash.
+        throw ConfigError(std::string("invalid data description: ") + e.what());
+    } catch (const JsonFieldError& e) {
         throw ConfigError(std::string("invalid data description: ") + e.what());
     }
 }

@@ -8,6 +8,7 @@
 
 #include "core/platform/enum_names.h"
 #include "core/platform/errors.h"
+#include "core/platform/json_fields.h"
 #include "core/platform/random.h"
 
 namespace wb {
@@ -160,19 +161,19 @@ void to_json(nlohmann::json& j, const ModelSpec& s) {
 }
 
 void from_json(const nlohmann::json& j, ModelSpec& s) {
-    s.hidden = j.at("hidden").get<std::vector<int>>();
-    s.activation = activationFromString(j.at("activation").get<std::string>());
-    s.init = initKindFromString(j.value("init", std::string("torch")));
-    s.outputs = j.value("outputs", 1);
-    s.regressionLoss = regressionLossFromString(j.value("regression_loss", std::string("mse")));
+    s.hidden = requiredList<int>(j, "hidden");
+    s.activation = activationFromString(requiredField<std::string>(j, "activation"));
+    s.init = initKindFromString(fieldOr(j, "init", std::string("torch")));
+    s.outputs = fieldOr(j, "outputs", 1);
+    s.regressionLoss = regressionLossFromString(fieldOr(j, "regression_loss", std::string("mse")));
     s.classWeights = {};
     if (const auto it = j.find("class_weights"); it != j.end()) {
         if (it->is_string())
             s.classWeights = parseClassWeights(it->get<std::string>());
         else
-            s.classWeights.values = it->get<std::vector<float>>();
+            s.classWeights.values = requiredList<float>(j, "class_weights");
     }
-    s.classWeights.balanced = s.classWeights.balanced || j.value("class_weights_balanced", false);
+    s.classWeights.balanced = s.classWeights.balanced || fieldOr(j, "class_weights_balanced", false);
 }
 
 }  // namespace wb

@@ -7,6 +7,7 @@
 #include "core/model/step_math.h"
 #include "core/platform/enum_names.h"
 #include "core/platform/errors.h"
+#include "core/platform/json_fields.h"
 
 namespace wb {
 
@@ -148,17 +149,17 @@ void to_json(nlohmann::json& j, const OptimizerSpec& s) {
 }
 
 void from_json(const nlohmann::json& j, OptimizerSpec& s) {
-    s = OptimizerSpec::defaults(optimizerKindFromString(j.at("type").get<std::string>()));
-    s.lr = j.value("lr", s.lr);
-    s.beta1 = j.value("beta1", s.beta1);
-    s.beta2 = j.value("beta2", s.beta2);
-    s.eps = j.value("eps", s.eps);
-    s.weightDecay = j.value("weight_decay", s.weightDecay);
-    s.momentum = j.value("momentum", s.momentum);
-    s.dampening = j.value("dampening", s.dampening);
-    s.nesterov = j.value("nesterov", s.nesterov);
-    s.alpha = j.value("alpha", s.alpha);
-    s.centered = j.value("centered", s.centered);
+    s = OptimizerSpec::defaults(optimizerKindFromString(requiredField<std::string>(j, "type")));
+    s.lr = fieldOr(j, "lr", s.lr);
+    s.beta1 = fieldOr(j, "beta1", s.beta1);
+    s.beta2 = fieldOr(j, "beta2", s.beta2);
+    s.eps = fieldOr(j, "eps", s.eps);
+    s.weightDecay = fieldOr(j, "weight_decay", s.weightDecay);
+    s.momentum = fieldOr(j, "momentum", s.momentum);
+    s.dampening = fieldOr(j, "dampening", s.dampening);
+    s.nesterov = fieldOr(j, "nesterov", s.nesterov);
+    s.alpha = fieldOr(j, "alpha", s.alpha);
+    s.centered = fieldOr(j, "centered", s.centered);
 }
 
 }  // namespace wb

@@ -4,11 +4,14 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -46,27 +49,61 @@ const char* expectedKind() {
 // "a number", "null", ... for what a document holds.
 const char* kindOf(const nlohmann::json& j);
 
+// A JSON number that T cannot hold, or nullopt: converting it would be undefined behaviour (5.6e25
+// as an epoch number, 1e300 as a float, found by fuzz_records) or would silently wrap (2^40 as an
+// int). A fraction is no count either; a whole float (12.0) is read as an integer.
+template <typename T>
+std::optional<std::string> numberOutOfRange(const nlohmann::json& v) {
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+        if (!v.is_number()) return std::nullopt;
+        const double d = v.get<double>();
+        if constexpr (std::is_integral_v<T>) {
+            const double end = std::ldexp(1.0, std::numeric_limits<T>::digits);  // T's max + 1
+            const double low = std::is_signed_v<T> ? -end : 0.0;
+            const bool fits = v.is_number_unsigned()  ? std::in_range<T>(v.get<std::uint64_t>())
+                              : v.is_number_integer() ? std::in_range<T>(v.get<std::int64_t>())
+                                                      : d >= low && d < end && d == std::floor(d);
+            if (!fits)
+                return "expected an integer from " + std::to_string(std::numeric_limits<T>::min()) + " to " +
+                       std::to_string(std::numeric_limits<T>::max()) + ", found " + v.dump();
+        } else if (std::isfinite(d) && std::fabs(d) > static_cast<double>(std::numeric_limits<T>::max())) {
+            return "expected a number within ±" + nlohmann::json(double{std::numeric_limits<T>::max()}).dump() +
+                   ", found " + v.dump();
+        }
+    }
+    return std::nullopt;
+}
+
+// v as T; `path` names it in the error (JsonFieldError(path, "expected a number, found a string")).
+template <typename T>
+T fieldValue(const nlohmann::json& v, const std::string& path) {
+    if (const auto problem = numberOutOfRange<T>(v)) throw JsonFieldError(path, *problem);
+    try {
+        return v.get<T>();
+    } catch (const nlohmann::json::exception&) {
+        throw JsonFieldError(path, std::string("expected ") + expectedKind<T>() + ", found " + kindOf(v));
+    }
+}
+
 // j[key] as T: JsonFieldError(key, "missing") or (key, "expected a number, found a string").
 template <typename T>
 T requiredField(const nlohmann::json& j, const char* key) {
     if (!j.is_object() || !j.contains(key)) throw JsonFieldError(key, "missing");
-    const nlohmann::json& v = j.at(key);
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-        // A float outside T's range is undefined behaviour to convert (5.6e25 as an epoch number, found
-        // by fuzz_records), and a fraction is no count: both are refused, a whole float (12.0) is read.
-        if (v.is_number_float()) {
-            const double d = v.get<double>();
-            const double end = std::ldexp(1.0, std::numeric_limits<T>::digits);  // T's max + 1
-            const double low = std::is_signed_v<T> ? -end : 0.0;
-            if (!(d >= low && d < end) || d != std::floor(d))
-                throw JsonFieldError(key, "expected an integer, found " + v.dump());
-        }
-    }
-    try {
-        return v.get<T>();
-    } catch (const nlohmann::json::exception&) {
-        throw JsonFieldError(key, std::string("expected ") + expectedKind<T>() + ", found " + kindOf(v));
-    }
+    return fieldValue<T>(j.at(key), key);
+}
+
+// j[key] as a list of T, each element checked as fieldValue checks one: "hidden[2]: expected an
+// integer ..., found 1e30".
+template <typename T>
+std::vector<T> requiredList(const nlohmann::json& j, const char* key) {
+    if (!j.is_object() || !j.contains(key)) throw JsonFieldError(key, "missing");
+    const nlohmann::json& list = j.at(key);
+    if (!list.is_array()) throw JsonFieldError(key, std::string("expected a list, found ") + kindOf(list));
+    std::vector<T> out;
+    out.reserve(list.size());
+    for (std::size_t i = 0; i < list.size(); ++i)
+        out.push_back(fieldValue<T>(list[i], std::string(key) + "[" + std::to_string(i) + "]"));
+    return out;
 }
 
 // j[key] as T, nullopt when absent or null (peers write null for what they cannot measure).

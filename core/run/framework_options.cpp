@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/platform/errors.h"
+#include "core/platform/json_fields.h"
 
 namespace wb {
 
@@ -75,10 +76,10 @@ void to_json(nlohmann::json& j, const TorchOptions& o) {
 
 void from_json(const nlohmann::json& j, TorchOptions& o) {
     o = TorchOptions{};
-    o.numWorkers = j.value("num_workers", o.numWorkers);
-    o.prefetchFactor = j.value("prefetch_factor", o.prefetchFactor);
-    o.pinMemory = j.value("pin_memory", o.pinMemory);
-    o.scriptModel = j.value("script_model", o.scriptModel);
+    o.numWorkers = fieldOr(j, "num_workers", o.numWorkers);
+    o.prefetchFactor = fieldOr(j, "prefetch_factor", o.prefetchFactor);
+    o.pinMemory = fieldOr(j, "pin_memory", o.pinMemory);
+    o.scriptModel = fieldOr(j, "script_model", o.scriptModel);
 }
 
 void to_json(nlohmann::json& j, const FrameworkOptions& o) {
@@ -87,9 +88,9 @@ void to_json(nlohmann::json& j, const FrameworkOptions& o) {
 
 void from_json(const nlohmann::json& j, FrameworkOptions& o) {
     o = FrameworkOptions{};
-    o.python = j.value("python", o.python);
-    o.device = j.value("device", o.device);
-    if (j.contains("torch")) o.torch = j.at("torch").get<TorchOptions>();
+    o.python = fieldOr(j, "python", o.python);
+    o.device = fieldOr(j, "device", o.device);
+    if (j.contains("torch")) o.torch = withinField("torch", [&] { return j.at("torch").get<TorchOptions>(); });
 }
 
 }  // namespace wb
