@@ -137,11 +137,9 @@ RunConfig recordedConfig(const AblationResult& r, const std::string& source) {
     const std::string who = "the fixed loop of " + oneLine(r.backend, 40);
     RunConfig config;
     try {
-        config = fixed.runs.front().config.get<RunConfig>();
+        config = requireRunConfig(fixed.runs.front());
         config.validate();
     } catch (const Error& e) {
-        throw DataError(source, who + " holds no configuration that reads back: " + oneLine(e.what()));
-    } catch (const nlohmann::json::exception& e) {
         throw DataError(source, who + " holds no configuration that reads back: " + oneLine(e.what()));
     }
     if (config.backend != r.backend)

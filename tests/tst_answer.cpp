@@ -308,7 +308,7 @@ private slots:
         QVERIFY(progress > started / 2);
         QVERIFY(a.engines[0].ablation.has_value());
         QCOMPARE(toString(a.engines[0].ablation->status), std::string("completed"));
-        QCOMPARE(a.config.at("train").at("epochs").get<int>(), 2);
+        QCOMPARE(a.config.train.epochs, 2);
         QVERIFY(joined(a).contains("Not measured: our CUDA backend, no NVIDIA driver."));
 
         const auto estimates = estimateAnswer(plan, engines, config, dataset, data, cancel);

@@ -305,7 +305,7 @@ AblationResult AblationResult::fromJson(const nlohmann::json& j) {
         r.message = j.value("message", "");
         r.backend = j.value("backend", "");
         r.device = j.value("device", "");
-        r.config = j.value("config", nlohmann::json::object());
+        r.config = withinField("config", [&] { return fieldOr(j, "config", RunConfig{}); });
         r.steps = stepsFromJson(requiredField<nlohmann::json>(j, "steps"), "steps");
         r.alone = stepsFromJson(j.value("alone", nlohmann::json::array()), "alone");
         if (j.contains("combinations") && !j.at("combinations").is_null())

@@ -95,8 +95,8 @@ std::string toString(AblationStatus s);
 struct AblationResult {
     static constexpr const char* kSchema = "mlpwb.ablation/1";
     AblationPlan plan;
-    nlohmann::json config;  // the common RunConfig (execution = the baseline's)
-    std::string backend;    // "cpu", "cuda"
+    RunConfig config;     // the common configuration (execution = the baseline's)
+    std::string backend;  // "cpu", "cuda"
     // The data's task (JSON "task"; files without it: the task of the first recorded run, else binary).
     Task task = Task::Binary;
     std::string device;

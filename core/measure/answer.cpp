@@ -261,7 +261,7 @@ Answer Answer::fromJson(const nlohmann::json& j) {
         a.plan.shapley = fieldOr(plan, "shapley", true);
         a.status = enumFromName(kAnswerStatusNames, j.value("status", "completed"), "answer status");
         a.message = j.value("message", "");
-        a.config = j.value("config", nlohmann::json::object());
+        a.config = withinField("config", [&] { return fieldOr(j, "config", RunConfig{}); });
         for (const auto& item : requiredField<nlohmann::json>(j, "engines")) {
             AnswerEngine e;
             e.engine = requiredField<std::string>(item, "engine");

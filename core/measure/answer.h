@@ -75,7 +75,7 @@ std::string toString(AnswerStatus s);
 struct Answer {
     static constexpr const char* kSchema = "mlpwb.answer/1";
     AnswerPlan plan;
-    nlohmann::json config;  // the common RunConfig (its execution is each step's); each run records its data
+    RunConfig config;  // the common configuration (its execution is each step's); each run records its data
     AnswerStatus status = AnswerStatus::Running;
     std::string message;
     std::vector<AnswerEngine> engines;  // available ones first, in the plan's order, then the others
