@@ -54,6 +54,16 @@ double threadCpuMs() {
     return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
+// The widest vector this build's flags allow (with -march=native, the machine's): the peak below is
+// measured at that width, so compare it with the kernels of a native build.
+#if defined(__AVX512F__)
+constexpr std::size_t kLanes = 16;
+#elif defined(__AVX__)
+constexpr std::size_t kLanes = 8;
+#else
+constexpr std::size_t kLanes = 4;
+#endif
+
 // Fused multiply-adds of fp32 lanes per second on this thread: 12 independent accumulators (more
 // than the FMA latency times the FMA units of any current core), kLanes wide, least CPU time of 5.
 double peakFmaPerSecond() {
@@ -110,7 +120,7 @@ double epochMs(const Workload& w, std::size_t rows, int repeats) {
     return best * static_cast<double>(rows) / static_cast<double>(steps * kBatch);
 }
 
-// Nanoseconds per element of activate() (saving what it saves) and of activationBackward() from
+// Nanoseconds per element of the chosen CPU target's activate() (saving what it saves) and of activationBackward() from
 // those savings, on `n` pre-activations spread uniformly over +-spread: the least thread CPU time of
 // `repeats` passes of 200 calls each. The spread matters where a formula's intermediate values can
 // turn subnormal (GELU's exp(-z^2 / 2) beyond |z| = 13.2), which x86 cores handle slowly.
@@ -128,13 +138,14 @@ ActivationCost activationCost(Activation a, float spread, int repeats) {
         double start = threadCpuMs();
         for (int c = 0; c < kCalls; ++c) {
             y = z;
-            activate(a, y.data(), n, activationSaves(a) ? saved.data() : nullptr);
+            chosenCpuKernels().activate(a, y.data(), n, activationSaves(a) ? saved.data() : nullptr);
         }
         forward = std::min(forward, threadCpuMs() - start);
         start = threadCpuMs();
         for (int c = 0; c < kCalls; ++c) {
             dy = upstream;  // fresh each call: repeated products would drift into the subnormal range
-            activationBackward(a, z.data(), y.data(), dy.data(), n, activationSaves(a) ? saved.data() : nullptr);
+            chosenCpuKernels().activationBackward(a, z.data(), y.data(), dy.data(), n,
+                                                  activationSaves(a) ? saved.data() : nullptr);
         }
         backward = std::min(backward, threadCpuMs() - start);
     }
@@ -183,8 +194,9 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    std::printf("Peak: %.1f G fp32 FMA lanes per second on one core (%zu-lane vectors)\n\n", peakFmaPerSecond() / 1e9,
+    std::printf("Peak: %.1f G fp32 FMA lanes per second on one core (%zu-lane vectors)\n", peakFmaPerSecond() / 1e9,
                 kLanes);
+    std::printf("CPU kernels: %s\n\n", describe(chosenCpuKernels().target).c_str());
     std::printf("| workload | ms per %zu-row epoch (1 thread, CPU time, least of %d) |\n| --- | ---: |\n", rows,
                 repeats);
     for (const std::string& name : split(workloads)) {

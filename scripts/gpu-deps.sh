@@ -37,6 +37,8 @@ need /usr/include/CLI/CLI.hpp libcli11-dev
 need /usr/share/cmake/CLI11/CLI11Config.cmake libcli11-dev
 need /usr/include/openssl/sha.h libssl-dev
 need "/usr/lib/$multiarch/libcrypto.so.3" libssl3
+need /usr/include/hwy/highway.h libhwy-dev
+need "/usr/lib/$multiarch/libhwy.so.1" libhwy1
 
 rm -rf "$prefix"
 mkdir -p "$prefix/include/eigen3" "$prefix/share/eigen3" "$prefix/share/cmake" "$prefix/lib"
@@ -51,8 +53,11 @@ cp -r /usr/include/openssl "$prefix/include/"
 cp "/usr/include/$multiarch/openssl/"*.h "$prefix/include/openssl/"
 cp -L "/usr/lib/$multiarch/libcrypto.so.3" "$prefix/lib/libcrypto.so.3"
 ln -s libcrypto.so.3 "$prefix/lib/libcrypto.so"
+cp -r /usr/include/hwy "$prefix/include/"
+cp -L "/usr/lib/$multiarch/libhwy.so.1" "$prefix/lib/libhwy.so.1"
+ln -s libhwy.so.1 "$prefix/lib/libhwy.so"
 {
   echo "Copied by scripts/gpu-deps.sh on $(date -u +%Y-%m-%dT%H:%M:%SZ) from $(. /etc/os-release && echo "$PRETTY_NAME")"
-  dpkg-query -W -f='${Package} ${Version}\n' libeigen3-dev nlohmann-json3-dev libcli11-dev libssl-dev 2>/dev/null || true
+  dpkg-query -W -f='${Package} ${Version}\n' libeigen3-dev nlohmann-json3-dev libcli11-dev libssl-dev libhwy-dev 2>/dev/null || true
 } >"$prefix/VERSIONS.txt"
 echo "gpu-deps: $prefix ($(du -sh "$prefix" | cut -f1)); carry it with the device tool: carry [\".gpu-deps\"]"

@@ -17,7 +17,7 @@ jobs=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 # Everything the build and the tests need, from the distribution (nothing is downloaded at build time).
 packages=(
   build-essential cmake ninja-build pkg-config
-  libeigen3-dev nlohmann-json3-dev libcli11-dev libssl-dev libyaml-cpp-dev
+  libeigen3-dev nlohmann-json3-dev libcli11-dev libssl-dev libyaml-cpp-dev libhwy-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev
   # The torch backend's tests run the user's PyTorch: Debian's, for /usr/bin/python3.
   python3-torch python3-numpy

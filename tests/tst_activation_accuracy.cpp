@@ -1,5 +1,6 @@
-// The CPU's vectorised activations and derivatives (math_ops.h: activate, activationBackward) against
-// a double-precision reference over the whole float range: every exponent of both signs, zeros,
+// The CPU's vectorised activations and derivatives (math_ops.h: activate, activationBackward, and
+// the CPU kernels' own for every target this processor runs, cpu_tile_kernels.h) against a
+// double-precision reference over the whole float range: every exponent of both signs, zeros,
 // subnormals, the largest floats, ±inf and NaN. Values within 1e-6 (absolute, or relative where
 // the value exceeds 1); a NaN reference wants a NaN, an infinite one the same infinity.
 #include <QtTest>
@@ -11,12 +12,14 @@
 #include <limits>
 #include <vector>
 
+#include "core/cpu/cpu_tile_kernels.h"
 #include "core/model/math_ops.h"
 #include "tests/reference_activation.h"
 
 using namespace wb;
 
 Q_DECLARE_METATYPE(wb::Activation)
+Q_DECLARE_METATYPE(const wb::CpuKernels*)
 
 namespace {
 float fromBits(std::uint32_t bits) {
@@ -48,6 +51,15 @@ bool matches(double got, double expected) {
     return std::abs(got - expected) <= 1e-6 * std::max(1.0, std::abs(expected));
 }
 
+// activate() and activationBackward() of a target's kernels, or math_ops.h's where `k` is null.
+void activateWith(const CpuKernels* k, Activation a, float* z, std::size_t n, float* saved = nullptr) {
+    k ? k->activate(a, z, n, saved) : activate(a, z, n, saved);
+}
+void activationBackwardWith(const CpuKernels* k, Activation a, const float* z, const float* y, float* dy, std::size_t n,
+                            const float* saved = nullptr) {
+    k ? k->activationBackward(a, z, y, dy, n, saved) : activationBackward(a, z, y, dy, n, saved);
+}
+
 QString mismatch(const char* what, float z, double got, double expected) {
     return QString("%1 at %2: got %3, expected %4")
         .arg(what)
@@ -63,20 +75,23 @@ class TestActivationAccuracy : public QObject {
 private slots:
     void wholeFloatRange_data() {
         QTest::addColumn<Activation>("activation");
-        QTest::newRow("tanh") << Activation::Tanh;
-        QTest::newRow("sigmoid") << Activation::Sigmoid;
-        QTest::newRow("gelu") << Activation::Gelu;
-        QTest::newRow("relu") << Activation::Relu;
-        QTest::newRow("identity") << Activation::Identity;
+        QTest::addColumn<const CpuKernels*>("kernels");  // null: math_ops.h's
+        std::vector<const CpuKernels*> implementations{nullptr};
+        for (const CpuKernels* k : allRunnableCpuKernels()) implementations.push_back(k);
+        for (const CpuKernels* k : implementations)
+            for (const Activation a :
+                 {Activation::Tanh, Activation::Sigmoid, Activation::Gelu, Activation::Relu, Activation::Identity})
+                QTest::addRow("%s, %s", toString(a).c_str(), k ? toString(k->target).c_str() : "math_ops") << a << k;
     }
 
     void wholeFloatRange() {
         QFETCH(Activation, activation);
+        QFETCH(const CpuKernels*, kernels);
         const std::vector<float> z = wholeRange();
         std::vector<float> y = z;
-        activate(activation, y.data(), y.size());
+        activateWith(kernels, activation, y.data(), y.size());
         std::vector<float> dz(z.size(), 1.0f);  // upstream gradient 1: dz is f'(z) itself
-        activationBackward(activation, z.data(), y.data(), dz.data(), dz.size());
+        activationBackwardWith(kernels, activation, z.data(), y.data(), dz.data(), dz.size());
         int failures = 0;
         for (std::size_t i = 0; i < z.size() && failures < 5; ++i) {
             const double ref = referenceActivation(activation, z[i]);
@@ -98,15 +113,16 @@ private slots:
     void savedValuesGiveTheSameDerivative_data() { wholeFloatRange_data(); }
     void savedValuesGiveTheSameDerivative() {
         QFETCH(Activation, activation);
+        QFETCH(const CpuKernels*, kernels);
         const std::vector<float> z = wholeRange();
         std::vector<float> y = z, saved(z.size(), -7.0f);
-        activate(activation, y.data(), y.size(), saved.data());
+        activateWith(kernels, activation, y.data(), y.size(), saved.data());
         if (!activationSaves(activation))
             QVERIFY(std::all_of(saved.begin(), saved.end(), [](float v) { return v == -7.0f; }));
         std::vector<float> plain(z.size(), 0.75f), reused(z.size(), 0.75f);
-        activationBackward(activation, z.data(), y.data(), plain.data(), plain.size());
-        activationBackward(activation, z.data(), y.data(), reused.data(), reused.size(),
-                           activationSaves(activation) ? saved.data() : nullptr);
+        activationBackwardWith(kernels, activation, z.data(), y.data(), plain.data(), plain.size());
+        activationBackwardWith(kernels, activation, z.data(), y.data(), reused.data(), reused.size(),
+                               activationSaves(activation) ? saved.data() : nullptr);
         QCOMPARE(std::memcmp(plain.data(), reused.data(), plain.size() * sizeof(float)), 0);
     }
 };

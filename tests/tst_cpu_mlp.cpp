@@ -14,6 +14,7 @@
 using namespace wb;
 
 Q_DECLARE_METATYPE(wb::Activation)
+Q_DECLARE_METATYPE(const wb::CpuKernels*)
 
 namespace {
 double derivative(Activation a, double z) {
@@ -89,16 +90,19 @@ private slots:
         QTest::addColumn<int>("rows");
         QTest::addColumn<int>("capacity");
         QTest::addColumn<Activation>("activation");
+        QTest::addColumn<const CpuKernels*>("kernels");
         const QList<Activation> activations{Activation::Tanh, Activation::Relu, Activation::Sigmoid, Activation::Gelu,
                                             Activation::Identity};
-        for (const Activation a : activations) {
-            const QByteArray name = QByteArray::fromStdString(toString(a));
-            QTest::newRow("7-5-3-1, one row, " + name) << 7 << QList<int>{5, 3} << 1 << 4 << a;
-            QTest::newRow("7-5-3-1, 37 rows, " + name) << 7 << QList<int>{5, 3} << 37 << 37 << a;
-            QTest::newRow("61-20-10-1, 70 of 96 rows, " + name) << 61 << QList<int>{20, 10} << 70 << 96 << a;
-            QTest::newRow("3-40-17-1, 33 rows, " + name) << 3 << QList<int>{40, 17} << 33 << 40 << a;
-            QTest::newRow("2-1, 9 rows, " + name) << 2 << QList<int>{} << 9 << 9 << a;
-        }
+        // Every CPU target this processor runs: each has its own padding, register blocks and rounding.
+        for (const CpuKernels* k : allRunnableCpuKernels())
+            for (const Activation a : activations) {
+                const QByteArray name = QByteArray::fromStdString(toString(a) + ", " + toString(k->target));
+                QTest::newRow("7-5-3-1, one row, " + name) << 7 << QList<int>{5, 3} << 1 << 4 << a << k;
+                QTest::newRow("7-5-3-1, 37 rows, " + name) << 7 << QList<int>{5, 3} << 37 << 37 << a << k;
+                QTest::newRow("61-20-10-1, 70 of 96 rows, " + name) << 61 << QList<int>{20, 10} << 70 << 96 << a << k;
+                QTest::newRow("3-40-17-1, 33 rows, " + name) << 3 << QList<int>{40, 17} << 33 << 40 << a << k;
+                QTest::newRow("2-1, 9 rows, " + name) << 2 << QList<int>{} << 9 << 9 << a << k;
+            }
     }
 
     void matchesReference() {
@@ -107,6 +111,7 @@ private slots:
         QFETCH(int, rows);
         QFETCH(int, capacity);
         QFETCH(Activation, activation);
+        QFETCH(const CpuKernels*, kernels);
         ModelSpec spec;
         spec.hidden.assign(hidden.begin(), hidden.end());
         spec.activation = activation;
@@ -117,7 +122,7 @@ private slots:
         for (auto& v : x) v = static_cast<float>(rng.normal());
         for (auto& v : dl) v = static_cast<float>(rng.normal()) / float(n);
 
-        CpuMlp mlp(params, activation, std::size_t(capacity));
+        CpuMlp mlp(params, activation, std::size_t(capacity), nullptr, 0, *kernels);
         const float* logits = mlp.forward(x.data(), n);
         const Reference ref = reference(params, activation, x, dl, n);
         for (std::size_t r = 0; r < n; ++r)

@@ -8,6 +8,7 @@
 #include <Eigen/Core>
 
 #include "core/cpu/cpu_mlp.h"
+#include "core/cpu/cpu_target.h"
 #include "core/cpu/cpu_tile_kernels.h"
 #include "core/cpu/worker_pool.h"
 #include "core/model/math_ops.h"
@@ -24,6 +25,11 @@ constexpr std::size_t kParamBlock = 8192;
 
 int threadsFor(int requested) {
     return requested > 0 ? requested : WorkerPool::hardwareThreads();
+}
+
+// "v3 (AVX2 + FMA, 8 lanes)", and what forced it when something did.
+std::string cpuTargetText(const CpuTargetChoice& choice) {
+    return describe(choice.chosen) + (choice.forcedBy.empty() ? "" : ", forced by " + choice.forcedBy);
 }
 
 double msSince(Clock::time_point& mark) {
@@ -43,10 +49,12 @@ public:
         problem_ = problem;
         const auto batch = static_cast<std::size_t>(problem.batchSize);
         const std::size_t cols = problem.data->cols;
-        ldx_ = CpuMlp::paddedInputStride(cols);
+        const CpuKernels& kernels = chosenCpuKernels();  // throws for an unrunnable MLPWB_CPU_TARGET
+        ldx_ = CpuMlp::paddedInputStride(cols, kernels);
         if (!pool_ || pool_->threads() != threadsFor(problem.threads))
             pool_ = std::make_unique<WorkerPool>(threadsFor(problem.threads));
-        mlp_ = std::make_unique<CpuMlp>(problem.initialParams, problem.model.activation, batch, pool_.get(), ldx_);
+        mlp_ = std::make_unique<CpuMlp>(problem.initialParams, problem.model.activation, batch, pool_.get(), ldx_,
+                                        kernels);
         const LossSpec lossSpec = lossSpecOf(*problem.data, problem.model, problem.execution);
         if (problem.initialParams.widths().back() != lossSpec.outputs)
             throw ConfigError("the model has " + std::to_string(problem.initialParams.widths().back()) +
@@ -60,7 +68,8 @@ public:
         // Every copy of the rows is padded to ldx_ floats (zeros after the last column), which spares
         // the backward pass a padded copy of each tile.
         trainX_.assign(problem.data->trainRows() * ldx_, 0.0f);  // (rows, ldx)
-        copyRows(problem.data->trainX.data(), cols, problem.data->trainRows(), cols, trainX_.data(), ldx_);
+        mlp_->kernels().copyRows(problem.data->trainX.data(), cols, problem.data->trainRows(), cols, trainX_.data(),
+                                 ldx_);
         batchX_.assign(batch * ldx_, 0.0f);  // (B, ldx) gathered rows
         batchY_.assign(batch, 0.0f);         // (B)
         shuffledX_.clear();
@@ -116,7 +125,7 @@ public:
         for (std::size_t start = 0; start < rows; start += batch) {
             const std::size_t n = std::min(batch, rows - start);
             // Through the aligned, padded batch buffer, so results do not depend on where `x` lies.
-            copyRows(x + start * cols, cols, n, cols, batchX_.data(), ldx_);
+            mlp_->kernels().copyRows(x + start * cols, cols, n, cols, batchX_.data(), ldx_);
             r += (*loss_)(mlp_->forward(batchX_.data(), n), y + start, n, nullptr);
         }
         return r;
@@ -130,6 +139,7 @@ public:
 
     std::vector<std::pair<std::string, std::string>> environment() const override {
         return {{"threads", std::to_string(pool_ ? pool_->threads() : 1)},
+                {"cpu_target", cpuTargetText(cpuTargetChoice())},
                 {"simd", Eigen::SimdInstructionSetsInUse()},
                 {"eigen", std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
                               std::to_string(EIGEN_MINOR_VERSION)}};
@@ -219,7 +229,7 @@ private:
     std::vector<TaskLoss> chunkLoss_;  // (K) forwardLoss's, one per chunk
     std::vector<LossSums> chunkSums_;  // (K) each chunk's loss and metric sums
     std::unique_ptr<Optimizer> optimizer_;
-    std::size_t ldx_ = 0;          // the stride of every copy of the rows below: paddedWidth(cols)
+    std::size_t ldx_ = 0;          // the stride of every copy of the rows below: the kernels' paddedWidth(cols)
     AlignedVector<float> trainX_;  // (rows, ldx) aligned, padded copy of the training rows
     AlignedVector<float> batchX_, batchY_;
     AlignedVector<float> shuffledX_, shuffledY_;
@@ -252,7 +262,18 @@ std::unique_ptr<Backend> makeCpuBackend() {
 }
 
 BackendInfo probeCpuBackend() {
-    return {"cpu", true, cpuModelName(), "", {{"threads", std::to_string(WorkerPool::hardwareThreads())}}};
+    BackendInfo info{"cpu", true, cpuModelName(), "", {{"threads", std::to_string(WorkerPool::hardwareThreads())}}};
+    try {
+        const CpuTargetChoice choice = cpuTargetChoice();
+        std::string runnable;
+        for (const CpuTarget t : choice.runnable) runnable += (runnable.empty() ? "" : ", ") + toString(t);
+        info.details.emplace_back("kernels", cpuTargetText(choice));
+        info.details.emplace_back("kernel targets", runnable + " (MLPWB_CPU_TARGET forces one)");
+    } catch (const ConfigError& e) {  // MLPWB_CPU_TARGET names a target this machine cannot run
+        info.available = false;
+        info.reason = e.what();
+    }
+    return info;
 }
 
 }  // namespace wb

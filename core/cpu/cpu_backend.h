@@ -1,5 +1,5 @@
-// The CPU backend: one batch at a time through CpuMlp (tiled kernels, Eigen for the element-wise
-// maths), no allocation per step. It is also the numerical
+// The CPU backend: one batch at a time through CpuMlp (tiled kernels for the CPU target chosen at
+// start, cpu_target.h; Eigen for the element-wise maths), no allocation per step. It is also the numerical
 // reference the CUDA backend is tested against.
 #pragma once
 

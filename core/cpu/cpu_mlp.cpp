@@ -19,8 +19,9 @@ std::size_t width(int w) {
 }  // namespace
 
 CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batchCapacity, WorkerPool* pool,
-               std::size_t inputStride)
-    : layers_(initial.layers),
+               std::size_t inputStride, const CpuKernels& kernels)
+    : k_(kernels),
+      layers_(initial.layers),
       values_(initial.values.begin(), initial.values.end()),
       grads_(initial.count(), 0.0f),
       reduceScratch_(initial.count(), 0.0f),
@@ -28,13 +29,13 @@ CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batc
       keepPre_(activation == Activation::Relu || activation == Activation::Gelu),
       capacity_(batchCapacity),
       ldx_(std::max(inputStride, width(initial.layers.front().in))),
-      copyInputs_(ldx_ < paddedWidth(width(initial.layers.front().in))),
+      copyInputs_(ldx_ < kernels.paddedWidth(width(initial.layers.front().in))),
       pool_(pool) {
-    std::size_t maxPadded = kLanes;
+    std::size_t maxPadded = k_.lanes;
     chunks_.resize(chunkCount(batchCapacity));
     for (std::size_t l = 0; l < layers_.size(); ++l) {
         const LayerSlice& s = layers_[l];
-        const std::size_t p = paddedWidth(width(s.out));
+        const std::size_t p = k_.paddedWidth(width(s.out));
         padded_.push_back(p);
         maxPadded = std::max(maxPadded, p);
         const bool hidden = l + 1 < layers_.size();
@@ -45,7 +46,7 @@ CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batc
         bias_.emplace_back(p, 0.0f);
         wPad_.emplace_back(l > 0 ? width(s.out) * padded_[l - 1] : 0, 0.0f);
         for (Chunk& c : chunks_) {
-            c.gradW.emplace_back(width(s.out) * paddedWidth(width(s.in)), 0.0f);
+            c.gradW.emplace_back(width(s.out) * k_.paddedWidth(width(s.in)), 0.0f);
             c.gradB.emplace_back(p, 0.0f);
         }
     }
@@ -53,15 +54,15 @@ CpuMlp::CpuMlp(const MlpParams& initial, Activation activation, std::size_t batc
     dlogits_.resize(logits_.size());
     for (Chunk& c : chunks_) {
         c.zTile.resize(kTileRows * padded_.back());
-        if (copyInputs_) c.xTile.resize(kTileRows * paddedWidth(width(layers_[0].in)), 0.0f);
+        if (copyInputs_) c.xTile.resize(kTileRows * k_.paddedWidth(width(layers_[0].in)), 0.0f);
         c.delta.resize(kTileRows * maxPadded);
         c.deltaPrev.resize(c.delta.size());
         c.grads.resize(initial.count());
     }
 }
 
-std::size_t CpuMlp::paddedInputStride(std::size_t inputs) {
-    return paddedWidth(inputs);
+std::size_t CpuMlp::paddedInputStride(std::size_t inputs, const CpuKernels& kernels) {
+    return kernels.paddedWidth(inputs);
 }
 
 MlpParams CpuMlp::params() const {
@@ -164,17 +165,17 @@ void CpuMlp::forwardTile(Chunk& c, const float* x, std::size_t first, std::size_
         const std::size_t p = padded(l);
         float* a = post_[l].data() + first * p;                // (rows, p)
         float* z = keepPre_ ? pre_[l].data() + first * p : a;  // (rows, p)
-        multiplyRows(in, ldIn, rows, width(layers_[l].in), wT_[l].data(), p, p, bias_[l].data(), z, p);
-        if (keepPre_) copyRows(z, p, rows, p, a, p);
+        k_.multiplyRows(in, ldIn, rows, width(layers_[l].in), wT_[l].data(), p, p, bias_[l].data(), z, p);
+        if (keepPre_) k_.copyRows(z, p, rows, p, a, p);
         float* saved = saved_[l].empty() ? nullptr : saved_[l].data() + first * p;  // (rows, p)
-        activate(activation_, a, rows * p, saved);                                  // the tile is still in L1
+        k_.activate(activation_, a, rows * p, saved);                               // the tile is still in L1
         in = a;
         ldIn = p;
     }
     const std::size_t out = width(layers_[last].out), p = padded(last);
-    multiplyRows(in, ldIn, rows, width(layers_[last].in), wT_[last].data(), p, p, bias_[last].data(), c.zTile.data(),
-                 p);
-    copyRows(c.zTile.data(), p, rows, out, logits_.data() + first * out, out);  // the logits, unpadded
+    k_.multiplyRows(in, ldIn, rows, width(layers_[last].in), wT_[last].data(), p, p, bias_[last].data(), c.zTile.data(),
+                    p);
+    k_.copyRows(c.zTile.data(), p, rows, out, logits_.data() + first * out, out);  // the logits, unpadded
 }
 
 // The chunk's rows back through every layer into its own gradient buffer.
@@ -199,31 +200,31 @@ void CpuMlp::backwardTile(Chunk& c, const float* x, const float* dlogits, std::s
     const std::size_t last = layers_.size() - 1;
     const std::size_t outL = width(layers_[last].out), pL = padded(last);
     std::fill_n(c.delta.data(), rows * pL, 0.0f);  // (rows, pL)
-    copyRows(dlogits + first * outL, outL, rows, outL, c.delta.data(), pL);
+    k_.copyRows(dlogits + first * outL, outL, rows, outL, c.delta.data(), pL);
     // The weight gradient below reads p[0] columns of each input row: in place when the rows are
     // padded that wide, else from a zero-padded copy of the tile.
     const std::size_t in0 = width(layers_[0].in);
-    const std::size_t ldx = copyInputs_ ? paddedWidth(in0) : ldx_;
+    const std::size_t ldx = copyInputs_ ? k_.paddedWidth(in0) : ldx_;
     const float* xs = copyInputs_ ? c.xTile.data() : x + first * ldx_;  // (rows, ldx)
-    if (copyInputs_) copyRows(x + first * ldx_, ldx_, rows, in0, c.xTile.data(), ldx);
+    if (copyInputs_) k_.copyRows(x + first * ldx_, ldx_, rows, in0, c.xTile.data(), ldx);
     for (std::size_t l = last + 1; l-- > 0;) {
         const LayerSlice& s = layers_[l];
         const std::size_t p = padded(l);
-        const std::size_t pIn = l == 0 ? paddedWidth(in0) : padded(l - 1);  // the input width, padded
+        const std::size_t pIn = l == 0 ? k_.paddedWidth(in0) : padded(l - 1);  // the input width, padded
         const std::size_t ldIn = l == 0 ? ldx : pIn;
         const float* in = l == 0 ? xs : post_[l - 1].data() + first * ldIn;  // (rows, ldIn)
         // gradW (w[l+1], ldIn) += deltaᵀ · in: vectorised over the layer's inputs, which are wider
         // than its outputs in a funnel-shaped MLP (61 → 20 → 10 → 1), so fewer lanes are padding.
-        accumulateTransposedProduct(c.delta.data(), p, rows, width(s.out), in, ldIn, pIn, c.gradW[l].data(), pIn);
-        accumulateColumnSums(c.delta.data(), p, rows, p, c.gradB[l].data());
+        k_.accumulateTransposedProduct(c.delta.data(), p, rows, width(s.out), in, ldIn, pIn, c.gradW[l].data(), pIn);
+        k_.accumulateColumnSums(c.delta.data(), p, rows, p, c.gradB[l].data());
         if (l == 0) break;  // no gradient needed for the input
         // deltaPrev (rows, p[l]) = delta · W, then times f'(z) of the previous layer.
-        multiplyRows(c.delta.data(), p, rows, width(s.out), wPad_[l].data(), ldIn, ldIn, nullptr, c.deltaPrev.data(),
-                     ldIn);
+        k_.multiplyRows(c.delta.data(), p, rows, width(s.out), wPad_[l].data(), ldIn, ldIn, nullptr, c.deltaPrev.data(),
+                        ldIn);
         const float* a = post_[l - 1].data() + first * ldIn;
         const float* z = keepPre_ ? pre_[l - 1].data() + first * ldIn : a;  // unread without keepPre_
         const float* saved = saved_[l - 1].empty() ? nullptr : saved_[l - 1].data() + first * ldIn;
-        activationBackward(activation_, z, a, c.deltaPrev.data(), rows * ldIn, saved);
+        k_.activationBackward(activation_, z, a, c.deltaPrev.data(), rows * ldIn, saved);
         std::swap(c.delta, c.deltaPrev);
     }
 }
@@ -232,7 +233,7 @@ void CpuMlp::backwardTile(Chunk& c, const float* x, const float* dlogits, std::s
 void CpuMlp::storeChunkGradients(Chunk& c) {
     for (std::size_t l = 0; l < layers_.size(); ++l) {
         const LayerSlice& s = layers_[l];
-        const std::size_t in = width(s.in), out = width(s.out), pIn = paddedWidth(in);
+        const std::size_t in = width(s.in), out = width(s.out), pIn = k_.paddedWidth(in);
         float* gw = c.grads.data() + s.weightOffset;  // (out, in)
         float* gb = c.grads.data() + s.biasOffset;    // (out)
         for (std::size_t j = 0; j < out; ++j) {

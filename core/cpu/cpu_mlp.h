@@ -1,7 +1,8 @@
 // The forward and backward pass of an MLP on the CPU over preallocated buffers, a tile of rows at
 // a time through every layer (see cpu_tile_kernels.h for the products and why they are not Eigen's).
 // Shapes: B = the batch capacity, n <= B the rows of the current batch, w[l] the layer widths,
-// p[l] = paddedWidth(w[l]) (a multiple of kLanes), T = kTileRows, C = kChunkRows, K = ceil(B / C).
+// p[l] = the kernels' paddedWidth(w[l]) (a multiple of half their vector register), T = kTileRows, C = kChunkRows, K =
+// ceil(B / C).
 //
 // Threads: a batch is cut into chunks of C rows, a number that depends on the batch only, never on
 // the thread count. Each chunk runs forward, its loss and backward on a thread of the pool, into
@@ -13,6 +14,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/cpu/cpu_tile_kernels.h"
 #include "core/cpu/worker_pool.h"
 #include "core/model/execution_settings.h"
 #include "core/model/model.h"
@@ -35,11 +37,13 @@ public:
     // thread) outlives the MLP. `inputStride`: the distance between input rows in floats (0: w[0]);
     // rows padded to inputStride() >= paddedWidth(w[0]) are read in place by the backward pass,
     // narrower ones are copied tile by tile into a padded scratch first.
+    // `kernels`: the CPU target's products (cpu_tile_kernels.h), which fix the padding; outlive the MLP.
     CpuMlp(const MlpParams& initial, Activation activation, std::size_t batchCapacity, WorkerPool* pool = nullptr,
-           std::size_t inputStride = 0);
+           std::size_t inputStride = 0, const CpuKernels& kernels = chosenCpuKernels());
 
-    // The input stride that spares the backward pass its copy: paddedWidth(inputs).
-    static std::size_t paddedInputStride(std::size_t inputs);
+    // The input stride that spares the backward pass its copy: the kernels' paddedWidth(inputs).
+    static std::size_t paddedInputStride(std::size_t inputs, const CpuKernels& kernels = chosenCpuKernels());
+    const CpuKernels& kernels() const { return k_; }
 
     // x: (n, ldx) row-major, ldx = the inputStride given at construction, w[0] values per row. Fills the
     // pre-activations and activations; returns the logits (n, w[L]).
@@ -91,6 +95,7 @@ private:
     void runChunks(std::size_t n, const std::function<void(std::size_t)>& body);
     std::size_t padded(std::size_t l) const { return padded_[l]; }  // p[l+1], layer l's padded output
 
+    const CpuKernels& k_;
     std::vector<LayerSlice> layers_;
     AlignedVector<float> values_;         // (paramCount) weights and biases, MlpParams' layout
     AlignedVector<float> grads_;          // (paramCount)

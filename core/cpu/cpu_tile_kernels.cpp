@@ -1,12 +1,55 @@
-#include "core/cpu/cpu_tile_kernels.h"
+// The register-tiled products, compiled once per CPU target in one translation unit: Highway's
+// foreach_target.h includes this file again for each target, with HWY_NAMESPACE naming the target
+// (N_AVX2, N_AVX3, N_EMU128) and its instruction set switched on for the functions between
+// HWY_BEFORE_NAMESPACE and HWY_AFTER_NAMESPACE (a target pragma, not a -march flag). Why so, and not
+// this file compiled three times with three -march flags: every inline function and template a
+// translation unit emits (std::vector's, Eigen's) is a weak symbol the linker keeps one copy of, so
+// with per-file -march flags the baseline code could end up calling an AVX-512 copy of std::min and
+// crash with SIGILL on an older CPU. Under the pragma only the functions written here get the
+// target's instructions; the headers' code stays the build's baseline (docs/ARCHITECTURE.md).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "core/cpu/cpu_tile_kernels.cpp"
+#include "core/cpu/cpu_hwy_targets.h"
+// The two lines above come first: foreach_target.h reads them.
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
 
 #include <cstring>
 
+#include "core/cpu/cpu_tile_kernels.h"
+// The activations of the same target (it opens and closes its own HWY_NAMESPACE).
+#include "core/cpu/cpu_activation_kernels-inl.h"
+
+HWY_BEFORE_NAMESPACE();
 namespace wb {
+namespace HWY_NAMESPACE {
 
 namespace {
+// This pass's target: kLanes floats per vector register, and the register blocks. Every loop over a
+// compile-time extent below is unrolled by the compiler, which keeps the accumulators in vector
+// registers: kRowBlock × 2 or kInnerBlock × 2 of them, plus a few operands, within the 32 registers
+// of AVX-512 or the 16 of AVX2/SSE.
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+constexpr CpuTarget kTarget = CpuTarget::V4;
+constexpr std::size_t kLanes = 16;
+constexpr std::size_t kRowBlock = 8;    // output rows per block in multiplyRows
+constexpr std::size_t kInnerBlock = 8;  // weight-gradient rows per block in accumulateTransposedProduct
+#elif HWY_TARGET == HWY_AVX2
+constexpr CpuTarget kTarget = CpuTarget::V3;
+constexpr std::size_t kLanes = 8;
+constexpr std::size_t kRowBlock = 4;
+constexpr std::size_t kInnerBlock = 4;
+#else  // the baseline: SSE2 on x86-64, whatever the build's flags give elsewhere
+constexpr CpuTarget kTarget = CpuTarget::Baseline;
+constexpr std::size_t kLanes = 4;
+constexpr std::size_t kRowBlock = 4;
+constexpr std::size_t kInnerBlock = 4;
+#endif
+constexpr std::size_t kPadLanes = kLanes / 2;
+
 // kLanes floats as one value, one vector register (GCC and Clang vector extension): `vector * scalar`
-// broadcasts the scalar, and with FMA (-march=native) `acc += s * v` is one fused multiply-add.
+// broadcasts the scalar, and with FMA (AVX2 and AVX-512 targets) `acc += s * v` is one fused
+// multiply-add.
 // (Plain loops over a compile-time width were unrolled to scalar code by GCC 12, not vectorised.)
 // HalfLanes: the half register that ends a block whose width is an odd multiple of kPadLanes.
 using Lanes = float __attribute__((vector_size(kLanes * sizeof(float))));
@@ -22,17 +65,6 @@ template <typename V>
 void store(float* p, const V& v) {
     std::memcpy(p, &v, sizeof v);
 }
-
-// Register blocks. Every loop over a compile-time extent below is unrolled by the compiler, which
-// keeps the accumulators in vector registers: kRowBlock × 2 or kInnerBlock × 2 of them, plus a few
-// operands, within the 32 registers of AVX-512 or the 16 of AVX2/SSE.
-#if defined(__AVX512F__)
-constexpr std::size_t kRowBlock = 8;    // output rows per block in multiplyRows
-constexpr std::size_t kInnerBlock = 8;  // weight-gradient rows per block in accumulateTransposedProduct
-#else
-constexpr std::size_t kRowBlock = 4;
-constexpr std::size_t kInnerBlock = 4;
-#endif
 
 // One block of columns: V full registers, then H (0 or 1) half registers; W floats in all.
 template <std::size_t V, std::size_t H>
@@ -191,4 +223,51 @@ void copyRows(const float* src, std::size_t lds, std::size_t rows, std::size_t c
     }
 }
 
+const CpuKernels kKernels{kTarget,
+                          HWY_TARGET,
+                          kLanes,
+                          kPadLanes,
+                          kRowBlock,
+                          kInnerBlock,
+                          &multiplyRows,
+                          &accumulateTransposedProduct,
+                          &accumulateColumnSums,
+                          &copyRows,
+                          &activation::activate,
+                          &activation::activationBackward};
+
+}  // namespace HWY_NAMESPACE
 }  // namespace wb
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace wb {
+
+std::vector<const CpuKernels*> compiledCpuKernels() {
+    std::vector<const CpuKernels*> all;  // best first
+#if HWY_TARGETS & HWY_AVX3_DL
+    all.push_back(&N_AVX3_DL::kKernels);
+#endif
+#if HWY_TARGETS & HWY_AVX3
+    all.push_back(&N_AVX3::kKernels);
+#endif
+#if HWY_TARGETS & HWY_AVX2
+    all.push_back(&N_AVX2::kKernels);
+#endif
+#if HWY_TARGETS & HWY_SSE4
+    all.push_back(&N_SSE4::kKernels);
+#endif
+#if HWY_TARGETS & HWY_SSSE3
+    all.push_back(&N_SSSE3::kKernels);
+#endif
+#if HWY_TARGETS & HWY_EMU128
+    all.push_back(&N_EMU128::kKernels);
+#endif
+#if HWY_TARGETS & HWY_SCALAR
+    all.push_back(&N_SCALAR::kKernels);
+#endif
+    return all;
+}
+
+}  // namespace wb
+#endif  // HWY_ONCE

@@ -112,6 +112,7 @@ QString environmentSummary(const std::map<std::string, std::string>& env) {
     if (device.empty()) device = valueOf(env, "device");
     if (!device.empty())
         parts << "device " + q(device) + (deviceName.empty() || deviceName == device ? "" : " (" + q(deviceName) + ")");
+    if (const std::string target = valueOf(env, "cpu_target"); !target.empty()) parts << "CPU kernels " + q(target);
     std::string threads = valueOf(env, "framework_threads");
     if (threads.empty()) threads = valueOf(env, "threads");
     if (!threads.empty()) {
