@@ -180,6 +180,24 @@ info=$(/usr/bin/mlpwb info) || fail "mlpwb info failed"
 echo "$info"
 grep -qE '^cpu +available' <<<"$info" || fail "mlpwb info lists no available cpu backend"
 grep -qE '^cuda +unavailable: ' <<<"$info" || fail "mlpwb info does not list cuda as unavailable"
+# The CPU kernels: the installed binary trains under the baseline target and under the best one this
+# processor runs (it holds several and picks one at start; MLPWB_CPU_TARGET forces one), and each
+# run's record names the target it ran with.
+best=$(sed -nE 's/^ +kernel targets: ([a-z0-9]+).*/\1/p' <<<"$info")
+[ -n "$best" ] || fail "mlpwb info names no CPU kernel targets"
+for target in baseline "$best"; do
+    record="$unpacked/run-$target.json"
+    echo "\$ MLPWB_CPU_TARGET=$target /usr/bin/mlpwb train --builtin --rows 5000 --epochs 3 --out $record"
+    MLPWB_CPU_TARGET=$target /usr/bin/mlpwb train --builtin --rows 5000 --epochs 3 --out "$record" >/dev/null ||
+        fail "mlpwb train failed under the $target CPU target"
+    python3 - "$record" "$target" <<'PY' || fail "the $target run's record is not a completed run on that target"
+import json, sys
+record = json.load(open(sys.argv[1]))
+target = record["environment"].get("cpu_target", "")
+print(f"  {sys.argv[2]}: {record['status']}, {len(record['epochs'])} epochs, cpu_target: {target}")
+sys.exit(0 if record["status"] == "completed" and target.startswith(sys.argv[2] + " ") else 1)
+PY
+done
 if [ "$cuda" = ON ]; then
     grep -qE '^cuda +unavailable: the CUDA backend is not installed' <<<"$info" ||
         fail "without $pkg-cuda, mlpwb info does not say the CUDA backend is not installed"
