@@ -46,6 +46,8 @@ int startSweep(SweepOptions& o, const CLI::App& cmd) {
     if (o.out.empty() && !o.dryRun) throw ConfigError("mlpwb sweep needs --out DIR: the sweep's folder");
     o.engine.follow = !o.noFollow;
     const sweep::Spec spec = sweep::loadSpec(o.spec, trainOptionInfo);
+    for (const auto& k : spec.ignored)  // W&B's own keys: said once, before anything runs
+        std::fprintf(stderr, "%s\n", sweep::specMessage(spec.file, k.line, k.key, "ignored: " + k.reason).c_str());
     const std::vector<std::string> baseArgs = baseArgsOf(cmd);
     std::optional<int> threads;
     if (cmd.count("--threads") > 0) threads = o.base.threads;

@@ -76,12 +76,13 @@ void checkValue(const sweep::Spec& spec, const sweep::Parameter& p, const sweep:
 void checkEachValue(const sweep::Spec& spec, const std::vector<std::string>& baseArgs) {
     for (const auto& p : spec.parameters) {
         std::vector<sweep::ParameterValue> values = p.values;
-        if (p.distribution)  // a range: its ends
-            for (double end : {p.min, p.max}) {
-                const bool whole = *p.distribution == sweep::Distribution::IntUniform;
-                values.push_back(
-                    {end, whole ? std::to_string(static_cast<long long>(end)) : std::to_string(end), p.line});
-            }
+        if (p.draw)  // a bounded distribution: the least and the greatest value it draws
+            if (const auto bounds = sweep::drawnBounds(*p.draw))
+                for (double end : {bounds->first, bounds->second}) {
+                    const bool whole = sweep::drawsWholeNumbers(*p.draw);
+                    values.push_back(
+                        {end, whole ? std::to_string(static_cast<long long>(end)) : std::to_string(end), p.line});
+                }
         for (const auto& v : values) checkValue(spec, p, v, baseArgs, false);
     }
 }

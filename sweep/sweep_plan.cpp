@@ -5,6 +5,15 @@
 
 namespace wb::sweep {
 
+namespace {
+// {"name", "goal"} and "target" where the spec gives one.
+nlohmann::json metricJson(const Metric& m) {
+    nlohmann::json j = {{"name", m.name}, {"goal", toString(m.goal)}};
+    if (m.target) j["target"] = *m.target;
+    return j;
+}
+}  // namespace
+
 nlohmann::json SweepPlan::toJson() const {
     nlohmann::json trialList = nlohmann::json::array();
     for (const auto& t : trials)
@@ -20,7 +29,7 @@ nlohmann::json SweepPlan::toJson() const {
             {"spec_file", specFile},
             {"spec", specText},
             {"method", toString(method)},
-            {"metric", {{"name", metric.name}, {"goal", toString(metric.goal)}}},
+            {"metric", metricJson(metric)},
             {"parameters", parameterNames},
             {"repeats", repeats},
             {"base_args", baseArgs},
@@ -62,6 +71,7 @@ SweepPlan planFromJson(const nlohmann::json& j) {
     withinField("metric", [&] {
         p.metric.name = requiredField<std::string>(metric, "name");
         p.metric.goal = requiredField<std::string>(metric, "goal") == "maximize" ? Goal::Maximize : Goal::Minimize;
+        p.metric.target = optionalField<double>(metric, "target");
     });
     p.parameterNames = requiredField<std::vector<std::string>>(j, "parameters");
     p.repeats = fieldOr(j, "repeats", 1);

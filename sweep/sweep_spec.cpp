@@ -24,13 +24,6 @@ std::string toString(Method m) {
 std::string toString(Goal g) {
     return g == Goal::Minimize ? "minimize" : "maximize";
 }
-std::string toString(Distribution d) {
-    switch (d) {
-        case Distribution::Uniform: return "uniform";
-        case Distribution::LogUniform: return "log_uniform";
-        default: return "int_uniform";
-    }
-}
 
 std::string optionOf(const std::string& parameterName) {
     std::string option = "--" + parameterName;
@@ -138,61 +131,105 @@ struct Reader {
         return text;
     }
 
-    Distribution distribution(const YAML::Node& n, const std::string& key) const {
-        const std::string d = scalar(n, key);
-        if (d == "uniform") return Distribution::Uniform;
-        if (d == "log_uniform" || d == "log_uniform_values") return Distribution::LogUniform;
-        if (d == "int_uniform") return Distribution::IntUniform;
-        fail(n, key, "unknown distribution '" + d + "' (uniform, log_uniform, int_uniform)");
-    }
-
     Parameter parameter(const YAML::Node& nameNode, const YAML::Node& body, const OptionLookup& options) const {
         Parameter p;
         p.name = scalar(nameNode, "parameters");
         p.line = lineOf(nameNode);
         p.option = optionOf(p.name);
         const std::string key = "parameters." + p.name;
+        if (body.IsMap() && body["parameters"])
+            fail(body, key + ".parameters",
+                 "nested parameters set keys of a W&B run's config; here each parameter is an option of "
+                 "`mlpwb train`, so give them at the top level");
         const OptionInfo info = options(p.option);
         if (!info.known) fail(nameNode, key, "unknown parameter: `mlpwb train` has no option " + p.option);
         if (!info.refusal.empty()) fail(nameNode, key, info.refusal);
         p.flag = info.flag;
-        if (!body.IsMap()) fail(body, key, "expects a mapping: {values: [...]}, {value: x} or {min: a, max: b}");
-        checkKeys(body, key, {"values", "value", "min", "max", "distribution"});
-        const int forms = (body["values"] ? 1 : 0) + (body["value"] ? 1 : 0) + (body["min"] || body["max"] ? 1 : 0);
-        if (forms != 1) fail(body, key, "give exactly one of values, value, or min with max");
-        if (const auto values = body["values"]) {
+        if (!body.IsMap())
+            fail(body, key, "expects a mapping: {values: [...]}, {value: x}, {min: a, max: b} or {distribution: ...}");
+        checkKeys(body, key, {"values", "value", "min", "max", "distribution", "mu", "sigma", "q"});
+        const std::string kind = body["distribution"] ? scalar(body["distribution"], key + ".distribution") : "";
+        if (body["values"] || kind == "categorical") {
+            only(body, key, {"values", "distribution"}, "a list of values (categorical)");
+            const auto values = body["values"];
+            if (!values) fail(body, key, "distribution: categorical needs values: [...]");
             if (!values.IsSequence()) fail(values, key + ".values", "expects a list [a, b, ...]");
             if (values.size() == 0) fail(values, key + ".values", "an empty list: the sweep would have no trial");
             for (const auto& v : values) p.values.push_back(value(v, p));
-        } else if (const auto single = body["value"]) {
-            p.values.push_back(value(single, p));
+        } else if (body["value"] || kind == "constant") {
+            only(body, key, {"value", "distribution"}, "one value (constant)");
+            if (!body["value"]) fail(body, key, "distribution: constant needs value: x");
+            p.values.push_back(value(body["value"], p));
         } else {
-            range(body, key, p);
+            p.draw = draw(body, key, p);
         }
-        if (body["distribution"] && !p.distribution)
-            fail(body["distribution"], key + ".distribution", "applies to min/max only");
         return p;
     }
 
-    void range(const YAML::Node& body, const std::string& key, Parameter& p) const {
-        if (!body["min"] || !body["max"]) fail(body, key, "a range needs both min and max");
+    // Only `allowed` keys beside a form that takes nothing else.
+    void only(const YAML::Node& body, const std::string& key, const std::set<std::string>& allowed,
+              const std::string& form) const {
+        for (const auto& item : body)
+            if (!allowed.count(item.first.Scalar()))
+                fail(item.first, key + "." + item.first.Scalar(), "does not apply to " + form);
+    }
+
+    // A distribution's kind and arguments; the kind inferred from min and max when not given (whole
+    // ends: int_uniform, else uniform), as W&B does.
+    Draw draw(const YAML::Node& body, const std::string& key, const Parameter& p) const {
         if (p.flag) fail(body, key, "is an on/off option: give values: [true, false]");
-        p.min = boundedNumber(body["min"], key + ".min");
-        p.max = boundedNumber(body["max"], key + ".max");
-        if (p.min > p.max) fail(body["min"], key, "min is greater than max");
-        const bool whole = std::floor(p.min) == p.min && std::floor(p.max) == p.max;
-        p.distribution = body["distribution"] ? distribution(body["distribution"], key + ".distribution")
-                         : whole              ? Distribution::IntUniform
-                                              : Distribution::Uniform;
-        if (*p.distribution == Distribution::LogUniform && p.min <= 0)
-            fail(body["min"], key + ".min", "a log_uniform range needs min > 0");
-        if (*p.distribution == Distribution::IntUniform && !whole)
-            fail(body, key, "an int_uniform range needs whole-number min and max");
+        Draw d;
+        const bool whole = body["min"] && body["max"] && isWhole(body["min"]) && isWhole(body["max"]);
+        if (const auto kind = body["distribution"]) {
+            const std::string name = scalar(kind, key + ".distribution");
+            const auto known = distributionFromName(name);
+            if (!known)
+                fail(kind, key + ".distribution",
+                     "unknown distribution '" + name + "' (constant, categorical, " + distributionNames() + ")");
+            d.distribution = *known;
+        } else if (body["mu"] || body["sigma"]) {
+            fail(body, key, "mu and sigma need a distribution: normal, q_normal, log_normal or q_log_normal");
+        } else {
+            d.distribution = whole ? Distribution::IntUniform : Distribution::Uniform;
+        }
+        const std::string what = toString(d.distribution);
+        if (takesRange(d.distribution)) {
+            only(body, key, {"min", "max", "distribution", "q"}, what);
+            if (!body["min"] || !body["max"]) fail(body, key, "a " + what + " range needs both min and max");
+            d.min = boundedNumber(body["min"], key + ".min");
+            d.max = boundedNumber(body["max"], key + ".max");
+            if (d.min > d.max) fail(body["min"], key, "min is greater than max");
+            if (takesValueRange(d.distribution) && d.min <= 0)
+                fail(body["min"], key + ".min", "a " + what + " range needs min > 0 (min and max are values)");
+            if (d.distribution == Distribution::IntUniform && !whole)
+                fail(body, key, "an int_uniform range needs whole-number min and max");
+        } else {
+            only(body, key, {"mu", "sigma", "distribution", "q"}, what);
+            if (const auto mu = body["mu"]) d.mu = boundedNumber(mu, key + ".mu");
+            if (const auto sigma = body["sigma"]) d.sigma = boundedNumber(sigma, key + ".sigma");
+            if (!(d.sigma > 0)) fail(body["sigma"], key + ".sigma", "a " + what + " needs sigma > 0");
+        }
+        if (const auto q = body["q"]) {
+            if (!isQuantized(d.distribution)) fail(q, key + ".q", "applies to the q_ distributions only");
+            d.q = boundedNumber(q, key + ".q");
+            d.wholeQ = isWhole(q);
+            if (!(d.q > 0)) fail(q, key + ".q", "q must be > 0");
+        }
+        return d;
+    }
+
+    // Whether a scalar is written as a whole number ("3", not "3.0"): W&B's int_uniform and whole q.
+    bool isWhole(const YAML::Node& n) const {
+        if (!n.IsScalar()) return false;
+        long long v = 0;
+        const std::string& text = n.Scalar();
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        return ec == std::errc{} && end == text.data() + text.size();
     }
 
     Metric metric(const YAML::Node& n) const {
         if (!n.IsMap()) fail(n, "metric", "expects {name: ..., goal: minimize|maximize}");
-        checkKeys(n, "metric", {"name", "goal"});
+        checkKeys(n, "metric", {"name", "goal", "target"});
         Metric m;
         if (!n["name"]) fail(n, "metric", "needs a name");
         m.name = scalar(n["name"], "metric.name");
@@ -205,6 +242,7 @@ struct Reader {
         } else {
             m.goal = defaultGoal(m.name);
         }
+        if (const auto target = n["target"]) m.target = number(target, "metric.target");
         return m;
     }
 };
@@ -215,7 +253,7 @@ void checkWhole(const Spec& spec, const Reader& r, const YAML::Node& root) {
     if (spec.method == Method::Grid) {
         if (spec.runCap) r.fail(root["run_cap"], "run_cap", "applies to method: random (a grid runs every point)");
         for (const auto& p : spec.parameters)
-            if (p.distribution && *p.distribution != Distribution::IntUniform)
+            if (p.draw && p.draw->distribution != Distribution::IntUniform)
                 throw ConfigError(
                     specMessage(spec.file, p.line, "parameters." + p.name,
                                 "a grid needs discrete values: give values: [...] (or use method: random)"));
@@ -235,14 +273,33 @@ ConfigError yamlError(const std::string& file, const YAML::Exception& e) {
     return ConfigError(specMessage(file, e.mark.line + 1, "YAML", e.msg + column));
 }
 
+// W&B's keys that name W&B's own things, taken and shown with the reason they change nothing here.
+std::vector<IgnoredKey> ignoredKeys(const YAML::Node& root) {
+    static const std::pair<const char*, const char*> kReasons[] = {
+        {"program", "each trial runs `mlpwb train` with the sweep's options, not a script the file names"},
+        {"command", "each trial runs `mlpwb train` with the sweep's options, not a command the file names"},
+        {"entity", "a W&B entity: the results stay in the sweep folder"},
+        {"project", "a W&B project: the results stay in the sweep folder"},
+        {"early_terminate", "early termination is not implemented yet: every trial trains to its end"},
+    };
+    std::vector<IgnoredKey> out;
+    for (const auto& item : root)
+        for (const auto& [key, reason] : kReasons)
+            if (item.first.Scalar() == key) out.push_back({key, Reader::lineOf(item.first), reason});
+    return out;
+}
+
 Spec parseRoot(const YAML::Node& root, const std::string& text, const std::string& file, const OptionLookup& options) {
     const Reader r{file};
     if (!root.IsMap())
         throw ConfigError(specMessage(file, 0, "sweep file", "expects a mapping with method and parameters"));
-    r.checkKeys(root, "", {"name", "description", "method", "metric", "parameters", "run_cap", "seed", "repeats"});
+    r.checkKeys(root, "",
+                {"name", "description", "method", "metric", "parameters", "run_cap", "seed", "repeats", "program",
+                 "command", "entity", "project", "early_terminate"});
     Spec spec;
     spec.file = file;
     spec.text = text;
+    spec.ignored = ignoredKeys(root);
     if (const auto n = root["name"]) spec.name = r.scalar(n, "name");
     if (!root["method"]) r.fail(root, "method", "missing: grid or random");
     const std::string method = r.scalar(root["method"], "method");

@@ -6,8 +6,10 @@
 //   repeats: 3                    # each point this many times, with seeds seed, seed+1, ...
 //   parameters:
 //     batch_size: {values: [256, 2048]}
-//     lr: {min: 1.0e-4, max: 1.0e-2, distribution: log_uniform}
+//     lr: {min: 1.0e-4, max: 1.0e-2, distribution: log_uniform_values}
 //     optimizer: {value: adam}
+// W&B's other keys are taken too: program, command, entity, project and early_terminate are shown
+// as ignored with the reason (Spec::ignored); metric.target ends the sweep's new trials once reached.
 #pragma once
 
 #include <cstdint>
@@ -18,15 +20,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sweep/distribution.h"
+
 namespace wb::sweep {
 
 enum class Method { Grid, Random };
 enum class Goal { Minimize, Maximize };
-enum class Distribution { Uniform, LogUniform, IntUniform };
 
 std::string toString(Method m);
 std::string toString(Goal g);
-std::string toString(Distribution d);
 
 // One value a parameter takes: as JSON (number, bool or string, for tables and reports) and as the
 // text of the `mlpwb train` option it sets (a list such as [20, 10] becomes "20,10").
@@ -42,15 +44,23 @@ struct Parameter {
     bool flag = false;   // an on/off option (--shuffle): values are true or false
     // values: [...] or value: x (one value) ...
     std::vector<ParameterValue> values;
-    // ... or min/max with a distribution (random only, except int_uniform, which a grid enumerates).
-    std::optional<Distribution> distribution;
-    double min = 0, max = 0;
+    // ... or a distribution (distribution.h; random only, except int_uniform, which a grid enumerates).
+    std::optional<Draw> draw;
     int line = 0;  // 1-based line of the parameter's name
 };
 
 struct Metric {
     std::string name = "loss";  // a RunRecord summary figure (sweep_metric.h)
     Goal goal = Goal::Minimize;
+    std::optional<double> target;  // W&B's metric.target: no new trials once a trial reaches it
+};
+
+// A key of a W&B sweep file that names something of W&B's own (its program, its project): taken,
+// and shown to the user with the reason it changes nothing here.
+struct IgnoredKey {
+    std::string key;
+    int line = 0;
+    std::string reason;
 };
 
 struct Spec {
@@ -63,6 +73,7 @@ struct Spec {
     std::optional<int> runCap;          // random: how many points
     std::uint64_t seed = 1;             // random: the sampler's seed
     int repeats = 1;
+    std::vector<IgnoredKey> ignored;  // in the file's order
 
     // The line of a parameter's name in the file, or of `parameters:` when there is none.
     int parametersLine = 0;

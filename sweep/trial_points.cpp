@@ -28,30 +28,28 @@ ParameterValue sampledNumber(double v, bool whole) {
 // How many values a grid takes for one parameter: its list's, or an int_uniform range's whole numbers.
 // The range's ends lie within ±2^53 (parseSpec), so the count is exact.
 std::uint64_t gridCount(const Parameter& p) {
-    if (!p.distribution) return p.values.size();
-    if (!(p.max - p.min < 0x1p63)) return kManyTrials;  // (a Spec not from parseSpec)
-    return static_cast<std::uint64_t>(p.max - p.min) + 1;
+    if (!p.draw) return p.values.size();
+    if (!(p.draw->max - p.draw->min < 0x1p63)) return kManyTrials;  // (a Spec not from parseSpec)
+    return static_cast<std::uint64_t>(p.draw->max - p.draw->min) + 1;
 }
 
 // The values a grid takes for one parameter (their count checked against the cap before).
 std::vector<ParameterValue> gridValues(const Parameter& p) {
-    if (!p.distribution) return p.values;
+    if (!p.draw) return p.values;
     std::vector<ParameterValue> values;
     // By a whole-number index, not by v += 1: nothing about the floating-point ends can stop its end.
     const std::uint64_t count = gridCount(p);
-    for (std::uint64_t i = 0; i < count; ++i) values.push_back(sampledNumber(p.min + static_cast<double>(i), true));
+    for (std::uint64_t i = 0; i < count; ++i)
+        values.push_back(sampledNumber(p.draw->min + static_cast<double>(i), true));
     return values;
 }
 
+// One draw: a value of the list, or of the distribution (distribution.h: W&B's meanings).
 ParameterValue sample(const Parameter& p, Rng& rng) {
-    if (!p.distribution) return p.values[rng.below(p.values.size())];
+    if (!p.draw) return p.values[rng.below(p.values.size())];
     const double u = rng.uniformDouble();
-    switch (*p.distribution) {
-        case Distribution::Uniform: return sampledNumber(p.min + u * (p.max - p.min), false);
-        case Distribution::LogUniform:
-            return sampledNumber(std::exp(std::log(p.min) + u * (std::log(p.max) - std::log(p.min))), false);
-        default: return sampledNumber(std::min(p.max, p.min + std::floor(u * (p.max - p.min + 1))), true);
-    }
+    const double n = takesRange(p.draw->distribution) ? 0.0 : rng.normal();  // the normal kinds' draw
+    return sampledNumber(drawValue(*p.draw, u, n), drawsWholeNumbers(*p.draw));
 }
 
 std::vector<std::vector<ParameterValue>> gridPoints(const Spec& spec) {

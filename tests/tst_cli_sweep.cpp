@@ -369,6 +369,22 @@ private slots:
         QVERIFY(value.at("min").get<double>() < value.at("max").get<double>());  // the spread over repeats
     }
 
+    // W&B's metric.target: once a trial reaches it no new trial starts (one at a time here, so the
+    // first reaches a target every run reaches, and the others are cancelled saying why); W&B's own
+    // keys are said to be ignored before anything runs.
+    void aReachedTargetStartsNoNewTrial() {
+        writeText(path("target.yaml"),
+                  "program: train.py\nmethod: grid\nmetric: {name: train_loss, goal: minimize, target: 100}\n"
+                  "parameters:\n  lr: {values: [0.01, 0.02, 0.03]}\n");
+        RUN_MLPWB(r, QStringList({"sweep", "target.yaml", "--out", "tgt", "--jobs", "1"}) + kQuickBase);
+        QVERIFY2(r.err.contains("target.yaml:1: program: ignored: each trial runs `mlpwb train`"), r.describe());
+        const auto status = statusOf(path("tgt"));
+        QCOMPARE(statesOf(status), (QStringList{"completed", "cancelled", "cancelled"}));
+        QVERIFY2(str(status.at("trials").at(2).at("error")).startsWith("metric.target 100 reached by trial 0"),
+                 qPrintable(QString::fromStdString(status.at("trials").at(2).dump())));
+        QCOMPARE(readJson(path("tgt/sweep.json")).at("metric").at("target").get<double>(), 100.0);
+    }
+
     void reportNamesTheBestTrial() {
         RUN_MLPWB(r, QStringList({"sweep", "grid.yaml", "--out", "rp"}) + kQuickBase);
         QCOMPARE(r.exitCode, 0);

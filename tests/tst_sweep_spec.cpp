@@ -59,17 +59,50 @@ private slots:
         const Spec s = parse(
             "method: random\nrun_cap: 20\nseed: 7\n"
             "parameters:\n"
-            "  lr: {min: 1.0e-4, max: 1.0e-1, distribution: log_uniform}\n"
+            "  lr: {min: 1.0e-4, max: 1.0e-1, distribution: log_uniform_values}\n"
             "  epochs: {min: 5, max: 9}\n"
             "  batch-size: {min: 0.5, max: 2.5}\n");
         QCOMPARE(*s.runCap, 20);
         QCOMPARE(s.seed, std::uint64_t(7));
-        QCOMPARE(toString(*s.parameters[0].distribution), toString(Distribution::LogUniform));
-        QCOMPARE(toString(*s.parameters[1].distribution), toString(Distribution::IntUniform));  // whole ends: integers
-        QCOMPARE(toString(*s.parameters[2].distribution), toString(Distribution::Uniform));
+        QCOMPARE(toString(s.parameters[0].draw->distribution), toString(Distribution::LogUniformValues));
+        QCOMPARE(toString(s.parameters[1].draw->distribution), toString(Distribution::IntUniform));  // whole: integers
+        QCOMPARE(toString(s.parameters[2].draw->distribution), toString(Distribution::Uniform));
         QCOMPARE(s.parameters[2].option, std::string("--batch-size"));  // '-' as well as '_'
         QCOMPARE(s.metric.name, std::string("loss"));                   // the default metric
         QCOMPARE(toString(s.metric.goal), toString(Goal::Minimize));
+    }
+
+    // A sweep file as W&B's documentation writes one: W&B's own keys are taken and shown as ignored
+    // with their reasons and lines; metric.target is kept; constant and categorical are the value
+    // forms.
+    void aWAndBSweepFileIsTaken() {
+        const Spec s = parse(
+            "program: train.py\n"
+            "entity: my-team\n"
+            "project: mlp\n"
+            "method: random\n"
+            "run_cap: 10\n"
+            "metric:\n  name: val_loss\n  goal: minimize\n  target: 0.3\n"
+            "early_terminate:\n  type: hyperband\n  min_iter: 3\n"
+            "command:\n  - ${env}\n  - python\n  - ${program}\n  - ${args}\n"
+            "parameters:\n"
+            "  lr: {distribution: log_uniform_values, min: 0.0001, max: 0.1}\n"
+            "  optimizer: {distribution: categorical, values: [adam, sgd]}\n"
+            "  epochs: {distribution: constant, value: 20}\n"
+            "  batch_size: {distribution: q_log_uniform_values, min: 32, max: 2048, q: 32}\n");
+        QCOMPARE(s.metric.target.value_or(-1), 0.3);
+        QCOMPARE(s.ignored.size(), std::size_t(5));
+        const std::vector<std::pair<std::string, int>> expected = {
+            {"program", 1}, {"entity", 2}, {"project", 3}, {"early_terminate", 10}, {"command", 13}};
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            QCOMPARE(s.ignored[i].key, expected[i].first);
+            QCOMPARE(s.ignored[i].line, expected[i].second);
+            QVERIFY(!s.ignored[i].reason.empty());
+        }
+        QCOMPARE(s.parameters[1].values.size(), std::size_t(2));
+        QCOMPARE(s.parameters[2].values[0].argument, std::string("20"));
+        QCOMPARE(toString(s.parameters[3].draw->distribution), std::string("q_log_uniform_values"));
+        QCOMPARE(s.parameters[3].draw->q, 32.0);
     }
 
     void refusals_data() {
@@ -97,14 +130,38 @@ private slots:
                                                     << "s.yaml:3: parameters.lr: a grid needs discrete";
         QTest::newRow("min above max") << "method: random\nrun_cap: 2\nparameters:\n  lr: {min: 2, max: 1}\n"
                                        << "s.yaml:4: parameters.lr: min is greater than max";
-        QTest::newRow("log range through zero")
-            << "method: random\nrun_cap: 2\nparameters:\n  lr: {min: 0, max: 1, distribution: log_uniform}\n"
-            << "s.yaml:4: parameters.lr.min: a log_uniform range needs min > 0";
+        QTest::newRow("log range of values through zero")
+            << "method: random\nrun_cap: 2\nparameters:\n  lr: {min: 0, max: 1, distribution: log_uniform_values}\n"
+            << "s.yaml:4: parameters.lr.min: a log_uniform_values range needs min > 0";
         QTest::newRow("unknown distribution")
-            << "method: random\nrun_cap: 2\nparameters:\n  lr: {min: 0, max: 1, distribution: normal}\n"
-            << "s.yaml:4: parameters.lr.distribution: unknown distribution 'normal'";
+            << "method: random\nrun_cap: 2\nparameters:\n  lr: {min: 0, max: 1, distribution: gaussian}\n"
+            << "s.yaml:4: parameters.lr.distribution: unknown distribution 'gaussian'";
         QTest::newRow("two forms") << "method: grid\nparameters:\n  lr: {value: 1, values: [2]}\n"
-                                   << "s.yaml:3: parameters.lr: give exactly one of";
+                                   << "s.yaml:3: parameters.lr.value: does not apply to a list of values";
+        QTest::newRow("mu on a range")
+            << "method: random\nrun_cap: 2\nparameters:\n  lr: {distribution: uniform, min: 0, max: 1, mu: 3}\n"
+            << "s.yaml:4: parameters.lr.mu: does not apply to uniform";
+        QTest::newRow("min on a normal")
+            << "method: random\nrun_cap: 2\nparameters:\n  lr: {distribution: normal, min: 0}\n"
+            << "s.yaml:4: parameters.lr.min: does not apply to normal";
+        QTest::newRow("sigma zero")
+            << "method: random\nrun_cap: 2\nparameters:\n  lr: {distribution: log_normal, sigma: 0}\n"
+            << "s.yaml:4: parameters.lr.sigma: a log_normal needs sigma > 0";
+        QTest::newRow("q without a q_ distribution")
+            << "method: random\nrun_cap: 2\nparameters:\n  lr: {min: 0.5, max: 1.5, q: 2}\n"
+            << "s.yaml:4: parameters.lr.q: applies to the q_ distributions only";
+        QTest::newRow("q zero")
+            << "method: random\nrun_cap: 2\nparameters:\n  lr: {distribution: q_uniform, min: 0, max: 1, q: 0}\n"
+            << "s.yaml:4: parameters.lr.q: q must be > 0";
+        QTest::newRow("mu without a distribution")
+            << "method: random\nrun_cap: 2\nparameters:\n  lr: {mu: 0, sigma: 1}\n"
+            << "s.yaml:4: parameters.lr: mu and sigma need a distribution";
+        QTest::newRow("nested parameters")
+            << "method: grid\nparameters:\n  model:\n    parameters:\n      layers: {value: 3}\n"
+            << "s.yaml:4: parameters.model.parameters: nested parameters";
+        QTest::newRow("categorical without values")
+            << "method: grid\nparameters:\n  lr: {distribution: categorical}\n"
+            << "s.yaml:3: parameters.lr: distribution: categorical needs values";
         QTest::newRow("unknown parameter key") << "method: grid\nparameters:\n  lr: {vals: [1]}\n"
                                                << "s.yaml:3: parameters.lr.vals: unknown key";
         QTest::newRow("flag not boolean") << "method: grid\nparameters:\n  shuffle: {values: [yes-please]}\n"
@@ -158,7 +215,7 @@ private slots:
     // The whole numbers up to 2^53 count one by one: the largest range is accepted.
     void aRangeJustBelow2To53IsAccepted() {
         const Spec s = parse("method: grid\nparameters:\n  epochs: {min: 9007199254740990, max: 9007199254740991}\n");
-        QCOMPARE(s.parameters[0].max, 9007199254740991.0);
+        QCOMPARE(s.parameters[0].draw->max, 9007199254740991.0);
     }
 
     // A sweep file is read only from a regular file of at most 1 MiB: a folder, a device that never

@@ -57,7 +57,7 @@ private slots:
     void randomIsDeterministicAndInRange() {
         const std::string text =
             "method: random\nrun_cap: 400\nseed: 11\nparameters:\n"
-            "  lr: {min: 1.0e-4, max: 1.0e-1, distribution: log_uniform}\n"
+            "  lr: {min: 1.0e-4, max: 1.0e-1, distribution: log_uniform_values}\n"
             "  epochs: {min: 1, max: 4}\n"
             "  dropout: {min: 0.25, max: 0.5}\n"
             "  opt: {values: [adam, sgd]}\n";
@@ -83,10 +83,77 @@ private slots:
         QVERIFY2(lowDecade > 90 && lowDecade < 180, qPrintable(QString::number(lowDecade)));
         const auto other =
             expandTrials(parse("method: random\nrun_cap: 400\nseed: 12\nparameters:\n"
-                               "  lr: {min: 1.0e-4, max: 1.0e-1, distribution: log_uniform}\n"
+                               "  lr: {min: 1.0e-4, max: 1.0e-1, distribution: log_uniform_values}\n"
                                "  epochs: {min: 1, max: 4}\n  dropout: {min: 0.25, max: 0.5}\n"
                                "  opt: {values: [adam, sgd]}\n"));
         QVERIFY(argsOf(other[0]) != argsOf(a[0]));  // another seed, other samples
+    }
+
+    // Every W&B distribution draws what W&B's would: its values within the range its meaning gives
+    // (log_uniform's min and max are exponents, the _values kinds' are values), whole numbers where
+    // q is whole, and the share of draws below a point that the distribution gives (half below the
+    // median of a continuous one; a discrete one's share is worked out beside its row).
+    void eachDistributionDrawsWhatWAndBMeans_data() {
+        QTest::addColumn<QString>("body");
+        QTest::addColumn<double>("low");  // every draw within [low, high]
+        QTest::addColumn<double>("high");
+        QTest::addColumn<double>("median");  // the point ...
+        QTest::addColumn<double>("share");   // ... and the share of draws below it
+        QTest::addColumn<double>("q");       // every draw a multiple of q (0: no rounding)
+        QTest::addColumn<bool>("whole");     // drawn as whole numbers
+        const double e = std::exp(1.0);
+        QTest::newRow("uniform") << "{distribution: uniform, min: -2, max: 6}" << -2.0 << 6.0 << 2.0 << 0.5 << 0.0
+                                 << false;
+        QTest::newRow("int_uniform") << "{distribution: int_uniform, min: 3, max: 7}" << 3.0 << 7.0 << 5.0 << 0.4 << 1.0
+                                     << true;
+        QTest::newRow("q_uniform") << "{distribution: q_uniform, min: 0, max: 100, q: 10}" << 0.0 << 100.0 << 50.0
+                                   << 0.45 << 10.0 << true;
+        QTest::newRow("q_uniform, fractional q")
+            << "{distribution: q_uniform, min: 0, max: 1, q: 0.25}" << 0.0 << 1.0 << 0.5 << 0.375 << 0.25 << false;
+        QTest::newRow("log_uniform: exponents") << "{distribution: log_uniform, min: -9.2, max: -2.3}" << std::exp(-9.2)
+                                                << std::exp(-2.3) << std::exp(-5.75) << 0.5 << 0.0 << false;
+        QTest::newRow("log_uniform_values") << "{distribution: log_uniform_values, min: 1.0e-4, max: 1.0e-1}" << 1e-4
+                                            << 1e-1 << std::sqrt(1e-5) << 0.5 << 0.0 << false;
+        QTest::newRow("q_log_uniform") << "{distribution: q_log_uniform, min: 0, max: 6, q: 4}" << 0.0 << 404.0
+                                       << std::exp(3.0) << 0.5 << 4.0 << true;
+        QTest::newRow("q_log_uniform_values") << "{distribution: q_log_uniform_values, min: 16, max: 4096, q: 16}"
+                                              << 16.0 << 4096.0 << 256.0 << 0.5 << 16.0 << true;
+        QTest::newRow("inv_log_uniform") << "{distribution: inv_log_uniform, min: 2, max: 9}" << std::exp(-9.0)
+                                         << std::exp(-2.0) << std::exp(-5.5) << 0.5 << 0.0 << false;
+        QTest::newRow("inv_log_uniform_values") << "{distribution: inv_log_uniform_values, min: 0.001, max: 0.1}"
+                                                << 0.001 << 0.1 << 0.01 << 0.5 << 0.0 << false;
+        QTest::newRow("normal") << "{distribution: normal, mu: 5, sigma: 2}" << -1e9 << 1e9 << 5.0 << 0.5 << 0.0
+                                << false;
+        QTest::newRow("normal, defaults") << "{distribution: normal}" << -1e9 << 1e9 << 0.0 << 0.5 << 0.0 << false;
+        QTest::newRow("q_normal") << "{distribution: q_normal, mu: 100, sigma: 30, q: 5}" << -1e9 << 1e9 << 100.0 << 0.5
+                                  << 5.0 << true;
+        QTest::newRow("log_normal") << "{distribution: log_normal, mu: 1, sigma: 0.5}" << 0.0 << 1e9 << e << 0.5 << 0.0
+                                    << false;
+        QTest::newRow("q_log_normal") << "{distribution: q_log_normal, mu: 3, sigma: 1, q: 2}" << 0.0 << 1e9
+                                      << std::exp(3.0) << 0.5 << 2.0 << true;
+    }
+    void eachDistributionDrawsWhatWAndBMeans() {
+        QFETCH(QString, body);
+        QFETCH(double, low);
+        QFETCH(double, high);
+        QFETCH(double, median);
+        QFETCH(double, share);
+        QFETCH(double, q);
+        QFETCH(bool, whole);
+        const auto trials = expandTrials(
+            parse("method: random\nrun_cap: 2000\nseed: 3\nparameters:\n  x: " + body.toStdString() + "\n"));
+        int below = 0;
+        for (const auto& t : trials) {
+            const auto& v = t.values[0];
+            QCOMPARE(v.value.is_number_integer(), whole);
+            const double x = v.value.get<double>();
+            QVERIFY2(x >= low && x <= high, qPrintable(QString("%1 outside [%2, %3]").arg(x).arg(low).arg(high)));
+            if (q > 0) QVERIFY2(std::fabs(std::remainder(x, q)) < 1e-9 * std::max(1.0, x), v.argument.c_str());
+            below += x < median ? 1 : 0;
+        }
+        // 2000 draws: the count below is 2000 share +- 22 (one sigma); q's rounding moves a few (q_normal
+        // at its mean: P(X < 97.5) = 0.467), so within 4 sigma of the share.
+        QVERIFY2(std::fabs(below - 2000 * share) < 90, qPrintable(QString::number(below)));
     }
 
     // The trial count comes from each parameter's count of values, before any value is expanded, and

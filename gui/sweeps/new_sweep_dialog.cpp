@@ -40,7 +40,7 @@ QString yamlRange(const QString& text) {
     const auto m = range.match(text.trimmed());
     if (!m.hasMatch()) return {};
     QString body = "{min: " + m.captured(2) + ", max: " + m.captured(3);
-    if (!m.captured(1).isEmpty()) body += ", distribution: log_uniform";
+    if (!m.captured(1).isEmpty()) body += ", distribution: log_uniform_values";  // W&B: min and max are values
     return body + "}";
 }
 }  // namespace
