@@ -1,7 +1,7 @@
 #include "sweep/distribution.h"
 
+#include <algorithm>
 #include <cmath>
-#include <iterator>
 
 namespace wb::sweep {
 
@@ -102,6 +102,11 @@ std::optional<std::pair<double, double>> drawnBounds(const Draw& d) {
     // fall as u grows), rounded to q where it applies.
     const double a = drawValue(d, 0.0, 0.0), b = drawValue(d, std::nextafter(1.0, 0.0), 0.0);
     return std::pair{std::min(a, b), std::max(a, b)};
+}
+
+bool drawsFitAParameter(const Draw& d, double low, double high) {
+    const double limit = drawsWholeNumbers(d) ? 9007199254740992.0 : HUGE_VAL;  // 2^53
+    return std::isfinite(low) && std::isfinite(high) && std::fabs(low) < limit && std::fabs(high) < limit;
 }
 
 }  // namespace wb::sweep

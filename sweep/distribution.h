@@ -57,5 +57,8 @@ double drawValue(const Draw& d, double u, double n);
 bool drawsWholeNumbers(const Draw& d);
 // The least and the greatest value it can draw; nullopt for the normal kinds (no bounds).
 std::optional<std::pair<double, double>> drawnBounds(const Draw& d);
+// Whether values from `low` to `high` can be given to a parameter: finite, and within ±2^53 where d
+// draws whole numbers (a whole number is written as an integer).
+bool drawsFitAParameter(const Draw& d, double low, double high);
 
 }  // namespace wb::sweep

@@ -215,7 +215,20 @@ struct Reader {
             d.wholeQ = isWhole(q);
             if (!(d.q > 0)) fail(q, key + ".q", "q must be > 0");
         }
+        checkBounds(body, key, d);
         return d;
+    }
+
+    // What a bounded kind draws must be a number a parameter can take: finite, and within ±2^53 where
+    // it is drawn whole (exp(1000) from log_uniform's max: 1000, an exponent, is neither).
+    void checkBounds(const YAML::Node& body, const std::string& key, const Draw& d) const {
+        const auto bounds = drawnBounds(d);
+        if (!bounds || drawsFitAParameter(d, bounds->first, bounds->second)) return;
+        std::string hint;
+        if (d.distribution == Distribution::LogUniform || d.distribution == Distribution::QLogUniform)
+            hint = " (its min and max are natural-log exponents, as in W&B; for values write " +
+                   toString(d.distribution) + "_values)";
+        fail(body, key, "draws values beyond what a parameter can take" + hint);
     }
 
     // Whether a scalar is written as a whole number ("3", not "3.0"): W&B's int_uniform and whole q.

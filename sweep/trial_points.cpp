@@ -45,11 +45,17 @@ std::vector<ParameterValue> gridValues(const Parameter& p) {
 }
 
 // One draw: a value of the list, or of the distribution (distribution.h: W&B's meanings).
-ParameterValue sample(const Parameter& p, Rng& rng) {
+// A normal kind has no bounds the parser could check: a draw beyond what a parameter takes (a sigma
+// of 1e300) is refused here, before it is converted to a whole number.
+ParameterValue sample(const Spec& spec, const Parameter& p, Rng& rng) {
     if (!p.draw) return p.values[rng.below(p.values.size())];
     const double u = rng.uniformDouble();
     const double n = takesRange(p.draw->distribution) ? 0.0 : rng.normal();  // the normal kinds' draw
-    return sampledNumber(drawValue(*p.draw, u, n), drawsWholeNumbers(*p.draw));
+    const double v = drawValue(*p.draw, u, n);
+    if (!drawsFitAParameter(*p.draw, v, v))
+        throw ConfigError(specMessage(spec.file, p.line, "parameters." + p.name,
+                                      "drew " + std::to_string(v) + ", beyond what a parameter can take"));
+    return sampledNumber(v, drawsWholeNumbers(*p.draw));
 }
 
 std::vector<std::vector<ParameterValue>> gridPoints(const Spec& spec) {
@@ -75,7 +81,7 @@ std::vector<std::vector<ParameterValue>> randomPoints(const Spec& spec) {
     std::vector<std::vector<ParameterValue>> points;
     for (int n = 0; n < *spec.runCap; ++n) {
         std::vector<ParameterValue> point;
-        for (const auto& p : spec.parameters) point.push_back(sample(p, rng));
+        for (const auto& p : spec.parameters) point.push_back(sample(spec, p, rng));
         points.push_back(std::move(point));
     }
     return points;

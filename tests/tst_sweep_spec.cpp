@@ -156,6 +156,10 @@ private slots:
         QTest::newRow("mu without a distribution")
             << "method: random\nrun_cap: 2\nparameters:\n  lr: {mu: 0, sigma: 1}\n"
             << "s.yaml:4: parameters.lr: mu and sigma need a distribution";
+        QTest::newRow("log_uniform's exponents taken for values")
+            << "method: random\nrun_cap: 2\nparameters:\n  epochs: {distribution: log_uniform, min: 1, max: 1000}\n"
+            << "s.yaml:4: parameters.epochs: draws values beyond what a parameter can take (its min and max are "
+               "natural-log exponents";
         QTest::newRow("nested parameters")
             << "method: grid\nparameters:\n  model:\n    parameters:\n      layers: {value: 3}\n"
             << "s.yaml:4: parameters.model.parameters: nested parameters";

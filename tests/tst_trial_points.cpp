@@ -156,6 +156,19 @@ private slots:
         QVERIFY2(std::fabs(below - 2000 * share) < 90, qPrintable(QString::number(below)));
     }
 
+    // A normal kind has no bounds to check in the file: a draw no parameter can take is refused
+    // when it is drawn (converting it to a whole number would be undefined).
+    void aDrawBeyondAParameterIsRefused() {
+        const Spec s =
+            parse("method: random\nrun_cap: 50\nparameters:\n  x: {distribution: q_normal, sigma: 9.0e15}\n");
+        try {
+            (void)expandTrials(s);
+            QFAIL("no refusal");
+        } catch (const wb::ConfigError& e) {
+            QVERIFY2(QString(e.what()).startsWith("s.yaml:4: parameters.x: drew "), e.what());
+        }
+    }
+
     // The trial count comes from each parameter's count of values, before any value is expanded, and
     // never wraps around: past 2^64 it reads kManyTrials.
     void countsComeFromTheCounts_data() {
