@@ -13,6 +13,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -33,6 +34,9 @@ QString yamlValue(const QString& token) {
     escaped.replace('\\', "\\\\").replace('"', "\\\"");
     return '"' + escaped + '"';
 }
+
+// Where the dialog keeps the last sweep's settings (QSettings).
+constexpr const char* kSettingsGroup = "newSweep";
 
 // "MIN..MAX" or "log MIN..MAX" as the body of a range parameter; "" when the text is no range.
 QString yamlRange(const QString& text) {
@@ -62,6 +66,7 @@ NewSweepDialog::NewSweepDialog(QWidget* parent) : QDialog(parent) {
     QFormLayout* engineForm = buildEngineForm();
     QDialogButtonBox* box = buildButtonBox();
     connectSignals();
+    restoreSettings();
     updateEngineFields();
 
     auto* layout = new QVBoxLayout(this);
@@ -116,6 +121,11 @@ void NewSweepDialog::buildParameterTable() {
     parameters_->setObjectName("sweepParameters");
     parameters_->setHorizontalHeaderLabels({"Parameter", "Values"});
     parameters_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    // The names column as wide as a name box needs for the longest suggested name ("weight_decay").
+    QComboBox widest;
+    widest.addItems(suggestedParameters());
+    widest.setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    parameters_->setColumnWidth(0, widest.sizeHint().width() + 8);
     parameters_->setMinimumHeight(150);
 }
 
@@ -138,9 +148,11 @@ QFormLayout* NewSweepDialog::buildEngineForm() {
     engine_->addItem("This machine (a pool of trials)", "local");
     engine_->addItem("SLURM cluster (a job array)", "slurm");
     jobs_ = new QSpinBox;
+    jobs_->setObjectName("sweepJobs");
     jobs_->setRange(0, 4096);
     jobs_->setSpecialValueText("auto (one per core)");
     exclusive_ = new QCheckBox("one trial at a time (epoch times that compare)");
+    exclusive_->setObjectName("sweepExclusive");
     slurmArgs_ = new QLineEdit;
     slurmArgs_->setPlaceholderText("e.g. --partition=gpu --time=01:00:00 --gres=gpu:1");
     maxParallel_ = new QSpinBox;
@@ -185,13 +197,14 @@ void NewSweepDialog::connectSignals() {
     });
     connect(engine_, &QComboBox::currentIndexChanged, this, &NewSweepDialog::updateEngineFields);
     connect(method_, &QComboBox::currentIndexChanged, this, &NewSweepDialog::updateEngineFields);
+    connect(exclusive_, &QCheckBox::toggled, this, &NewSweepDialog::updateEngineFields);
 }
 
 // Only the fields the chosen engine and method read are enabled: the pool's on this machine, sbatch's
 // on SLURM, the sampler's for a random sweep.
 void NewSweepDialog::updateEngineFields() {
     const bool slurm = engine_->currentData().toString() == "slurm";
-    jobs_->setEnabled(!slurm);
+    jobs_->setEnabled(!slurm && !exclusive_->isChecked());  // one at a time: nothing to choose
     exclusive_->setEnabled(!slurm);
     slurmArgs_->setEnabled(slurm);
     maxParallel_->setEnabled(slurm);
@@ -288,7 +301,57 @@ void NewSweepDialog::accept() {
         QMessageBox::information(this, "New sweep", why);
         return;
     }
+    saveSettings();
     QDialog::accept();
+}
+
+int NewSweepDialog::parameterCount() const {
+    return parameters_->rowCount();
+}
+
+// The last sweep's settings, as accept() saved them; the name and the folder are new each time.
+void NewSweepDialog::restoreSettings() {
+    QSettings s;
+    s.beginGroup(kSettingsGroup);
+    if (s.contains("method")) method_->setCurrentText(s.value("method").toString());
+    runCap_->setValue(s.value("run_cap", runCap_->value()).toInt());
+    seed_->setValue(s.value("seed", seed_->value()).toInt());
+    repeats_->setValue(s.value("repeats", repeats_->value()).toInt());
+    if (s.contains("metric")) metric_->setCurrentText(s.value("metric").toString());
+    if (s.contains("goal")) goal_->setCurrentText(s.value("goal").toString());  // after the metric, which sets it
+    if (const int engine = engine_->findData(s.value("engine").toString()); engine >= 0)
+        engine_->setCurrentIndex(engine);
+    jobs_->setValue(s.value("jobs", jobs_->value()).toInt());
+    exclusive_->setChecked(s.value("exclusive", false).toBool());
+    slurmArgs_->setText(s.value("slurm_args").toString());
+    maxParallel_->setValue(s.value("max_parallel", maxParallel_->value()).toInt());
+    for (const QString& row : s.value("parameters").toStringList()) {  // "name<TAB>values"
+        const QStringList cells = row.split('\t');
+        if (!cells.at(0).isEmpty()) addParameter(cells.at(0), cells.value(1));
+    }
+}
+
+void NewSweepDialog::saveSettings() const {
+    QSettings s;
+    s.beginGroup(kSettingsGroup);
+    s.setValue("method", method_->currentText());
+    s.setValue("run_cap", runCap_->value());
+    s.setValue("seed", seed_->value());
+    s.setValue("repeats", repeats_->value());
+    s.setValue("metric", metric_->currentText());
+    s.setValue("goal", goal_->currentText());
+    s.setValue("engine", engine_->currentData().toString());
+    s.setValue("jobs", jobs_->value());
+    s.setValue("exclusive", exclusive_->isChecked());
+    s.setValue("slurm_args", slurmArgs_->text());
+    s.setValue("max_parallel", maxParallel_->value());
+    QStringList rows;
+    for (int row = 0; row < parameters_->rowCount(); ++row) {
+        const auto* choice = static_cast<QComboBox*>(parameters_->cellWidget(row, 0));
+        rows << choice->currentText().trimmed() + '\t' +
+                    (parameters_->item(row, 1) ? parameters_->item(row, 1)->text() : "");
+    }
+    s.setValue("parameters", rows);
 }
 
 }  // namespace wb::gui

@@ -1,6 +1,7 @@
 // "New sweep…": the parameters to vary over the current configuration and their values, the method
 // (grid or random), the metric, the engine (this machine's pool or SLURM) and the sweep's folder.
-// It writes a W&B-shaped sweep file (sweep_spec.h) and the engine's options for `mlpwb sweep`.
+// It writes a W&B-shaped sweep file (sweep_spec.h) and the engine's options for `mlpwb sweep`, and
+// remembers what it was accepted with (QSettings) for the next sweep.
 //
 // Values are separated by spaces ("256 1024 2048", "adam sgd", layers "20,10 64,32"); for a random
 // sweep a range is "MIN..MAX" (uniform, whole numbers int_uniform) or "log MIN..MAX".
@@ -30,6 +31,7 @@ public:
     static QStringList suggestedParameters();
 
     void addParameter(const QString& name, const QString& values);
+    int parameterCount() const;  // rows, remembered ones included
     void setOutDir(const QString& dir);
     void setMethod(const QString& method);  // "grid" | "random"
     void setEngine(const QString& engine);  // "local" | "slurm"
@@ -53,6 +55,8 @@ private:
     QDialogButtonBox* buildButtonBox();
     void connectSignals();
     void updateEngineFields();
+    void restoreSettings();
+    void saveSettings() const;
 
     QLineEdit* name_ = nullptr;
     QComboBox* method_ = nullptr;

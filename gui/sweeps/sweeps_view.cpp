@@ -264,8 +264,10 @@ void SweepsView::saveReport() {
 
 void SweepsView::newSweep() {
     NewSweepDialog dialog(this);
-    dialog.addParameter("lr", "0.001 0.003 0.01");
-    dialog.addParameter("batch_size", "256 2048");
+    if (dialog.parameterCount() == 0) {  // the first sweep: an example to edit (later: the last one's)
+        dialog.addParameter("lr", "0.001 0.003 0.01");
+        dialog.addParameter("batch_size", "256 2048");
+    }
     dialog.setOutDir(
         QDir::home().filePath("mlpwb-sweeps/sweep-" + QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss")));
     if (dialog.exec() != QDialog::Accepted) return;

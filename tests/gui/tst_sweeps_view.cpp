@@ -11,9 +11,12 @@
 #include <QLabel>
 #include <QProcess>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <algorithm>
@@ -332,6 +335,37 @@ private slots:
         if (engine == "slurm")
             QVERIFY2(r.out.contains("#SBATCH --array=0-" + QByteArray::number(trials - 1)), r.describe());
         QVERIFY(!QFileInfo::exists(dialog.outDir()));  // a dry run writes nothing
+    }
+
+    // The dialog keeps what it was accepted with for the next sweep, greys "Trials at once" while
+    // "one trial at a time" is ticked, and shows a parameter's whole name.
+    void newSweepDialogRemembersItsSettings() {
+        {
+            NewSweepDialog dialog;
+            dialog.setMethod("random");
+            dialog.setRepeats(3);
+            dialog.addParameter("weight_decay", "0 0.0001 0.001");
+            dialog.setOutDir(path("remembered"));
+            auto* exclusive = dialog.findChild<QCheckBox*>("sweepExclusive");
+            auto* jobs = dialog.findChild<QSpinBox*>("sweepJobs");
+            QVERIFY(exclusive && jobs);
+            QVERIFY(jobs->isEnabled());
+            exclusive->setChecked(true);
+            QVERIFY(!jobs->isEnabled());
+            auto* table = dialog.findChild<QTableWidget*>("sweepParameters");
+            const auto* name = qobject_cast<QComboBox*>(table->cellWidget(0, 0));
+            QVERIFY(table->columnWidth(0) >= name->fontMetrics().horizontalAdvance("weight_decay"));
+            dialog.accept();
+            QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        }
+        NewSweepDialog again;
+        QCOMPARE(again.parameterCount(), 1);
+        QVERIFY(again.specYaml().contains("method: random"));
+        QVERIFY(again.specYaml().contains("repeats: 3"));
+        QVERIFY(again.specYaml().contains("weight_decay: {values: [0, 0.0001, 0.001]}"));
+        QVERIFY(again.engineArgs().contains("--exclusive"));
+        QVERIFY(!again.findChild<QSpinBox*>("sweepJobs")->isEnabled());
+        QSettings().remove("newSweep");  // the next tests start from a first sweep
     }
 
     void newSweepDialogSaysWhatIsMissing() {
