@@ -1,5 +1,7 @@
 #include "gui/sweeps/sweeps_view.h"
 
+#include <algorithm>
+
 #include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
@@ -77,7 +79,20 @@ void SweepsView::buildTable() {
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
     table_->horizontalHeader()->setStretchLastSection(true);
+    // A number or a state elided if it must be, never broken over two lines ("0.\n003").
+    table_->setWordWrap(false);
+    table_->horizontalHeader()->setResizeContentsPrecision(256);  // rows sampled for a column's width
     table_->verticalHeader()->setVisible(false);
+}
+
+// Each column at least as wide as its contents now ("completed" where it said "pending"), never
+// narrower than the user made it.
+void SweepsView::widenColumnsToContents() {
+    for (int c = 0; c < filter_->columnCount(); ++c) {
+        const QAbstractItemView* view = table_;  // (QTableView hides sizeHintForColumn)
+        const int wanted = std::max(view->sizeHintForColumn(c), table_->horizontalHeader()->sectionSizeHint(c));
+        if (table_->columnWidth(c) < wanted) table_->setColumnWidth(c, wanted);
+    }
 }
 
 void SweepsView::buildCharts() {
@@ -173,8 +188,10 @@ void SweepsView::rebuild() {
     axes_ = SweepAxes::build(plan, views);
     model_->setTrials(&plan, &views, watcher_->best());
     const auto r = sweep::makeReport(plan, views);
+    const QString folder = QFileInfo(watcher_->dir()).fileName();
+    const QString title = plan.name.empty() ? folder : QString::fromStdString(plan.name) + " (" + folder + ")";
     QString text = QString("%1: %2 trials — %3 completed, %4 running, %5 pending, %6 failed, %7 cancelled")
-                       .arg(QFileInfo(watcher_->dir()).fileName())
+                       .arg(title)
                        .arg(r.total)
                        .arg(r.completed)
                        .arg(r.running)
@@ -191,6 +208,7 @@ void SweepsView::rebuild() {
     report_->setPlainText(QString::fromStdString(sweep::reportText(r)));
     byParameter_->setTrials(plan, views, axes_, watcher_->best());
     redrawParallel();
+    widenColumnsToContents();
 }
 
 void SweepsView::redrawParallel() {

@@ -67,6 +67,7 @@ private:
     QHBoxLayout* buildTopRow();
     void connectSignals();
     void rebuild();  // the watcher saw a change: table, charts, summary
+    void widenColumnsToContents();
     void redrawParallel();
     void selectionChanged();
     void exportTableDialog();

@@ -99,6 +99,16 @@ private slots:
             QCOMPARE(shown, trials.at(static_cast<std::size_t>(row)).at("val_loss").get<double>());
         }
         QVERIFY(view.findChild<QLabel*>("sweepSummary")->text().contains("6 trials — 6 completed"));
+        // The sweep's own name heads the summary, its folder beside it.
+        QVERIFY2(view.findChild<QLabel*>("sweepSummary")->text().startsWith("grid6 (grid): "),
+                 qPrintable(view.findChild<QLabel*>("sweepSummary")->text()));
+        // States and numbers whole: never broken over two lines, each column as wide as its texts.
+        QVERIFY(!view.table().wordWrap());
+        const QFontMetrics metrics(view.table().font());
+        for (const int column : {int(SweepTableModel::kStateColumn), lr, loss})
+            for (const QString& text : columnTexts(view.table(), column))
+                QVERIFY2(view.table().columnWidth(column) >= metrics.horizontalAdvance(text),
+                         qPrintable(QString("column %1 narrower than '%2'").arg(column).arg(text)));
     }
 
     // The best trial (lowest val_loss here) is bold in the table and named in the summary.
