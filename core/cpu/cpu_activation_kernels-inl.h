@@ -81,7 +81,7 @@ void mapInPlace(float* z, std::size_t n, F f) {
 }
 
 static bool vectorMath() {
-    return HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL;
+    return HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2;  // AVX2 and every AVX-512 target (lower bits are better)
 }
 
 // activate() of model/math_ops.h for this target.

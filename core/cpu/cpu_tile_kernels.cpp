@@ -29,7 +29,8 @@ namespace {
 // compile-time extent below is unrolled by the compiler, which keeps the accumulators in vector
 // registers: kRowBlock × 2 or kInnerBlock × 2 of them, plus a few operands, within the 32 registers
 // of AVX-512 or the 16 of AVX2/SSE.
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+// AVX3 and the later AVX-512 targets (Highway numbers better targets with lower bits).
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
 constexpr CpuTarget kTarget = CpuTarget::V4;
 constexpr std::size_t kLanes = 16;
 constexpr std::size_t kRowBlock = 8;    // output rows per block in multiplyRows
