@@ -101,19 +101,7 @@ static void activate(Activation a, float* z, std::size_t n, float* saved) {
 // activationBackward() of model/math_ops.h for this target.
 static void activationBackward(Activation a, const float* z, const float* y, float* dy, std::size_t n,
                                const float* saved) {
-    switch (a) {
-        case Activation::Tanh:
-            for (std::size_t i = 0; i < n; ++i) dy[i] = stepmath::tanhBackward(y[i], dy[i]);
-            return;
-        case Activation::Relu:
-            for (std::size_t i = 0; i < n; ++i) dy[i] = stepmath::reluBackward(z[i], dy[i]);
-            return;
-        case Activation::Sigmoid:
-            for (std::size_t i = 0; i < n; ++i) dy[i] = stepmath::sigmoidBackward(y[i], dy[i]);
-            return;
-        case Activation::Gelu: wb::activationBackward(a, z, y, dy, n, saved); return;
-        case Activation::Identity: return;
-    }
+    if (!stepmath::elementwiseActivationBackward(a, z, y, dy, n)) wb::activationBackward(a, z, y, dy, n, saved);
 }
 
 }  // namespace activation

@@ -94,30 +94,17 @@ void activate(Activation a, float* z, std::size_t n, float* saved) {
 }
 
 void activationBackward(Activation a, const float* z, const float* y, float* dy, std::size_t n, const float* saved) {
-    switch (a) {
-        case Activation::Tanh:
-            for (std::size_t i = 0; i < n; ++i) dy[i] = stepmath::tanhBackward(y[i], dy[i]);
-            return;
-        case Activation::Relu:
-            for (std::size_t i = 0; i < n; ++i) dy[i] = stepmath::reluBackward(z[i], dy[i]);
-            return;
-        case Activation::Sigmoid:
-            for (std::size_t i = 0; i < n; ++i) dy[i] = stepmath::sigmoidBackward(y[i], dy[i]);
-            return;
-        case Activation::Gelu:
-            forBlocks(n, [&](std::size_t first, std::size_t count) {
-                const ConstArrayMap in(z + first, len(count));
-                alignas(64) float scratch[kBlock];  // erf(z / sqrt 2) when the forward pass did not save it
-                if (!saved) ArrayMap(scratch, len(count)) = (in * stepmath::kInvSqrt2).erf();
-                const float* e = saved ? saved + first : scratch;  // (count)
-                Block g = expHalfSquare(in);                       // (count) exp(-z^2 / 2)
-                float* d = dy + first;
-                for (std::size_t i = 0; i < count; ++i)
-                    d[i] = stepmath::geluBackwardFrom(z[first + i], e[i], g[len(i)], d[i]);
-            });
-            return;
-        case Activation::Identity: return;
-    }
+    if (stepmath::elementwiseActivationBackward(a, z, y, dy, n)) return;
+    // GELU, the one left: Phi(z) + z phi(z), its erf saved by activate() or computed here.
+    forBlocks(n, [&](std::size_t first, std::size_t count) {
+        const ConstArrayMap in(z + first, len(count));
+        alignas(64) float scratch[kBlock];  // erf(z / sqrt 2) when the forward pass did not save it
+        if (!saved) ArrayMap(scratch, len(count)) = (in * stepmath::kInvSqrt2).erf();
+        const float* e = saved ? saved + first : scratch;  // (count)
+        Block g = expHalfSquare(in);                       // (count) exp(-z^2 / 2)
+        float* d = dy + first;
+        for (std::size_t i = 0; i < count; ++i) d[i] = stepmath::geluBackwardFrom(z[first + i], e[i], g[len(i)], d[i]);
+    });
 }
 
 double sampleLoss(LossKind kind, float logit, float label) {

@@ -411,4 +411,26 @@ WB_HD inline void updateElement(const OptimizerScalars& s, const StepScalars& t,
     if (state2) state2[i] = s2;
 }
 
+// activationBackward() (math_ops.h) for the activations whose derivative is plain arithmetic on y
+// or z (tanh, relu, sigmoid, identity), over n values: true when it handled `a`. Host code, always
+// inlined, so that every CPU target's kernels (cpu/cpu_activation_kernels-inl.h) vectorise these
+// loops for their own instruction set.
+[[gnu::always_inline]] inline bool elementwiseActivationBackward(Activation a, const float* z, const float* y,
+                                                                 float* dy, std::size_t n) {
+    switch (a) {
+        case Activation::Tanh:
+            for (std::size_t i = 0; i < n; ++i) dy[i] = tanhBackward(y[i], dy[i]);
+            return true;
+        case Activation::Relu:
+            for (std::size_t i = 0; i < n; ++i) dy[i] = reluBackward(z[i], dy[i]);
+            return true;
+        case Activation::Sigmoid:
+            for (std::size_t i = 0; i < n; ++i) dy[i] = sigmoidBackward(y[i], dy[i]);
+            return true;
+        case Activation::Identity: return true;
+        case Activation::Gelu: return false;
+    }
+    return false;
+}
+
 }  // namespace wb::stepmath
