@@ -3,6 +3,8 @@
 // multiple of the tile, layers narrower and wider than one register, and every activation.
 #include <QtTest>
 
+#include <cstring>
+
 #include <cmath>
 #include <vector>
 
@@ -168,6 +170,32 @@ private slots:
         inPlace.backward(padded.data(), dl.data(), n, false);
         for (std::size_t k = 0; k < params.count(); ++k)
             QVERIFY2(plain.grads()[k] == inPlace.grads()[k], qPrintable(QString("gradient %1").arg(k)));
+    }
+
+    // Every CPU target gives the same bits run after run (its sums run in a fixed order).
+    void eachTargetIsDeterministic_data() {
+        QTest::addColumn<const CpuKernels*>("kernels");
+        for (const CpuKernels* k : allRunnableCpuKernels()) QTest::newRow(toString(k->target).c_str()) << k;
+    }
+    void eachTargetIsDeterministic() {
+        QFETCH(const CpuKernels*, kernels);
+        ModelSpec spec;  // the founding shape, 61-20-10-1 tanh
+        const MlpParams params = initParams(spec, 61, 4);
+        const std::size_t n = 300;
+        Rng rng(9);
+        std::vector<float> x(n * 61), dl(n);
+        for (auto& v : x) v = static_cast<float>(rng.normal());
+        for (auto& v : dl) v = static_cast<float>(rng.normal()) / float(n);
+        std::vector<std::vector<float>> runs;
+        for (int run = 0; run < 2; ++run) {
+            CpuMlp mlp(params, spec.activation, n, nullptr, 0, *kernels);
+            const float* logits = mlp.forward(x.data(), n);
+            std::vector<float> out(logits, logits + n);
+            mlp.backward(x.data(), dl.data(), n, false);
+            out.insert(out.end(), mlp.grads().begin(), mlp.grads().end());
+            runs.push_back(std::move(out));
+        }
+        QCOMPARE(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(float)), 0);
     }
 
     void rejectsBatchesAboveCapacity() {
