@@ -3,9 +3,8 @@
 // multiple of the tile, layers narrower and wider than one register, and every activation.
 #include <QtTest>
 
-#include <cstring>
-
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "core/cpu/cpu_mlp.h"
