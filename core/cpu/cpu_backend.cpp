@@ -64,7 +64,7 @@ public:
         chunkLoss_.clear();
         for (std::size_t c = 0; c < CpuMlp::chunkCount(batch); ++c) chunkLoss_.emplace_back(lossSpec, kChunkRows);
         chunkSums_.assign(chunkLoss_.size(), LossSums{});
-        optimizer_ = makeOptimizer(problem.optimizer, problem.initialParams.count());
+        optimizer_ = makeOptimizer(problem.optimizer, problem.initialParams.count(), *kernels.optimizerLoops);
         // Every copy of the rows is padded to ldx_ floats (zeros after the last column), which spares
         // the backward pass a padded copy of each tile.
         trainX_.assign(problem.data->trainRows() * ldx_, 0.0f);  // (rows, ldx)

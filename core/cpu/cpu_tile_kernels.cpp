@@ -1,4 +1,5 @@
-// The register-tiled products, compiled once per CPU target in one translation unit: Highway's
+// The register-tiled products (with the activations and the optimizer's loops), compiled once per
+// CPU target in one translation unit: Highway's
 // foreach_target.h includes this file again for each target, with HWY_NAMESPACE naming the target
 // (N_AVX2, N_AVX3, N_EMU128) and its instruction set switched on for the functions between
 // HWY_BEFORE_NAMESPACE and HWY_AFTER_NAMESPACE (a target pragma, not a -march flag). Why so, and not
@@ -19,6 +20,7 @@
 #include "core/cpu/cpu_tile_kernels.h"
 // The activations of the same target (it opens and closes its own HWY_NAMESPACE).
 #include "core/cpu/cpu_activation_kernels-inl.h"
+#include "core/model/optimizer_loops.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace wb {
@@ -224,6 +226,21 @@ void copyRows(const float* src, std::size_t lds, std::size_t rows, std::size_t c
     }
 }
 
+// The optimizer's update loops (model/optimizer_loops.h), compiled for this target.
+void adamLoop(const stepmath::OptimizerScalars& s, const stepmath::StepScalars& t, float* p, const float* g, float* m,
+              float* v, std::size_t offset, std::size_t n) {
+    optimizerloops::adam(s, t, p, g, m, v, offset, n);
+}
+void sgdLoop(const stepmath::OptimizerScalars& s, const stepmath::StepScalars& t, float* p, const float* g, float* buf,
+             std::size_t offset, std::size_t n) {
+    optimizerloops::sgd(s, t, p, g, buf, offset, n);
+}
+void rmspropLoop(const stepmath::OptimizerScalars& s, float* p, const float* g, float* sq, float* avg, float* buf,
+                 std::size_t offset, std::size_t n) {
+    optimizerloops::rmsprop(s, p, g, sq, avg, buf, offset, n);
+}
+const OptimizerLoops kOptimizerLoops{&adamLoop, &sgdLoop, &rmspropLoop};
+
 const CpuKernels kKernels{kTarget,
                           HWY_TARGET,
                           kLanes,
@@ -235,7 +252,8 @@ const CpuKernels kKernels{kTarget,
                           &accumulateColumnSums,
                           &copyRows,
                           &activation::activate,
-                          &activation::activationBackward};
+                          &activation::activationBackward,
+                          &kOptimizerLoops};
 
 }  // namespace HWY_NAMESPACE
 }  // namespace wb

@@ -1,5 +1,5 @@
-// Matrix products (and the activations) for skinny MLP layers on a few rows at a time (a tile that stays in L1 cache),
-// compiled once per CPU target into one binary (cpu_target.h chooses which runs).
+// Matrix products (and the activations and optimizer loops) for skinny MLP layers on a few rows at a time (a tile that
+// stays in L1 cache), compiled once per CPU target into one binary (cpu_target.h chooses which runs).
 //
 // Why not Eigen's GEMM: for a batch of 2048 rows × 61 inputs times a 61 × 20 weight matrix, Eigen
 // spends about half its time packing the batch operand into its blocked layout. These kernels read
@@ -22,6 +22,7 @@
 
 #include "core/cpu/cpu_target.h"
 #include "core/model/model.h"
+#include "core/model/optimizer.h"
 
 namespace wb {
 
@@ -63,6 +64,9 @@ struct CpuKernels {
     void (*activate)(Activation a, float* z, std::size_t n, float* saved);
     void (*activationBackward)(Activation a, const float* z, const float* y, float* dy, std::size_t n,
                                const float* saved);
+
+    // The optimizer's update loops for this target (model/optimizer.h: give them to makeOptimizer).
+    const OptimizerLoops* optimizerLoops;
 
     // `width` rounded up to a multiple of padLanes.
     std::size_t paddedWidth(std::size_t width) const { return (width + padLanes - 1) / padLanes * padLanes; }

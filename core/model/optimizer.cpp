@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/model/optimizer_loops.h"
 #include "core/model/step_math.h"
 #include "core/platform/enum_names.h"
 #include "core/platform/errors.h"
@@ -17,27 +18,24 @@ const EnumNames<OptimizerKind> kOptimizerNames = {{OptimizerKind::Adam, "adam"},
                                                   {OptimizerKind::Sgd, "sgd"},
                                                   {OptimizerKind::RmsProp, "rmsprop"}};
 
-// Every update is step_math.h's element formula in a loop over [offset, offset + n); the scalars
-// that do not change inside a step (stepmath::OptimizerScalars) are hoisted, so the compiler
-// unswitches the formula's branches on them and vectorises the loop.
+// Every update is step_math.h's element formula in a loop (optimizer_loops.h), run through
+// `loops`: the build's baseline copy, or a CPU target's.
 
 // torch.optim.Adam / AdamW (single-tensor path). Scalars are computed in double as PyTorch does in
 // Python, then applied in float as its float kernels do.
 class Adam final : public Optimizer {
 public:
-    Adam(const OptimizerSpec& s, std::size_t n) : s_(stepmath::optimizerScalars(s)), m_(n, 0.0f), v_(n, 0.0f) {}
+    Adam(const OptimizerSpec& s, std::size_t n, const OptimizerLoops& loops)
+        : loops_(loops), s_(stepmath::optimizerScalars(s)), m_(n, 0.0f), v_(n, 0.0f) {}
 
     void beginStep() override { t_ = stepmath::stepScalars(s_, ++step_); }
 
     void update(float* p, const float* g, std::size_t offset, std::size_t n) override {
-        const stepmath::OptimizerScalars s = s_;  // locals: no aliasing with p
-        const stepmath::StepScalars t = t_;
-        float* m = m_.data();
-        float* v = v_.data();
-        for (std::size_t i = offset; i < offset + n; ++i) stepmath::adamElement(s, t, p[i], g[i], m[i], v[i]);
+        loops_.adam(s_, t_, p, g, m_.data(), v_.data(), offset, n);
     }
 
 private:
+    const OptimizerLoops& loops_;
     stepmath::OptimizerScalars s_;
     std::vector<float> m_, v_;  // (paramCount) first and second moments
     stepmath::StepScalars t_;
@@ -46,19 +44,16 @@ private:
 // torch.optim.SGD with momentum, dampening, Nesterov and weight decay.
 class Sgd final : public Optimizer {
 public:
-    Sgd(const OptimizerSpec& s, std::size_t n)
-        : s_(stepmath::optimizerScalars(s)), buf_(s.momentum != 0.0 ? n : 0, 0.0f) {}
+    Sgd(const OptimizerSpec& s, std::size_t n, const OptimizerLoops& loops)
+        : loops_(loops), s_(stepmath::optimizerScalars(s)), buf_(s.momentum != 0.0 ? n : 0, 0.0f) {}
     void beginStep() override { t_ = stepmath::stepScalars(s_, ++step_); }
 
     void update(float* p, const float* g, std::size_t offset, std::size_t n) override {
-        const stepmath::OptimizerScalars s = s_;
-        const stepmath::StepScalars t = t_;
-        float unused = 0.0f;  // the momentum buffer's slot without momentum: neither read nor written
-        for (std::size_t i = offset; i < offset + n; ++i)
-            stepmath::sgdElement(s, t, p[i], g[i], buf_.empty() ? unused : buf_[i]);
+        loops_.sgd(s_, t_, p, g, buf_.empty() ? nullptr : buf_.data(), offset, n);
     }
 
 private:
+    const OptimizerLoops& loops_;
     stepmath::OptimizerScalars s_;
     std::vector<float> buf_;  // (paramCount) momentum buffer, empty without momentum
     stepmath::StepScalars t_;
@@ -67,25 +62,38 @@ private:
 // torch.optim.RMSprop, plain or centred, with optional momentum.
 class RmsProp final : public Optimizer {
 public:
-    RmsProp(const OptimizerSpec& s, std::size_t n)
-        : s_(stepmath::optimizerScalars(s)),
+    RmsProp(const OptimizerSpec& s, std::size_t n, const OptimizerLoops& loops)
+        : loops_(loops),
+          s_(stepmath::optimizerScalars(s)),
           sq_(n, 0.0f),
           avg_(s.centered ? n : 0, 0.0f),
           buf_(s.momentum > 0 ? n : 0, 0.0f) {}
     void beginStep() override { ++step_; }
 
     void update(float* p, const float* g, std::size_t offset, std::size_t n) override {
-        const stepmath::OptimizerScalars s = s_;
-        float unusedAvg = 0.0f, unusedBuf = 0.0f;  // slots of the state a configuration does not keep
-        for (std::size_t i = offset; i < offset + n; ++i)
-            stepmath::rmspropElement(s, p[i], g[i], sq_[i], avg_.empty() ? unusedAvg : avg_[i],
-                                     buf_.empty() ? unusedBuf : buf_[i]);
+        loops_.rmsprop(s_, p, g, sq_.data(), avg_.empty() ? nullptr : avg_.data(), buf_.empty() ? nullptr : buf_.data(),
+                       offset, n);
     }
 
 private:
+    const OptimizerLoops& loops_;
     stepmath::OptimizerScalars s_;
     std::vector<float> sq_, avg_, buf_;  // (paramCount) square average, gradient average, momentum
 };
+
+// The build's baseline copies of the loops, for the table.
+void adamLoop(const stepmath::OptimizerScalars& s, const stepmath::StepScalars& t, float* p, const float* g, float* m,
+              float* v, std::size_t offset, std::size_t n) {
+    optimizerloops::adam(s, t, p, g, m, v, offset, n);
+}
+void sgdLoop(const stepmath::OptimizerScalars& s, const stepmath::StepScalars& t, float* p, const float* g, float* buf,
+             std::size_t offset, std::size_t n) {
+    optimizerloops::sgd(s, t, p, g, buf, offset, n);
+}
+void rmspropLoop(const stepmath::OptimizerScalars& s, float* p, const float* g, float* sq, float* avg, float* buf,
+                 std::size_t offset, std::size_t n) {
+    optimizerloops::rmsprop(s, p, g, sq, avg, buf, offset, n);
+}
 
 void requireRange(double value, double lo, double hi, const std::string& what) {
     if (!(value >= lo && value <= hi) || !std::isfinite(value))
@@ -116,13 +124,19 @@ void OptimizerSpec::validate() const {
         throw ConfigError("Nesterov momentum requires a momentum above 0 and zero dampening (as in PyTorch)");
 }
 
-std::unique_ptr<Optimizer> makeOptimizer(const OptimizerSpec& spec, std::size_t paramCount) {
+const OptimizerLoops& baselineOptimizerLoops() {
+    static const OptimizerLoops loops{&adamLoop, &sgdLoop, &rmspropLoop};
+    return loops;
+}
+
+std::unique_ptr<Optimizer> makeOptimizer(const OptimizerSpec& spec, std::size_t paramCount,
+                                         const OptimizerLoops& loops) {
     spec.validate();
     switch (spec.kind) {
         case OptimizerKind::Adam:
-        case OptimizerKind::AdamW: return std::make_unique<Adam>(spec, paramCount);
-        case OptimizerKind::Sgd: return std::make_unique<Sgd>(spec, paramCount);
-        case OptimizerKind::RmsProp: return std::make_unique<RmsProp>(spec, paramCount);
+        case OptimizerKind::AdamW: return std::make_unique<Adam>(spec, paramCount, loops);
+        case OptimizerKind::Sgd: return std::make_unique<Sgd>(spec, paramCount, loops);
+        case OptimizerKind::RmsProp: return std::make_unique<RmsProp>(spec, paramCount, loops);
     }
     throw ConfigError("unknown optimizer");
 }

@@ -48,7 +48,26 @@ protected:
     long step_ = 0;
 };
 
-std::unique_ptr<Optimizer> makeOptimizer(const OptimizerSpec& spec, std::size_t paramCount);
+namespace stepmath {
+struct OptimizerScalars;
+struct StepScalars;
+}  // namespace stepmath
+
+// The update loops an Optimizer runs (optimizer_loops.h), as a table: the CPU backend gives the
+// chosen CPU target's (cpu/cpu_tile_kernels.h), everyone else the build's baseline copy.
+struct OptimizerLoops {
+    void (*adam)(const stepmath::OptimizerScalars&, const stepmath::StepScalars&, float* p, const float* g, float* m,
+                 float* v, std::size_t offset, std::size_t n);
+    void (*sgd)(const stepmath::OptimizerScalars&, const stepmath::StepScalars&, float* p, const float* g, float* buf,
+                std::size_t offset, std::size_t n);
+    void (*rmsprop)(const stepmath::OptimizerScalars&, float* p, const float* g, float* sq, float* avg, float* buf,
+                    std::size_t offset, std::size_t n);
+};
+const OptimizerLoops& baselineOptimizerLoops();
+
+// `loops` outlives the optimizer.
+std::unique_ptr<Optimizer> makeOptimizer(const OptimizerSpec& spec, std::size_t paramCount,
+                                         const OptimizerLoops& loops = baselineOptimizerLoops());
 
 std::string toString(OptimizerKind k);
 OptimizerKind optimizerKindFromString(const std::string& s);  // throws ConfigError
