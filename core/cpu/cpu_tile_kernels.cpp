@@ -227,19 +227,7 @@ void copyRows(const float* src, std::size_t lds, std::size_t rows, std::size_t c
 }
 
 // The optimizer's update loops (model/optimizer_loops.h), compiled for this target.
-void adamLoop(const stepmath::OptimizerScalars& s, const stepmath::StepScalars& t, float* p, const float* g, float* m,
-              float* v, std::size_t offset, std::size_t n) {
-    optimizerloops::adam(s, t, p, g, m, v, offset, n);
-}
-void sgdLoop(const stepmath::OptimizerScalars& s, const stepmath::StepScalars& t, float* p, const float* g, float* buf,
-             std::size_t offset, std::size_t n) {
-    optimizerloops::sgd(s, t, p, g, buf, offset, n);
-}
-void rmspropLoop(const stepmath::OptimizerScalars& s, float* p, const float* g, float* sq, float* avg, float* buf,
-                 std::size_t offset, std::size_t n) {
-    optimizerloops::rmsprop(s, p, g, sq, avg, buf, offset, n);
-}
-const OptimizerLoops kOptimizerLoops{&adamLoop, &sgdLoop, &rmspropLoop};
+WB_DEFINE_OPTIMIZER_LOOPS(kOptimizerLoops);
 
 const CpuKernels kKernels{kTarget,
                           HWY_TARGET,

@@ -81,19 +81,8 @@ private:
     std::vector<float> sq_, avg_, buf_;  // (paramCount) square average, gradient average, momentum
 };
 
-// The build's baseline copies of the loops, for the table.
-void adamLoop(const stepmath::OptimizerScalars& s, const stepmath::StepScalars& t, float* p, const float* g, float* m,
-              float* v, std::size_t offset, std::size_t n) {
-    optimizerloops::adam(s, t, p, g, m, v, offset, n);
-}
-void sgdLoop(const stepmath::OptimizerScalars& s, const stepmath::StepScalars& t, float* p, const float* g, float* buf,
-             std::size_t offset, std::size_t n) {
-    optimizerloops::sgd(s, t, p, g, buf, offset, n);
-}
-void rmspropLoop(const stepmath::OptimizerScalars& s, float* p, const float* g, float* sq, float* avg, float* buf,
-                 std::size_t offset, std::size_t n) {
-    optimizerloops::rmsprop(s, p, g, sq, avg, buf, offset, n);
-}
+// The build's baseline copies of the loops (kBaselineLoops), for everyone but the CPU backend.
+WB_DEFINE_OPTIMIZER_LOOPS(kBaselineLoops);
 
 void requireRange(double value, double lo, double hi, const std::string& what) {
     if (!(value >= lo && value <= hi) || !std::isfinite(value))
@@ -125,8 +114,7 @@ void OptimizerSpec::validate() const {
 }
 
 const OptimizerLoops& baselineOptimizerLoops() {
-    static const OptimizerLoops loops{&adamLoop, &sgdLoop, &rmspropLoop};
-    return loops;
+    return kBaselineLoops;
 }
 
 std::unique_ptr<Optimizer> makeOptimizer(const OptimizerSpec& spec, std::size_t paramCount,

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 
+#include "core/model/optimizer.h"
 #include "core/model/step_math.h"
 
 namespace wb::optimizerloops {
@@ -40,3 +41,23 @@ namespace wb::optimizerloops {
 }
 
 }  // namespace wb::optimizerloops
+
+// Defines, where it stands, the three loops as functions and `const OptimizerLoops NAME` pointing at
+// them. A macro, because where the functions are written decides their instruction set: inside a CPU
+// target's pass (cpu/cpu_tile_kernels.cpp) they get the target's, in optimizer.cpp the build's.
+#define WB_DEFINE_OPTIMIZER_LOOPS(NAME)                                                                            \
+    void NAME##Adam(const stepmath::OptimizerScalars& s, const stepmath::StepScalars& t, float* p, const float* g, \
+                    float* m, float* v, std::size_t offset, std::size_t n) {                                       \
+        optimizerloops::adam(s, t, p, g, m, v, offset, n);                                                         \
+    }                                                                                                              \
+    void NAME##Sgd(const stepmath::OptimizerScalars& s, const stepmath::StepScalars& t, float* p, const float* g,  \
+                   float* buf, std::size_t offset, std::size_t n) {                                                \
+        optimizerloops::sgd(s, t, p, g, buf, offset, n);                                                           \
+    }                                                                                                              \
+    void NAME##RmsProp(const stepmath::OptimizerScalars& s, float* p, const float* g, float* sq, float* avg,       \
+                       float* buf, std::size_t offset, std::size_t n) {                                            \
+        optimizerloops::rmsprop(s, p, g, sq, avg, buf, offset, n);                                                 \
+    }                                                                                                              \
+    const OptimizerLoops NAME {                                                                                    \
+        &NAME##Adam, &NAME##Sgd, &NAME##RmsProp                                                                    \
+    }
