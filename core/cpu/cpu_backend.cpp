@@ -265,10 +265,8 @@ BackendInfo probeCpuBackend() {
     BackendInfo info{"cpu", true, cpuModelName(), "", {{"threads", std::to_string(WorkerPool::hardwareThreads())}}};
     try {
         const CpuTargetChoice choice = cpuTargetChoice();
-        std::string runnable;
-        for (const CpuTarget t : choice.runnable) runnable += (runnable.empty() ? "" : ", ") + toString(t);
         info.details.emplace_back("kernels", cpuTargetText(choice));
-        info.details.emplace_back("kernel targets", runnable + " (MLPWB_CPU_TARGET forces one)");
+        info.details.emplace_back("kernel targets", toString(choice.runnable) + " (MLPWB_CPU_TARGET forces one)");
     } catch (const ConfigError& e) {  // MLPWB_CPU_TARGET names a target this machine cannot run
         info.available = false;
         info.reason = e.what();

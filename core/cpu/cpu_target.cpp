@@ -32,12 +32,6 @@ const TargetName& entryOf(CpuTarget t) {
     return kTargetNames[0];
 }
 
-std::string joinedNames(const std::vector<CpuTarget>& targets) {
-    std::string out;
-    for (CpuTarget t : targets) out += (out.empty() ? "" : ", ") + toString(t);
-    return out.empty() ? "none" : out;
-}
-
 // Compiled kernels this CPU runs, best first: Highway's CPUID and XSAVE checks (an AVX-512 CPU whose
 // operating system does not save the ZMM registers runs the AVX2 kernels).
 std::vector<const CpuKernels*> runnableKernels() {
@@ -70,6 +64,12 @@ std::string environmentValue() {
 
 std::string toString(CpuTarget t) {
     return entryOf(t).name;
+}
+
+std::string toString(const std::vector<CpuTarget>& targets) {
+    std::string out;
+    for (CpuTarget t : targets) out += (out.empty() ? "" : ", ") + toString(t);
+    return out.empty() ? "none" : out;
 }
 
 std::string describe(CpuTarget t) {
@@ -106,8 +106,8 @@ CpuTargetChoice chooseCpuTarget(const std::string& requested) {
     if (std::find(choice.runnable.begin(), choice.runnable.end(), wanted) == choice.runnable.end())
         throw ConfigError(std::string(kVariable) + "=" + requested + ": " +
                           (std::find(choice.compiled.begin(), choice.compiled.end(), wanted) == choice.compiled.end()
-                               ? "this binary holds no kernels for it (compiled: " + joinedNames(choice.compiled) + ")"
-                               : "this processor cannot run it (runnable: " + joinedNames(choice.runnable) + ")"));
+                               ? "this binary holds no kernels for it (compiled: " + toString(choice.compiled) + ")"
+                               : "this processor cannot run it (runnable: " + toString(choice.runnable) + ")"));
     choice.chosen = wanted;
     choice.forcedBy = std::string(kVariable) + "=" + requested;
     return choice;

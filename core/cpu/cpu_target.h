@@ -14,9 +14,10 @@ struct CpuKernels;
 // FMA, 8 lanes), v4 (AVX-512, 16 lanes). Other processors have one target, "baseline".
 enum class CpuTarget { Baseline, V3, V4 };
 
-std::string toString(CpuTarget t);                    // "baseline", "v3", "v4": what MLPWB_CPU_TARGET takes
-std::string describe(CpuTarget t);                    // "v3 (AVX2 + FMA)"
-CpuTarget cpuTargetFromString(const std::string& s);  // throws ConfigError
+std::string toString(CpuTarget t);                            // "baseline", "v3", "v4": what MLPWB_CPU_TARGET takes
+std::string toString(const std::vector<CpuTarget>& targets);  // "v4, v3, baseline"
+std::string describe(CpuTarget t);                            // "v3 (AVX2 + FMA)"
+CpuTarget cpuTargetFromString(const std::string& s);          // throws ConfigError
 
 // What was chosen and why, for `mlpwb info`, a run's environment and the report.
 struct CpuTargetChoice {
