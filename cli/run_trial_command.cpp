@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 
 #include "cli/exit_codes.h"
 #include "cli/sweep_commands.h"
@@ -15,6 +17,7 @@
 #include "core/platform/errors.h"
 #include "core/run/epoch_journal.h"
 #include "core/run/run_record.h"
+#include "sweep/early_termination.h"
 #include "sweep/folder_lock.h"
 #include "sweep/sweep_metric.h"
 #include "sweep/sweep_report.h"
@@ -44,6 +47,7 @@ void finish(sweep::TrialStatus& s, int code, const std::string& recordPath) {
             const RunRecord record = RunRecord::load(recordPath);
             status = record.status;
             message = record.message;
+            if (status == RunStatus::Stopped) s.stoppedAtEpoch = static_cast<int>(record.epochs.size());
         } catch (const Error& e) {
             message = std::string("its record cannot be read: ") + e.what();
         }
@@ -51,6 +55,9 @@ void finish(sweep::TrialStatus& s, int code, const std::string& recordPath) {
     if (code == kOk && status == RunStatus::Completed) {
         s.state = sweep::TrialState::Completed;
         s.error.clear();
+    } else if (code == kOk && status == RunStatus::Stopped) {  // at a rung: its record is kept
+        s.state = sweep::TrialState::Stopped;
+        s.error = message;
     } else if (code >= kCancelled || status == RunStatus::Cancelled) {  // 130, or 128 + the signal
         s.state = sweep::TrialState::Cancelled;
         s.error = message.empty() ? "stopped by a signal before training started" : message;
@@ -108,6 +115,19 @@ std::optional<std::string> targetReached(const sweep::SweepFolder& folder, int s
     return std::nullopt;
 }
 
+// The sweep's early termination, asked after each epoch: at a rung the trial writes its metric into
+// the folder and stops when it is losing (early_termination.h). A run without the metric goes on.
+std::function<std::optional<std::string>(const RunRecord&)> rungCheck(const sweep::SweepFolder& folder, int id,
+                                                                      const RunConfig& config) {
+    if (!folder.plan().earlyTerminate) return nullptr;
+    const int lastEpoch = config.train.epochs;
+    return [&folder, id, lastEpoch](const RunRecord& record) -> std::optional<std::string> {
+        const auto value = sweep::metricValue(sweep::summaryFigures(record), folder.plan().metric.name);
+        if (!value) return std::nullopt;
+        return sweep::reachRung(folder, id, static_cast<int>(record.epochs.size()), lastEpoch, *value);
+    };
+}
+
 int runTrial(const RunTrialOptions& o) {
     catchStopSignals();  // a scancel while the state is written still ends the trial `cancelled`
     const sweep::SweepFolder folder(o.dir);
@@ -123,8 +143,9 @@ int runTrial(const RunTrialOptions& o) {
         return kBusy;
     }
     sweep::TrialStatus s = folder.readStatus(o.id);
-    if (s.state == sweep::TrialState::Completed && !folder.recordProblem(o.id)) {
-        std::fprintf(stderr, "mlpwb: trial %d is already completed (%s)\n", o.id, folder.recordPath(o.id).c_str());
+    if (folder.isDone(o.id, s.state)) {  // completed, or stopped at a rung: never run again
+        std::fprintf(stderr, "mlpwb: trial %d is already %s (%s)\n", o.id, sweep::toString(s.state).c_str(),
+                     folder.recordPath(o.id).c_str());
         return kOk;
     }
     if (s.state == sweep::TrialState::Damaged) throw DataError(folder.statePath(o.id), s.error);
@@ -141,6 +162,7 @@ int runTrial(const RunTrialOptions& o) {
     std::error_code ec;
     std::filesystem::remove(folder.recordPath(o.id), ec);
     std::filesystem::remove(EpochJournal::pathFor(folder.recordPath(o.id)), ec);
+    sweep::writeRungs(folder, o.id, {});
     s.state = sweep::TrialState::Running;
     ++s.attempt;
     s.host = sweep::shortHostName();
@@ -149,6 +171,7 @@ int runTrial(const RunTrialOptions& o) {
     s.startedAt = sweep::utcNow();
     s.finishedAt.clear();
     s.error.clear();
+    s.stoppedAtEpoch = 0;
     if (o.engine == "slurm") {
         s.slurmJob = envOr("SLURM_ARRAY_JOB_ID", "?") + "_" + envOr("SLURM_ARRAY_TASK_ID", std::to_string(o.id));
         s.timing =
@@ -162,7 +185,7 @@ int runTrial(const RunTrialOptions& o) {
     int code = kRunFailed;
     try {
         const RunConfig config = configOf(trials[static_cast<std::size_t>(o.id)], o.dir);
-        code = trainConfig(config, {folder.recordPath(o.id), "", "", true, false});
+        code = trainConfig(config, {folder.recordPath(o.id), "", "", true, false, rungCheck(folder, o.id, config)});
         finish(s, code, folder.recordPath(o.id));
     } catch (const std::exception& e) {  // the one line the CLI would print, kept as the trial's error
         s.state = sweep::TrialState::Failed;
@@ -171,9 +194,7 @@ int runTrial(const RunTrialOptions& o) {
     }
     s.finishedAt = sweep::utcNow();
     folder.writeStatus(o.id, s);
-    return s.state == sweep::TrialState::Completed   ? kOk
-           : s.state == sweep::TrialState::Cancelled ? kCancelled
-                                                     : kRunFailed;
+    return sweep::endedAsAsked(s.state) ? kOk : s.state == sweep::TrialState::Cancelled ? kCancelled : kRunFailed;
 }
 }  // namespace
 

@@ -61,6 +61,7 @@ int startSweep(SweepOptions& o, const CLI::App& cmd) {
     plan.metric = spec.metric;
     for (const auto& p : spec.parameters) plan.parameterNames.push_back(p.name);
     plan.repeats = spec.repeats;
+    plan.earlyTerminate = spec.earlyTerminate;
     plan.baseArgs = baseArgs;
     plan.trials = resolveTrials(spec, baseArgs, {threadsPerTrial});
     plan.engine = toJson(o.engine);

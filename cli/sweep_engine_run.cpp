@@ -98,7 +98,7 @@ int runOnSlurm(const sweep::SweepFolder& folder, const std::vector<int>& ids, co
         return kCancelled;
     }
     for (int id : ids)
-        if (folder.readStatus(id).state != sweep::TrialState::Completed) return kRunFailed;
+        if (!sweep::endedAsAsked(folder.readStatus(id).state)) return kRunFailed;
     return kOk;
 }
 }  // namespace

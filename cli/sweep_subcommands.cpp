@@ -36,7 +36,8 @@ std::string settleIfSlurm(const sweep::SweepFolder& folder) {
 nlohmann::json statusJson(const sweep::SweepFolder& folder) {
     nlohmann::json trials = nlohmann::json::array();
     const auto& metric = folder.plan().metric;
-    for (const auto& v : folder.views()) {
+    const auto views = folder.views();
+    for (const auto& v : views) {
         nlohmann::json t = {
             {"id", v.trial->id},
             {"name", v.trial->name},
@@ -48,14 +49,23 @@ nlohmann::json statusJson(const sweep::SweepFolder& folder) {
             {"host", v.status.host},
             {"timing", v.status.timing},
             {"error", v.status.error},
+            {"planned_epochs", v.trial->epochs()},
             {"record", folder.recordPath(v.trial->id)}};
+        if (v.status.state == sweep::TrialState::Stopped) t["stopped_at_epoch"] = v.status.stoppedAtEpoch;
         if (v.figures.is_object())
             for (const auto& [key, value] : v.figures.items()) t[key] = value;
         trials.push_back(std::move(t));
     }
     return {{"sweep", folder.dir()},
             {"metric", {{"name", metric.name}, {"goal", toString(metric.goal)}}},
+            {"early_termination", sweep::reportJson(sweep::makeReport(folder.plan(), views))["early_termination"]},
             {"trials", trials}};
+}
+
+// "9/200": the epochs trained of those configured ("-/200" before any).
+std::string epochsText(const sweep::TrialRow& v) {
+    const bool trained = v.figures.is_object() && v.figures.contains("epochs");
+    return (trained ? v.figures.at("epochs").dump() : "-") + "/" + std::to_string(v.trial->epochs());
 }
 
 void printTable(const sweep::SweepFolder& folder) {
@@ -64,7 +74,7 @@ void printTable(const sweep::SweepFolder& folder) {
     const auto best = sweep::bestTrial(views, plan.metric);
     std::printf("%4s  %-9s", "id", "state");
     for (const auto& p : plan.parameterNames) std::printf("  %-12s", p.c_str());
-    std::printf("  %-12s  %-10s\n", plan.metric.name.c_str(), "epoch ms");
+    std::printf("  %-12s  %-9s  %-10s\n", plan.metric.name.c_str(), "epochs", "epoch ms");
     for (std::size_t i = 0; i < views.size(); ++i) {
         const auto& v = views[i];
         std::printf("%4d  %-9s", v.trial->id, toString(v.status.state).c_str());
@@ -72,16 +82,19 @@ void printTable(const sweep::SweepFolder& folder) {
             std::printf("  %-12s", sweep::valueText(v.trial->parameters.value(p, nlohmann::json())).c_str());
         const auto ms = v.figures.is_object() ? sweep::metricValue(v.figures, "median_epoch_ms") : std::nullopt;
         const bool shared = v.status.timing.rfind("shared", 0) == 0;
-        std::printf("  %-12s  %-10s", sweep::figureText(v.metric).c_str(),
-                    (sweep::figureText(ms) + (ms && shared ? "*" : "")).c_str());
+        std::printf("  %-12s  %-9s  %-10s", sweep::figureText(sweep::shownMetric(v, plan.metric)).c_str(),
+                    epochsText(v).c_str(), (sweep::figureText(ms) + (ms && shared ? "*" : "")).c_str());
         if (best && *best == i) std::printf("  <- best");
-        if (!v.status.error.empty() && v.status.state != sweep::TrialState::Completed)
+        if (!v.status.error.empty() && v.status.state != sweep::TrialState::Completed &&
+            v.status.state != sweep::TrialState::Stopped)
             std::printf("  %s", visibleText(v.status.error).c_str());  // from a file: no escape sequences
         std::printf("\n");
     }
     bool anyShared = false;
     for (const auto& v : views) anyShared = anyShared || v.status.timing.rfind("shared", 0) == 0;
     if (anyShared) std::printf("* measured while other trials shared the machine (--exclusive for clean times)\n");
+    const auto report = sweep::makeReport(plan, views);
+    if (!report.earlyTermination.empty()) std::printf("early termination: %s\n", savedEpochsText(report).c_str());
 }
 
 int status(const std::string& dir, bool json) {

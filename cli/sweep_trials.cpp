@@ -9,6 +9,7 @@
 
 #include "cli/train_options.h"
 #include "core/platform/errors.h"
+#include "sweep/early_termination.h"
 #include "sweep/sweep_report.h"  // valueText
 #include "sweep/trial_points.h"
 
@@ -145,6 +146,17 @@ void checkTheMetricIsMeasured(const sweep::Spec& spec, const std::vector<sweep::
                                              "the sweep --val-split (0.2 holds out a fifth)"));
 }
 
+// Early termination needs a rung before some trial's last epoch: else it would change nothing.
+void checkTheRungsAreReached(const sweep::Spec& spec, const std::vector<sweep::PlannedTrial>& trials) {
+    if (!spec.earlyTerminate) return;
+    int longest = 0;
+    for (const auto& t : trials) longest = std::max(longest, t.config.get<RunConfig>().train.epochs);
+    if (!sweep::rungEpochs(*spec.earlyTerminate, longest).empty()) return;
+    throw ConfigError(sweep::specMessage(spec.file, spec.earlyTerminateLine, "early_terminate",
+                                         "its first rung is not before the last epoch of any trial (" +
+                                             std::to_string(longest) + " epochs): lower min_iter or train longer"));
+}
+
 // How often each value (parameter index, argument) took part in a trial, and in a refused one.
 struct ValueTally {
     std::map<std::pair<std::size_t, std::string>, std::pair<int, int>> counts;  // -> {trials, refused}
@@ -196,6 +208,7 @@ std::vector<sweep::PlannedTrial> resolveTrials(const sweep::Spec& spec, const st
     }
     if (!firstCombination.empty()) refuse(spec, baseArgs, tally, firstCombination);
     checkTheMetricIsMeasured(spec, trials);
+    checkTheRungsAreReached(spec, trials);
     return trials;
 }
 

@@ -67,7 +67,8 @@ auto stage(const RunConfig& config, const std::string& out, const std::string& w
 
 int exitCodeFor(RunStatus status) {
     switch (status) {
-        case RunStatus::Completed: return kOk;
+        case RunStatus::Completed:
+        case RunStatus::Stopped: return kOk;  // as asked: an early-termination rule ended it
         case RunStatus::Cancelled: return kCancelled;
         case RunStatus::Diverged: return kDiverged;
         default: return kRunFailed;
@@ -121,9 +122,11 @@ int trainConfig(RunConfig config, const TrainOutputs& outputs) {
     // SIGPIPE that kills the run with its record stuck at "running".
     std::signal(SIGPIPE, SIG_IGN);
     const RunRecord record = trainer.run(gCancel, {[&](const EpochMetrics& m, const RunRecord&) {
-                                             printer.epoch(m);
-                                             if (std::fflush(stdout) != 0 || std::ferror(stdout)) gCancel.store(true);
-                                         }});
+                                                       printer.epoch(m);
+                                                       if (std::fflush(stdout) != 0 || std::ferror(stdout))
+                                                           gCancel.store(true);
+                                                   },
+                                                   outputs.stopAfterEpoch});
     printer.finish(record);
     for (const auto& ignored : record.notApplicable)
         std::fprintf(stdout, "  not applicable: %s: %s\n", ignored.name.c_str(), ignored.reason.c_str());

@@ -2,10 +2,13 @@
 // by `sweep run-trial` (a sweep's trial is a `train` run whose configuration sweep.json holds).
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 
 #include "core/run/backend.h"
 #include "core/run/run_config.h"
+#include "core/run/run_record.h"
 
 namespace wb::cli {
 
@@ -15,6 +18,9 @@ struct TrainOutputs {
     std::string saveWeights;  // the final weights (safetensors) of a completed run
     bool quiet = false;       // print only the summary
     bool defaultName = true;  // name the run after the data's task (no --name was given)
+    // After each epoch but the last: a reason ends the run there, `stopped` (a sweep's early
+    // termination: run-trial). Null: it runs to its end.
+    std::function<std::optional<std::string>(const RunRecord&)> stopAfterEpoch;
 };
 
 // Makes SIGINT and SIGTERM stop the next (or current) trainConfig instead of killing the process:

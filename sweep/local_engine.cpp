@@ -152,7 +152,7 @@ private:
                 continue;
             }
             ++progress_.finished;
-            if (settle(it->id, *code) != TrialState::Completed) ++progress_.failed;
+            if (!endedAsAsked(settle(it->id, *code))) ++progress_.failed;
             it = running_.erase(it);
             changed = true;
         }

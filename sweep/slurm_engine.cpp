@@ -175,7 +175,7 @@ int settleSlurmStates(const SweepFolder& folder) {
     int active = 0;
     for (const auto& trial : folder.plan().trials) {
         TrialStatus s = folder.readStatus(trial.id);
-        if (s.engine != "slurm" || s.slurmJob.empty() || s.state == TrialState::Completed) continue;
+        if (s.engine != "slurm" || s.slurmJob.empty() || endedAsAsked(s.state)) continue;
         if (const auto task = live.find(s.slurmJob); task != live.end()) {
             ++active;
             // Stopped by a requeue or preemption and waiting again: it will run. (Still R or CG, the

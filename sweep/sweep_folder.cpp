@@ -158,10 +158,10 @@ TrialStatus SweepFolder::effectiveStatus(int id) const {
     return s;
 }
 
-std::optional<std::string> SweepFolder::recordProblem(int id) const {
+std::optional<std::string> SweepFolder::recordProblem(int id, RunStatus expected) const {
     try {
         const RunRecord record = RunRecord::load(recordPath(id));
-        if (record.status != RunStatus::Completed) return "its record says " + toString(record.status);
+        if (record.status != expected) return "its record says " + toString(record.status);
         return std::nullopt;
     } catch (const std::exception& e) {
         return std::string("its record cannot be read: ") + e.what();
@@ -170,9 +170,11 @@ std::optional<std::string> SweepFolder::recordProblem(int id) const {
 
 TrialRow SweepFolder::view(const PlannedTrial& trial, nlohmann::json figures) const {
     TrialRow v{&trial, effectiveStatus(trial.id), std::move(figures), std::nullopt};
-    if (v.status.state == TrialState::Completed && v.figures.is_null()) {
-        v.status.state = TrialState::Failed;  // a record truncated or removed since: resume runs it
-        v.status.error = recordProblem(trial.id).value_or("its record cannot be read");
+    const RunStatus expected = v.status.state == TrialState::Stopped ? RunStatus::Stopped : RunStatus::Completed;
+    if (endedAsAsked(v.status.state) &&
+        (!v.figures.is_object() || v.figures.value("record_status", "") != toString(expected))) {
+        v.status.state = TrialState::Failed;  // a record truncated, removed or replaced since: resume runs it
+        v.status.error = recordProblem(trial.id, expected).value_or("its record cannot be read");
     }
     if (v.status.state == TrialState::Completed) v.metric = metricValue(v.figures, plan_.metric.name);
     return v;
@@ -200,9 +202,14 @@ std::vector<int> SweepFolder::unfinishedIds() const {
     for (const auto& trial : plan_.trials) {
         const auto state = readStatus(trial.id).state;
         if (state == TrialState::Damaged) continue;
-        if (state != TrialState::Completed || recordProblem(trial.id)) ids.push_back(trial.id);
+        if (!isDone(trial.id, state)) ids.push_back(trial.id);
     }
     return ids;
+}
+
+bool SweepFolder::isDone(int id, TrialState state) const {
+    if (state == TrialState::Completed) return !recordProblem(id);
+    return state == TrialState::Stopped && !recordProblem(id, RunStatus::Stopped);
 }
 
 std::vector<int> SweepFolder::damagedIds() const {

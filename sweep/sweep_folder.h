@@ -4,6 +4,8 @@
 //   DIR/driver.lock             held by the one `mlpwb sweep` driving the folder
 //   DIR/trials/0007/state.json  the trial's state (trial_state.h), written atomically
 //   DIR/trials/0007/run.json    its RunRecord, rewritten after every epoch (as `mlpwb train --out`)
+//   DIR/trials/0007/rungs.json  its metric at each early-termination rung it reached, and the
+//                               decision (early_termination.h)
 //   DIR/trials/0007/log.txt     what the trial printed
 //   DIR/trials/0007/trial.lock  held by the process running the trial
 //
@@ -19,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/platform/errors.h"
+#include "core/run/run_record.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/trial_state.h"
 
@@ -83,11 +86,14 @@ public:
     std::vector<TrialRow> views() const;
     // One trial's view from its record's summaryFigures (null without a readable record).
     TrialRow view(const PlannedTrial& trial, nlohmann::json figures) const;
-    // Why the trial's run.json is no completed record (missing, truncated, another status), or
-    // nullopt. A state that says completed counts only with such a record.
-    std::optional<std::string> recordProblem(int id) const;
-    // The ids whose trials are not completed (a completed state with a record that is not, too) and
-    // not damaged: what `resume` runs.
+    // Why the trial's run.json is no record of `expected` status (missing, truncated, another
+    // status), or nullopt. A state that says completed (stopped) counts only with such a record.
+    std::optional<std::string> recordProblem(int id, RunStatus expected = RunStatus::Completed) const;
+    // Done for good: completed with a completed record, or stopped by the sweep's early termination
+    // with a stopped one. `state` is the trial's readStatus().
+    bool isDone(int id, TrialState state) const;
+    // The ids whose trials are not done (a completed state with a record that is not, too) and not
+    // damaged: what `resume` runs. A stopped trial is never run again.
     std::vector<int> unfinishedIds() const;
     // The damaged ones, which `resume` leaves for the user to repair.
     std::vector<int> damagedIds() const;

@@ -41,6 +41,7 @@ nlohmann::json summaryFigures(const RunRecord& record) {
         for (const auto& [key, value] : summary.at("final").items()) figures[key] = value;
     for (const char* key : {"median_epoch_ms", "min_epoch_ms", "total_ms"}) figures[key] = summary.at(key);
     figures["epochs"] = record.epochs.size();
+    figures["record_status"] = toString(record.status);
     return figures;
 }
 

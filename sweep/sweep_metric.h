@@ -22,7 +22,7 @@ std::string metricNames();                  // for messages: "val_loss, val_accu
 Goal defaultGoal(const std::string& name);  // maximize accuracy and r2, minimize the rest
 
 // A record's summary as one flat object: the final epoch's figures, median_epoch_ms, min_epoch_ms,
-// total_ms and epochs (the count); null where the run has none.
+// total_ms, epochs (the count) and record_status (the run's status); null where the run has none.
 nlohmann::json summaryFigures(const RunRecord& record);
 
 // The metric's value in summaryFigures(); nullopt where it is null or absent.

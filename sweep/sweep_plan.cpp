@@ -2,6 +2,7 @@
 
 #include "core/platform/errors.h"
 #include "core/platform/json_fields.h"
+#include "sweep/early_termination.h"
 
 namespace wb::sweep {
 
@@ -32,6 +33,7 @@ nlohmann::json SweepPlan::toJson() const {
             {"metric", metricJson(metric)},
             {"parameters", parameterNames},
             {"repeats", repeats},
+            {"early_terminate", earlyTerminate ? earlyTerminationJson(*earlyTerminate) : nlohmann::json(nullptr)},
             {"base_args", baseArgs},
             {"engine", engine},
             {"trials", trialList}};
@@ -42,6 +44,14 @@ int PlannedTrial::threads() const {
     // folder from elsewhere that says something else here gets the default.
     try {
         return fieldOr<int>(config, "threads", 0);
+    } catch (const JsonFieldError&) {
+        return 0;
+    }
+}
+
+int PlannedTrial::epochs() const {
+    try {
+        return fieldOr<int>(fieldOr(config, "train", nlohmann::json::object()), "epochs", 0);
     } catch (const JsonFieldError&) {
         return 0;
     }
@@ -75,6 +85,8 @@ SweepPlan planFromJson(const nlohmann::json& j) {
     });
     p.parameterNames = requiredField<std::vector<std::string>>(j, "parameters");
     p.repeats = fieldOr(j, "repeats", 1);
+    if (const auto e = optionalField<nlohmann::json>(j, "early_terminate"))
+        p.earlyTerminate = withinField("early_terminate", [&] { return earlyTerminationFromJson(*e); });
     p.baseArgs = requiredField<std::vector<std::string>>(j, "base_args");
     p.engine = fieldOr(j, "engine", nlohmann::json::object());
     const auto trials = requiredField<nlohmann::json>(j, "trials");

@@ -2,6 +2,7 @@
 // the sweep is created; every engine, `status`, `report` and the GUI read it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct PlannedTrial {
     // The CPU threads its configuration asks for (0: every core). A configuration that says nothing
     // readable asks for 0 here; run-trial refuses it when it is run.
     int threads() const;
+    // The epochs it is configured to train (0 where its configuration says nothing readable).
+    int epochs() const;
 };
 
 struct SweepPlan {
@@ -34,7 +37,8 @@ struct SweepPlan {
     Metric metric;
     std::vector<std::string> parameterNames;  // in the spec's order (the table's and charts' columns)
     int repeats = 1;
-    std::vector<std::string> baseArgs;  // the `mlpwb train` options given to `mlpwb sweep`
+    std::optional<EarlyTermination> earlyTerminate;  // "early_terminate" in sweep.json
+    std::vector<std::string> baseArgs;               // the `mlpwb train` options given to `mlpwb sweep`
     std::vector<PlannedTrial> trials;
     // How it was started, the default of `resume`: {"kind": "local"|"slurm", "jobs", "exclusive",
     // "slurm_args", "max_parallel"}.

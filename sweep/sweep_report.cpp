@@ -7,6 +7,8 @@
 #include "core/platform/csv_field.h"
 #include "core/platform/json_fields.h"
 #include "core/run/run_record.h"  // median()
+#include "sweep/early_termination.h"
+#include "sweep/sweep_metric.h"
 
 namespace wb::sweep {
 
@@ -80,12 +82,17 @@ SweepReport makeReport(const SweepPlan& plan, const std::vector<TrialRow>& views
             case TrialState::Completed: ++r.completed; break;
             case TrialState::Failed: ++r.failed; break;
             case TrialState::Cancelled: ++r.cancelled; break;
+            case TrialState::Stopped: ++r.stopped; break;
             case TrialState::Running: ++r.running; break;
             case TrialState::Pending: ++r.pending; break;
             case TrialState::Damaged: ++r.damaged; break;
         }
         if (v.status.timing.rfind("shared", 0) == 0) r.sharedTimings = true;
+        r.plannedEpochs += v.trial->epochs();
+        if (v.status.state == TrialState::Stopped && v.figures.is_object())
+            r.savedEpochs += std::max(0L, v.trial->epochs() - fieldOr<long>(v.figures, "epochs", 0));
     }
+    if (plan.earlyTerminate) r.earlyTermination = describe(*plan.earlyTerminate);
     if (const auto best = bestTrial(views, plan.metric)) {
         r.bestId = views[*best].trial->id;
         r.bestName = views[*best].trial->name;
@@ -99,9 +106,11 @@ SweepReport makeReport(const SweepPlan& plan, const std::vector<TrialRow>& views
 std::string reportText(const SweepReport& r) {
     std::ostringstream out;
     out << "Sweep" << (r.sweepName.empty() ? "" : " " + r.sweepName) << ": " << r.total << " trials, " << r.completed
-        << " completed, " << r.failed << " failed, " << r.cancelled << " cancelled, " << r.running << " running, "
-        << r.pending << " pending" << (r.damaged ? ", " + std::to_string(r.damaged) + " damaged" : "") << "\n";
+        << " completed, " << (r.stopped ? std::to_string(r.stopped) + " stopped, " : "") << r.failed << " failed, "
+        << r.cancelled << " cancelled, " << r.running << " running, " << r.pending << " pending"
+        << (r.damaged ? ", " + std::to_string(r.damaged) + " damaged" : "") << "\n";
     out << "Metric: " << r.metric.name << " (" << toString(r.metric.goal) << ")\n";
+    if (!r.earlyTermination.empty()) out << "Early termination: " << savedEpochsText(r) << "\n";
     if (r.bestId)
         out << "Best: trial " << *r.bestId << " (" << r.bestName << "): " << r.metric.name << " "
             << figureText(r.bestMetric) << "\n";
@@ -122,6 +131,21 @@ std::string reportText(const SweepReport& r) {
         }
     }
     return out.str();
+}
+
+std::optional<double> shownMetric(const TrialRow& row, const Metric& metric) {
+    if (row.status.state == TrialState::Stopped && row.figures.is_object())
+        return metricValue(row.figures, metric.name);
+    return row.metric;
+}
+
+std::string savedEpochsText(const SweepReport& r) {
+    if (r.earlyTermination.empty()) return "";
+    const double share = r.plannedEpochs > 0 ? 100.0 * static_cast<double>(r.savedEpochs) / r.plannedEpochs : 0.0;
+    char text[96];
+    std::snprintf(text, sizeof text, "%ld of %ld epochs saved (%.0f %%)", r.savedEpochs, r.plannedEpochs, share);
+    return r.earlyTermination + ": " + std::to_string(r.stopped) + " trial" + (r.stopped == 1 ? "" : "s") +
+           " stopped at a rung, " + text;
 }
 
 namespace {
@@ -169,10 +193,15 @@ nlohmann::json reportJson(const SweepReport& r) {
               {"completed", r.completed},
               {"failed", r.failed},
               {"cancelled", r.cancelled},
+              {"stopped", r.stopped},
               {"running", r.running},
               {"pending", r.pending},
               {"damaged", r.damaged}}},
             {"shared_timings", r.sharedTimings},
+            {"early_termination", r.earlyTermination.empty() ? nlohmann::json(nullptr)
+                                                             : nlohmann::json{{"rule", r.earlyTermination},
+                                                                              {"planned_epochs", r.plannedEpochs},
+                                                                              {"saved_epochs", r.savedEpochs}}},
             {"best", best},
             {"effects", effects}};
 }

@@ -31,6 +31,7 @@ struct SweepReport {
     std::string sweepName;
     Metric metric;
     int total = 0, completed = 0, failed = 0, cancelled = 0, running = 0, pending = 0;
+    int stopped = 0;             // stopped at a rung by the early termination
     int damaged = 0;             // state files that cannot be read (trial_state.h)
     bool sharedTimings = false;  // some trial's timing was measured beside others
     std::optional<int> bestId;
@@ -38,7 +39,15 @@ struct SweepReport {
     nlohmann::json bestParameters;
     std::optional<double> bestMetric;
     std::vector<ParameterEffect> effects;  // in the spec's parameter order
+    // Early termination: describe() of the rule ("" without one), the epochs every trial is
+    // configured for, and those the stopped trials did not train.
+    std::string earlyTermination;
+    long plannedEpochs = 0, savedEpochs = 0;
 };
+
+// "20 trials stopped at a rung: 3412 of 5400 epochs saved (63 %)"; "" for a sweep without early
+// termination.
+std::string savedEpochsText(const SweepReport& report);
 
 SweepReport makeReport(const SweepPlan& plan, const std::vector<TrialRow>& views);
 
@@ -46,6 +55,10 @@ std::string reportText(const SweepReport& report);
 // One line per (parameter, value): parameter,value,trials,completed,median,min,max (the metric's).
 std::string reportCsv(const SweepReport& report);
 nlohmann::json reportJson(const SweepReport& report);
+
+// The metric a table shows for a trial: a completed one's, and a stopped one's at its rung (which
+// ranks nowhere: only completed trials compete for best).
+std::optional<double> shownMetric(const TrialRow& row, const Metric& metric);
 
 // A value as a table shows it: numbers without trailing zeros, text as it is.
 std::string valueText(const nlohmann::json& value);

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -95,6 +96,27 @@ struct Reader {
             }
             if (!seen.insert(key).second) fail(item.first, path, "given twice");
         }
+    }
+
+    // W&B's early_terminate: the rungs from min_iter, or from max_iter and s; eta 3 by default.
+    EarlyTermination earlyTermination(const YAML::Node& n) const {
+        const std::string key = "early_terminate";
+        if (!n.IsMap()) fail(n, key, "expects {type: hyperband, min_iter: 3, eta: 3}");
+        checkKeys(n, key, {"type", "min_iter", "max_iter", "s", "eta", "strict"});
+        if (!n["type"]) fail(n, key + ".type", "missing: hyperband");
+        if (scalar(n["type"], key + ".type") != "hyperband")
+            fail(n["type"], key + ".type",
+                 "unknown type '" + n["type"].Scalar() + "' (hyperband, the one W&B defines)");
+        EarlyTermination e;
+        if (const auto v = n["eta"]) e.eta = static_cast<int>(integer(v, key + ".eta", 2, 1000));
+        if (const auto v = n["min_iter"]) e.minIter = static_cast<int>(integer(v, key + ".min_iter", 1, 1000000));
+        if (const auto v = n["max_iter"]) e.maxIter = static_cast<int>(integer(v, key + ".max_iter", 1, 1000000));
+        if (const auto v = n["s"]) e.s = static_cast<int>(integer(v, key + ".s", 1, 30));
+        if (e.minIter == 0 && (e.maxIter == 0 || e.s == 0))
+            fail(n, key, "needs min_iter (the first rung's epochs), or max_iter and s (rungs at max_iter / eta^s ..)");
+        if (e.minIter > 0 && e.maxIter > 0 && e.minIter > e.maxIter)
+            fail(n["min_iter"], key + ".min_iter", "is beyond max_iter: no rung is left");
+        return e;
     }
 
     ParameterValue value(const YAML::Node& n, const Parameter& p) const {
@@ -293,7 +315,6 @@ std::vector<IgnoredKey> ignoredKeys(const YAML::Node& root) {
         {"command", "each trial runs `mlpwb train` with the sweep's options, not a command the file names"},
         {"entity", "a W&B entity: the results stay in the sweep folder"},
         {"project", "a W&B project: the results stay in the sweep folder"},
-        {"early_terminate", "early termination is not implemented yet: every trial trains to its end"},
     };
     std::vector<IgnoredKey> out;
     for (const auto& item : root)
@@ -322,6 +343,15 @@ Spec parseRoot(const YAML::Node& root, const std::string& text, const std::strin
     if (const auto n = root["metric"]) {
         spec.metric = r.metric(n);
         spec.metricLine = Reader::lineOf(n);
+    }
+    if (const auto n = root["early_terminate"]) {
+        spec.earlyTerminate = r.earlyTermination(n);
+        spec.earlyTerminateLine = Reader::lineOf(n);
+        if (const auto strict = n["strict"])
+            spec.ignored.push_back({"early_terminate.strict", Reader::lineOf(strict),
+                                    "the rule here is asynchronous successive halving, which strict does not change"});
+        std::stable_sort(spec.ignored.begin(), spec.ignored.end(),
+                         [](const IgnoredKey& a, const IgnoredKey& b) { return a.line < b.line; });
     }
     if (const auto n = root["run_cap"]) spec.runCap = static_cast<int>(r.integer(n, "run_cap", 1, 100000));
     if (const auto n = root["seed"]) spec.seed = static_cast<std::uint64_t>(r.integer(n, "seed", 0, 1LL << 53));

@@ -8,8 +8,9 @@
 //     batch_size: {values: [256, 2048]}
 //     lr: {min: 1.0e-4, max: 1.0e-2, distribution: log_uniform_values}
 //     optimizer: {value: adam}
-// W&B's other keys are taken too: program, command, entity, project and early_terminate are shown
-// as ignored with the reason (Spec::ignored); metric.target ends the sweep's new trials once reached.
+//   early_terminate: {type: hyperband, min_iter: 3, eta: 3}   # stop losing trials (early_termination.h)
+// W&B's other keys are taken too: program, command, entity and project are shown as ignored with the
+// reason (Spec::ignored); metric.target ends the sweep's new trials once reached.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +56,15 @@ struct Metric {
     std::optional<double> target;  // W&B's metric.target: no new trials once a trial reaches it
 };
 
+// W&B's early_terminate: {type: hyperband, min_iter, eta} or {type: hyperband, max_iter, s, eta}
+// (early_termination.h says how it runs).
+struct EarlyTermination {
+    int minIter = 0;  // the first rung's epochs; 0 where maxIter and s give the rungs
+    int maxIter = 0;  // no rung beyond it; 0: the trial's own last epoch
+    int s = 0;        // with maxIter and no minIter: rungs at maxIter / eta^k for k = s .. 1
+    int eta = 3;
+};
+
 // A key of a W&B sweep file that names something of W&B's own (its program, its project): taken,
 // and shown to the user with the reason it changes nothing here.
 struct IgnoredKey {
@@ -73,11 +83,13 @@ struct Spec {
     std::optional<int> runCap;          // random: how many points
     std::uint64_t seed = 1;             // random: the sampler's seed
     int repeats = 1;
+    std::optional<EarlyTermination> earlyTerminate;
     std::vector<IgnoredKey> ignored;  // in the file's order
 
     // The line of a parameter's name in the file, or of `parameters:` when there is none.
     int parametersLine = 0;
     int metricLine = 0;  // the line of `metric:`; 0 when the file has none (the default metric)
+    int earlyTerminateLine = 0;
 };
 
 // What the sweep file's parameter names may be: the long options of `mlpwb train`. Returns nullopt

@@ -13,11 +13,9 @@ namespace wb::sweep {
 namespace {
 // The states a trial's file may hold; "damaged" is shown, never read from a file.
 const EnumNames<TrialState>& writtenStates() {
-    static const EnumNames<TrialState> names = {{TrialState::Pending, "pending"},
-                                                {TrialState::Running, "running"},
-                                                {TrialState::Completed, "completed"},
-                                                {TrialState::Failed, "failed"},
-                                                {TrialState::Cancelled, "cancelled"}};
+    static const EnumNames<TrialState> names = {{TrialState::Pending, "pending"},     {TrialState::Running, "running"},
+                                                {TrialState::Completed, "completed"}, {TrialState::Failed, "failed"},
+                                                {TrialState::Cancelled, "cancelled"}, {TrialState::Stopped, "stopped"}};
     return names;
 }
 }  // namespace
@@ -44,6 +42,7 @@ nlohmann::json TrialStatus::toJson() const {
             {"started_at", startedAt},
             {"finished_at", finishedAt},
             {"error", error},
+            {"stopped_at_epoch", stoppedAtEpoch},
             {"timing", timing}};
 }
 
@@ -60,6 +59,7 @@ TrialStatus TrialStatus::fromJson(const nlohmann::json& j) {
         s.startedAt = fieldOr<std::string>(j, "started_at", "");
         s.finishedAt = fieldOr<std::string>(j, "finished_at", "");
         s.error = fieldOr<std::string>(j, "error", "");
+        s.stoppedAtEpoch = fieldOr(j, "stopped_at_epoch", 0);
         s.timing = fieldOr<std::string>(j, "timing", "");
     } catch (const JsonFieldError& e) {
         throw DataError("", e.what());

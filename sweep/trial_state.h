@@ -11,12 +11,20 @@ namespace wb::sweep {
 // Damaged is never written: it is how a state.json that cannot be read is shown (the error says why).
 // Such a trial blocks no other; it is not run again until its file is repaired or removed, so
 // nothing it may already hold (a completed run.json) is overwritten.
-enum class TrialState { Pending, Running, Completed, Failed, Cancelled, Damaged };
+// Stopped: ended at a rung by the sweep's early termination (early_termination.h), its record kept;
+// finished for good, like completed: `resume` never restarts it.
+enum class TrialState { Pending, Running, Completed, Failed, Cancelled, Stopped, Damaged };
 
 std::string toString(TrialState s);
 TrialState trialStateFromString(const std::string& s);  // throws DataError for unknown text
 inline bool isFinished(TrialState s) {
-    return s == TrialState::Completed || s == TrialState::Failed || s == TrialState::Cancelled;
+    return s == TrialState::Completed || s == TrialState::Failed || s == TrialState::Cancelled ||
+           s == TrialState::Stopped;
+}
+
+// Ended as the sweep asked: completed, or stopped by its early termination (no failure).
+inline bool endedAsAsked(TrialState s) {
+    return s == TrialState::Completed || s == TrialState::Stopped;
 }
 
 struct TrialStatus {
@@ -28,7 +36,8 @@ struct TrialStatus {
     std::string slurmJob;   // "JOBID_TASK" under SLURM
     std::string startedAt;  // UTC, ISO 8601
     std::string finishedAt;
-    std::string error;  // the last error line of a failed trial, or why it was cancelled
+    std::string error;       // the last error line of a failed trial, or why it was cancelled or stopped
+    int stoppedAtEpoch = 0;  // a stopped trial's last epoch: the rung it stopped at
     // How its epoch times were measured: "exclusive" (alone on the machine) or "shared: up to N
     // trials at once on C cores" (its times are then no clean comparison).
     std::string timing;

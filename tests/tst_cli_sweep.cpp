@@ -262,6 +262,7 @@ private slots:
         QTest::newRow("grid with repeats") << "batch-and-lr.yaml" << 27;
         QTest::newRow("random search") << "random-search.yaml" << 30;
         QTest::newRow("execution switches") << "execution-switches.yaml" << 12;
+        QTest::newRow("hyperband") << "hyperband-lr-wd.yaml" << 27;
     }
     void theDocumentedExamplesAreAccepted() {
         QFETCH(QString, file);
@@ -383,6 +384,38 @@ private slots:
         QVERIFY2(str(status.at("trials").at(2).at("error")).startsWith("metric.target 100 reached by trial 0"),
                  qPrintable(QString::fromStdString(status.at("trials").at(2).dump())));
         QCOMPARE(readJson(path("tgt/sweep.json")).at("metric").at("target").get<double>(), 100.0);
+    }
+
+    // W&B's hyperband, one trial at a time: the first trial reaches the rung (epoch 2) alone and goes
+    // on; the two learning rates too small to learn are worse there than the best third and stop, their
+    // records kept and ending at the rung. Resume restarts neither; status and report count the epochs
+    // saved (4 of each stopped trial's 6).
+    void losingTrialsStopAtTheirRung() {
+        writeText(path("hb.yaml"),
+                  "method: grid\nmetric: {name: train_loss}\nearly_terminate: {type: hyperband, min_iter: 2, eta: 3}\n"
+                  "parameters:\n  lr: {values: [0.01, 1.0e-6, 1.0e-7]}\n");
+        RUN_MLPWB(r,
+                  QStringList({"sweep", "hb.yaml", "--out", "hb", "--jobs", "1", "--batch-size", "64"}) + kQuickBase);
+        QVERIFY2(r.exitCode == 0, r.describe());
+        const auto status = statusOf(path("hb"));
+        QCOMPARE(statesOf(status), (QStringList{"completed", "stopped", "stopped"}));
+        const auto& stopped = status.at("trials").at(1);
+        QCOMPARE(stopped.at("stopped_at_epoch").get<int>(), 2);
+        QCOMPARE(stopped.at("epochs").get<int>(), 2);
+        QVERIFY2(str(stopped.at("error")).startsWith("hyperband rung 1 of 1 (epoch 2): train_loss "),
+                 qPrintable(QString::fromStdString(stopped.dump())));
+        QCOMPARE(str(readJson(path("hb/trials/0001/run.json")).at("status")), QString("stopped"));
+        QCOMPARE(readJson(path("hb/trials/0001/rungs.json")).at("rungs").at(0).at("decision").get<std::string>(),
+                 std::string("stop"));
+        QCOMPARE(status.at("early_termination").at("saved_epochs").get<int>(), 8);
+        QCOMPARE(status.at("early_termination").at("planned_epochs").get<int>(), 18);
+        RUN_MLPWB(resumed, QStringList({"sweep", "resume", "hb"}));
+        QVERIFY2(resumed.exitCode == 0 && resumed.err.contains("resuming 0 of 3 trials"), resumed.describe());
+        RUN_MLPWB(text, QStringList({"sweep", "report", "hb"}));
+        QVERIFY2(text.out.contains("Early termination: hyperband (min_iter 2, eta 3): 2 trials stopped at a rung, "
+                                   "8 of 18 epochs saved (44 %)"),
+                 text.describe());
+        QVERIFY2(text.out.contains("Best: trial 0"), text.describe());
     }
 
     void reportNamesTheBestTrial() {

@@ -1,9 +1,9 @@
 // The SLURM engine against a real one-node cluster (munged, slurmctld, slurmd) that this suite
 // starts in a temporary folder and stops at the end: a 2 x 3 grid through sbatch, one array task
 // scancel'ed while it waits and one while it runs (both `cancelled`), `resume` finishing them, and
-// results equal to a local run of the same spec. Skips, saying why, only where no cluster can be had
-// (not root, slurm-wlm or munge not installed); with both there, a cluster that does not come up
-// fails the suite with the daemons' logs, and a failed check prints their ends and keeps the folder.
+// results equal to a local run of the same spec; early termination through the shared folder. Skips, saying why, only
+// where no cluster can be had (not root, slurm-wlm or munge not installed); with both there, a cluster that does not
+// come up fails the suite with the daemons' logs, and a failed check prints their ends and keeps the folder.
 #include <QtTest>
 
 #include "tests/cli_runner.h"
@@ -138,6 +138,24 @@ private slots:
     // trial completes, nothing they hold runs (no MARKER where the tasks start), and nothing is
     // written beside the folder (sbatch ends an #SBATCH line at #: a folder with one sent the logs
     // to a file next to it, so such a folder is refused).
+    // Early termination through the shared folder, as locally: array tasks one at a time, the two
+    // learning rates too small to learn stop at the rung (epoch 2) and stay stopped through resume.
+    void losingTrialsStopAtTheirRungUnderSlurm() {
+        writeText(path("hb.yaml"),
+                  "method: grid\nmetric: {name: train_loss}\nearly_terminate: {type: hyperband, min_iter: 2, eta: 3}\n"
+                  "parameters:\n  lr: {values: [0.01, 1.0e-6, 1.0e-7]}\n");
+        const QStringList base = {"--builtin", "--rows", "2000", "--epochs", "6", "--batch-size", "64"};
+        RUN_MLPWB(r,
+                  QStringList({"sweep", "hb.yaml", "--out", "hb", "--engine", "slurm", "--max-parallel", "1"}) + base);
+        QVERIFY2(r.exitCode == 0, r.describe());
+        const auto status = statusOf(path("hb"));
+        QCOMPARE(statesOf(status), (QStringList{"completed", "stopped", "stopped"}));
+        QCOMPARE(status.at("trials").at(2).at("stopped_at_epoch").get<int>(), 2);
+        QCOMPARE(status.at("early_termination").at("saved_epochs").get<int>(), 8);
+        RUN_MLPWB(resumed, QStringList({"sweep", "resume", "hb"}));
+        QVERIFY2(resumed.exitCode == 0 && resumed.err.contains("resuming 0 of 3 trials"), resumed.describe());
+    }
+
     void hostileNamesGoThroughSbatchIntact() {
         QTemporaryDir work;  // of its own: everything written in it is seen
         QVERIFY(work.isValid());

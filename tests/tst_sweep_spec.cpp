@@ -83,7 +83,7 @@ private slots:
             "method: random\n"
             "run_cap: 10\n"
             "metric:\n  name: val_loss\n  goal: minimize\n  target: 0.3\n"
-            "early_terminate:\n  type: hyperband\n  min_iter: 3\n"
+            "early_terminate:\n  type: hyperband\n  min_iter: 3\n  strict: true\n"
             "command:\n  - ${env}\n  - python\n  - ${program}\n  - ${args}\n"
             "parameters:\n"
             "  lr: {distribution: log_uniform_values, min: 0.0001, max: 0.1}\n"
@@ -91,9 +91,12 @@ private slots:
             "  epochs: {distribution: constant, value: 20}\n"
             "  batch_size: {distribution: q_log_uniform_values, min: 32, max: 2048, q: 32}\n");
         QCOMPARE(s.metric.target.value_or(-1), 0.3);
+        QVERIFY(s.earlyTerminate.has_value());
+        QCOMPARE(s.earlyTerminate->minIter, 3);
+        QCOMPARE(s.earlyTerminate->eta, 3);  // W&B's default
         QCOMPARE(s.ignored.size(), std::size_t(5));
         const std::vector<std::pair<std::string, int>> expected = {
-            {"program", 1}, {"entity", 2}, {"project", 3}, {"early_terminate", 10}, {"command", 13}};
+            {"program", 1}, {"entity", 2}, {"project", 3}, {"early_terminate.strict", 13}, {"command", 14}};
         for (std::size_t i = 0; i < expected.size(); ++i) {
             QCOMPARE(s.ignored[i].key, expected[i].first);
             QCOMPARE(s.ignored[i].line, expected[i].second);
@@ -122,6 +125,21 @@ private slots:
                                        << "s.yaml:2: parameters: no parameter";
         QTest::newRow("unknown method") << "method: bayes\nparameters:\n  lr: {value: 1}\n"
                                         << "s.yaml:1: method: unknown method 'bayes'";
+        QTest::newRow("hyperband without rungs")
+            << "method: grid\nearly_terminate: {type: hyperband, eta: 3}\nparameters:\n  lr: {value: 1}\n"
+            << "s.yaml:2: early_terminate: needs min_iter";
+        QTest::newRow("hyperband with max_iter alone")
+            << "method: grid\nearly_terminate: {type: hyperband, max_iter: 27}\nparameters:\n  lr: {value: 1}\n"
+            << "s.yaml:2: early_terminate: needs min_iter";
+        QTest::newRow("an early_terminate type W&B does not define")
+            << "method: grid\nearly_terminate: {type: median}\nparameters:\n  lr: {value: 1}\n"
+            << "s.yaml:2: early_terminate.type: unknown type 'median'";
+        QTest::newRow("eta 1")
+            << "method: grid\nearly_terminate: {type: hyperband, min_iter: 1, eta: 1}\nparameters:\n  lr: {value: 1}\n"
+            << "s.yaml:2: early_terminate.eta: expects a whole number in [2, 1000]";
+        QTest::newRow("min_iter beyond max_iter") << "method: grid\nearly_terminate: {type: hyperband, min_iter: 9, "
+                                                     "max_iter: 3}\nparameters:\n  lr: {value: 1}\n"
+                                                  << "s.yaml:2: early_terminate.min_iter: is beyond max_iter";
         QTest::newRow("no method") << "parameters:\n  lr: {value: 1}\n"
                                    << "s.yaml:1: method: missing";
         QTest::newRow("random without run_cap") << "method: random\nparameters:\n  lr: {min: 0, max: 1}\n"

@@ -15,11 +15,9 @@
 namespace wb {
 
 namespace {
-const EnumNames<RunStatus> kStatusNames = {{RunStatus::Running, "running"},
-                                           {RunStatus::Completed, "completed"},
-                                           {RunStatus::Cancelled, "cancelled"},
-                                           {RunStatus::Diverged, "diverged"},
-                                           {RunStatus::Failed, "failed"}};
+const EnumNames<RunStatus> kStatusNames = {{RunStatus::Running, "running"},     {RunStatus::Completed, "completed"},
+                                           {RunStatus::Cancelled, "cancelled"}, {RunStatus::Diverged, "diverged"},
+                                           {RunStatus::Failed, "failed"},       {RunStatus::Stopped, "stopped"}};
 
 // Peers write null where they have nothing; read such keys as the default.
 template <typename T>

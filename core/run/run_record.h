@@ -16,7 +16,9 @@
 
 namespace wb {
 
-enum class RunStatus { Running, Completed, Cancelled, Diverged, Failed };
+// Stopped: ended on purpose before its last epoch by an early-termination rule (a sweep's hyperband),
+// the reason in the message; its epochs so far are as good as a completed run's.
+enum class RunStatus { Running, Completed, Cancelled, Diverged, Failed, Stopped };
 
 struct DatasetDescription {
     std::string source;

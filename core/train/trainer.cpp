@@ -119,13 +119,23 @@ void Trainer::trainEpochs(RunRecord& record, EpochJournal& journal, const Cancel
             judgeLatestEpoch(record, config_.train);
             journal.append(m);  // O(1) per epoch; the whole record is written once more at the end
             if (callbacks.onEpoch) callbacks.onEpoch(m, record);
-            if (record.status == RunStatus::Diverged) break;
+            if (record.status == RunStatus::Diverged || stoppedAfter(record, callbacks)) break;
         }
     } catch (const std::bad_alloc&) {
         markFailed(record, "out of memory during epoch " + std::to_string(epoch));
     } catch (const std::exception& e) {
         markFailed(record, e.what());
     }
+}
+
+// The caller's early stop after an epoch that is not the last: the record ends `stopped`, with why.
+bool Trainer::stoppedAfter(RunRecord& record, const TrainerCallbacks& callbacks) const {
+    if (!callbacks.stopAfterEpoch || static_cast<int>(record.epochs.size()) >= config_.train.epochs) return false;
+    const auto reason = callbacks.stopAfterEpoch(record);
+    if (!reason) return false;
+    record.status = RunStatus::Stopped;
+    record.message = *reason;
+    return true;
 }
 
 // One epoch over the training rows, in a fresh permutation when the run shuffles.

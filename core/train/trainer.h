@@ -19,6 +19,9 @@ namespace wb {
 struct TrainerCallbacks {
     // After every epoch (on the training thread).
     std::function<void(const EpochMetrics&, const RunRecord&)> onEpoch;
+    // After onEpoch, while the run goes on: a reason ends it there, `stopped` with that message (a
+    // sweep's early termination). Null or nullopt: it goes on.
+    std::function<std::optional<std::string>(const RunRecord&)> stopAfterEpoch;
 };
 
 class Trainer {
@@ -42,6 +45,7 @@ private:
     void setUpBackend(RunRecord& record, const MlpParams& initial, int batch, const CancelFlag& cancel);
     void trainEpochs(RunRecord& record, EpochJournal& journal, const CancelFlag& cancel,
                      const TrainerCallbacks& callbacks);
+    bool stoppedAfter(RunRecord& record, const TrainerCallbacks& callbacks) const;
     EpochResult trainEpoch(Rng& shuffleRng, const CancelFlag& cancel);
     std::optional<EvalResult> validate(const EpochResult& result);
     void readParametersBack(RunRecord& record);

@@ -66,7 +66,8 @@ QVariant SweepTableModel::display(int row, int column) const {
     if (p < static_cast<int>(plan_->parameterNames.size()))
         return QString::fromStdString(sweep::valueText(
             v.trial->parameters.value(plan_->parameterNames[static_cast<std::size_t>(p)], nlohmann::json())));
-    if (column == metricColumn()) return QString::fromStdString(sweep::figureText(v.metric));
+    if (column == metricColumn())
+        return QString::fromStdString(sweep::figureText(sweep::shownMetric(v, plan_->metric)));
     if (column == metricColumn() + 1) {
         const auto ms = v.figures.is_object() ? sweep::metricValue(v.figures, "median_epoch_ms") : std::nullopt;
         const bool shared = v.status.timing.rfind("shared", 0) == 0;
@@ -85,7 +86,10 @@ QVariant SweepTableModel::sortKey(int row, int column) const {
             v.trial->parameters.value(plan_->parameterNames[static_cast<std::size_t>(p)], nlohmann::json());
         if (value.is_number()) return value.get<double>();
     }
-    if (column == metricColumn()) return v.metric ? QVariant(*v.metric) : QVariant();  // no metric: sorts first
+    if (column == metricColumn()) {  // no metric: sorts first
+        const auto metric = sweep::shownMetric(v, plan_->metric);
+        return metric ? QVariant(*metric) : QVariant();
+    }
     if (column == metricColumn() + 1 && v.figures.is_object()) {
         const auto ms = sweep::metricValue(v.figures, "median_epoch_ms");
         return ms ? QVariant(*ms) : QVariant();
@@ -116,7 +120,8 @@ QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
             switch (v.status.state) {
                 case sweep::TrialState::Failed:
                 case sweep::TrialState::Damaged: return QBrush(QColor(190, 30, 30));
-                case sweep::TrialState::Cancelled: return QBrush(QColor(120, 120, 120));
+                case sweep::TrialState::Cancelled:
+                case sweep::TrialState::Stopped: return QBrush(QColor(120, 120, 120));
                 case sweep::TrialState::Running: return QBrush(QColor(20, 90, 200));
                 default: return {};
             }
