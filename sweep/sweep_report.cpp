@@ -141,7 +141,7 @@ std::optional<double> shownMetric(const TrialRow& row, const Metric& metric) {
 
 std::string savedEpochsText(const SweepReport& r) {
     if (r.earlyTermination.empty()) return "";
-    const double share = r.plannedEpochs > 0 ? 100.0 * static_cast<double>(r.savedEpochs) / r.plannedEpochs : 0.0;
+    const double share = r.savedPercent();
     char text[96];
     std::snprintf(text, sizeof text, "%ld of %ld epochs saved (%.0f %%)", r.savedEpochs, r.plannedEpochs, share);
     return r.earlyTermination + ": " + std::to_string(r.stopped) + " trial" + (r.stopped == 1 ? "" : "s") +

@@ -43,6 +43,10 @@ struct SweepReport {
     // configured for, and those the stopped trials did not train.
     std::string earlyTermination;
     long plannedEpochs = 0, savedEpochs = 0;
+
+    double savedPercent() const {
+        return plannedEpochs > 0 ? 100.0 * static_cast<double>(savedEpochs) / static_cast<double>(plannedEpochs) : 0.0;
+    }
 };
 
 // "20 trials stopped at a rung: 3412 of 5400 epochs saved (63 %)"; "" for a sweep without early

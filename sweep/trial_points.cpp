@@ -117,8 +117,17 @@ void checkTrialCount(const Spec& spec) {
 std::vector<TrialPoint> expandTrials(const Spec& spec) {
     checkTrialCount(spec);  // before any value is expanded
     const auto points = spec.method == Method::Grid ? gridPoints(spec) : randomPoints(spec);
+    std::vector<std::uint32_t> order(points.size());
+    for (std::size_t p = 0; p < order.size(); ++p) order[p] = static_cast<std::uint32_t>(p);
+    // Early termination judges each trial by those that reached its rung before it: a grid run in
+    // the file's order (a learning rate rising step by step) would have every trial beat the ones
+    // before it and stop none, so such a grid runs in an order drawn with the sweep's seed.
+    if (spec.method == Method::Grid && spec.earlyTerminate) {
+        Rng rng(spec.seed);
+        order = permutation(static_cast<std::uint32_t>(points.size()), rng);
+    }
     std::vector<TrialPoint> trials;
-    for (std::size_t p = 0; p < points.size(); ++p)
+    for (const std::uint32_t p : order)
         for (int r = 0; r < spec.repeats; ++r)
             trials.push_back({static_cast<int>(trials.size()), static_cast<int>(p), r, points[p]});
     return trials;

@@ -1,5 +1,6 @@
 // The numbered trial list of a sweep: the grid's points in the file's order (the last parameter
-// varies fastest), or run_cap random samples, each repeated `repeats` times. Deterministic: the
+// varies fastest; with early_terminate, in an order drawn with the seed), or run_cap random
+// samples, each repeated `repeats` times. Deterministic: the
 // same file (and seed) gives the same list on every machine.
 #pragma once
 

@@ -1,5 +1,5 @@
 // The trial list of a sweep: the grid's order, repeats, and random samples that are deterministic
-// and inside their ranges.
+// and inside their ranges, and the seeded order of a grid with early termination.
 #include <QtTest>
 
 #include <cmath>
@@ -45,6 +45,37 @@ private slots:
             QCOMPARE(trials[i].repeat, static_cast<int>(i % 3));
         }
         QCOMPARE(argsOf(trials[4]), std::string("2"));
+    }
+
+    // With early termination a grid runs in an order drawn with the seed: every point once, each
+    // with its repeats after it and its grid index kept, the same order for the same seed.
+    void aGridWithEarlyTerminationRunsInASeededOrder() {
+        const std::string grid =
+            "method: grid\nrepeats: 2\nearly_terminate: {type: hyperband, min_iter: 1}\n"
+            "parameters:\n  a: {values: [1, 2, 3, 4, 5, 6, 7, 8]}\n";
+        const auto trials = expandTrials(parse(grid));
+        QCOMPARE(trials.size(), std::size_t(16));
+        std::set<int> points;
+        bool fileOrder = true;
+        for (std::size_t i = 0; i < trials.size(); ++i) {
+            QCOMPARE(trials[i].id, static_cast<int>(i));
+            QCOMPARE(trials[i].repeat, static_cast<int>(i % 2));
+            QCOMPARE(trials[i].point, trials[i - i % 2].point);
+            QCOMPARE(argsOf(trials[i]), std::to_string(trials[i].point + 1));  // the point's own value
+            points.insert(trials[i].point);
+            fileOrder = fileOrder && trials[i].point == static_cast<int>(i / 2);
+        }
+        QCOMPARE(points.size(), std::size_t(8));
+        QVERIFY(!fileOrder);
+        const auto again = expandTrials(parse(grid));
+        const auto other = expandTrials(parse(grid + "seed: 7\n"));
+        bool sameAgain = true, sameOther = true;
+        for (std::size_t i = 0; i < trials.size(); ++i) {
+            sameAgain = sameAgain && again[i].point == trials[i].point;
+            sameOther = sameOther && other[i].point == trials[i].point;
+        }
+        QVERIFY(sameAgain);
+        QVERIFY(!sameOther);
     }
 
     void gridEnumeratesAnIntRange() {

@@ -201,9 +201,7 @@ void SweepsView::rebuild() {
                        .arg(r.cancelled);
     if (r.damaged) text += QString(", %1 damaged (see the table)").arg(r.damaged);
     if (!r.earlyTermination.empty() && r.plannedEpochs > 0)  // the whole sentence is in the report below
-        text += QString(" · %1 stopped early, %2 % of epochs saved")
-                    .arg(r.stopped)
-                    .arg(std::lround(100.0 * static_cast<double>(r.savedEpochs) / r.plannedEpochs));
+        text += QString(" · %1 stopped early, %2 % of epochs saved").arg(r.stopped).arg(std::lround(r.savedPercent()));
     if (r.bestId)
         text +=
             QString(" · best: trial %1, %2 %3")
