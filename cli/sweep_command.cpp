@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/sweep_bayes.h"
 #include "cli/sweep_commands.h"
 #include "cli/sweep_engine_run.h"
 #include "cli/sweep_trials.h"
@@ -62,10 +63,13 @@ int startSweep(SweepOptions& o, const CLI::App& cmd) {
     for (const auto& p : spec.parameters) plan.parameterNames.push_back(p.name);
     plan.repeats = spec.repeats;
     plan.earlyTerminate = spec.earlyTerminate;
+    plan.runCap = spec.runCap;
     plan.baseArgs = baseArgs;
     plan.trials = resolveTrials(spec, baseArgs, {threadsPerTrial});
     plan.engine = toJson(o.engine);
     if (o.dryRun) return printDryRun(plan, o.out, o.engine);
+    // Bayes asks Optuna for every batch: refused here, before the folder exists, where it cannot.
+    const std::string python = spec.method == sweep::Method::Bayes ? checkBayesCanRun(baseArgs, o.engine) : "";
     if (o.engine.kind == "slurm") sweep::checkSlurmFolder(o.out);  // before the folder is made
     std::optional<sweep::SweepFolder> created;
     try {
@@ -74,11 +78,17 @@ int startSweep(SweepOptions& o, const CLI::App& cmd) {
         std::fprintf(stderr, "mlpwb: %s\n", e.what());
         return kBusy;
     }
-    const sweep::SweepFolder& folder = *created;
-    std::fprintf(stderr, "sweep: %zu trials in %s\n", plan.trials.size(), o.out.c_str());
-    std::vector<int> ids;
-    for (const auto& t : plan.trials) ids.push_back(t.id);
-    const int code = runOnEngine(folder, ids, o.engine);
+    sweep::SweepFolder& folder = *created;
+    int code = kOk;
+    if (spec.method == sweep::Method::Bayes) {
+        std::fprintf(stderr, "sweep: up to %d trials, suggested batch by batch, in %s\n", *spec.runCap, o.out.c_str());
+        code = driveBayes(folder, python, {}, o.engine);
+    } else {
+        std::fprintf(stderr, "sweep: %zu trials in %s\n", plan.trials.size(), o.out.c_str());
+        std::vector<int> ids;
+        for (const auto& t : plan.trials) ids.push_back(t.id);
+        code = runOnEngine(folder, ids, o.engine);
+    }
     if (o.engine.follow) printSummary(folder);
     return code;
 }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/exit_codes.h"
+#include "cli/sweep_bayes.h"
 #include "cli/sweep_commands.h"
 #include "core/data/text_encoding.h"
 #include "core/platform/atomic_file.h"
@@ -110,7 +111,7 @@ int status(const std::string& dir, bool json) {
 }
 
 int resume(const std::string& dir, const CLI::App& cmd, const EngineChoice& given, bool noFollow) {
-    const sweep::SweepFolder folder(dir);
+    sweep::SweepFolder folder(dir);
     std::string holder;
     const auto lock = sweep::FolderLock::tryAcquire(folder.driverLockPath(), &holder);
     if (!lock) {
@@ -135,7 +136,9 @@ int resume(const std::string& dir, const CLI::App& cmd, const EngineChoice& give
     for (int id : folder.damagedIds())  // left as they are: what they hold may be worth repairing
         std::fprintf(stderr, "sweep: trial %d not resumed: %s\n", id, folder.readStatus(id).error.c_str());
     std::fprintf(stderr, "sweep: resuming %zu of %zu trials\n", ids.size(), folder.plan().trials.size());
-    const int code = runOnEngine(folder, ids, engine);
+    const int code = folder.plan().method == sweep::Method::Bayes
+                         ? driveBayes(folder, checkBayesCanRun(folder.plan().baseArgs, engine), ids, engine)
+                         : runOnEngine(folder, ids, engine);
     if (engine.follow) printSummary(folder);
     return code;
 }
@@ -164,6 +167,13 @@ void printSummary(const sweep::SweepFolder& folder) {
 }
 
 int printDryRun(const sweep::SweepPlan& plan, const std::string& dir, const EngineChoice& engine) {
+    if (plan.method == sweep::Method::Bayes) {
+        std::fprintf(stderr,
+                     "sweep: method bayes: up to %d trials, each batch suggested by Optuna from the results before "
+                     "it, so none can be listed yet (dry run: nothing was written)\n",
+                     plan.runCap.value_or(0));
+        return kOk;
+    }
     if (engine.kind == "slurm") {
         // The script as it would be submitted, over a folder that is not created.
         const std::string target = dir.empty() ? "SWEEP_DIR" : dir;

@@ -9,6 +9,7 @@
 
 #include "cli/train_options.h"
 #include "core/platform/errors.h"
+#include "frameworks/python_interpreter.h"
 #include "sweep/early_termination.h"
 #include "sweep/sweep_report.h"  // valueText
 #include "sweep/trial_points.h"
@@ -136,10 +137,11 @@ sweep::PlannedTrial planTrial(const sweep::Spec& spec, const sweep::TrialPoint& 
 
 // A metric of the validation rows needs a validation split in some trial: else every trial would
 // train and the sweep end with no best ("Best: none yet"). Refused before anything runs.
-void checkTheMetricIsMeasured(const sweep::Spec& spec, const std::vector<sweep::PlannedTrial>& trials) {
+// (A bayes sweep, whose trials come later, is checked on its base.)
+void checkTheMetricIsMeasured(const sweep::Spec& spec, const std::vector<RunConfig>& configs) {
     if (spec.metric.name.rfind("val_", 0) != 0) return;
-    for (const auto& t : trials)
-        if (t.config.get<RunConfig>().prepare.valSplit > 0) return;  // as planTrial wrote it
+    for (const auto& c : configs)
+        if (c.prepare.valSplit > 0) return;
     throw ConfigError(sweep::specMessage(spec.file, spec.metricLine, "metric.name",
                                          spec.metric.name +
                                              " is measured on the validation rows, and no trial holds any: give "
@@ -147,10 +149,10 @@ void checkTheMetricIsMeasured(const sweep::Spec& spec, const std::vector<sweep::
 }
 
 // Early termination needs a rung before some trial's last epoch: else it would change nothing.
-void checkTheRungsAreReached(const sweep::Spec& spec, const std::vector<sweep::PlannedTrial>& trials) {
+void checkTheRungsAreReached(const sweep::Spec& spec, const std::vector<RunConfig>& configs) {
     if (!spec.earlyTerminate) return;
     int longest = 0;
-    for (const auto& t : trials) longest = std::max(longest, t.config.get<RunConfig>().train.epochs);
+    for (const auto& c : configs) longest = std::max(longest, c.train.epochs);
     if (!sweep::rungEpochs(*spec.earlyTerminate, longest).empty()) return;
     throw ConfigError(sweep::specMessage(spec.file, spec.earlyTerminateLine, "early_terminate",
                                          "its first rung is not before the last epoch of any trial (" +
@@ -207,9 +209,24 @@ std::vector<sweep::PlannedTrial> resolveTrials(const sweep::Spec& spec, const st
         }
     }
     if (!firstCombination.empty()) refuse(spec, baseArgs, tally, firstCombination);
-    checkTheMetricIsMeasured(spec, trials);
-    checkTheRungsAreReached(spec, trials);
+    std::vector<RunConfig> configs;  // as planTrial wrote them; the base for a bayes sweep
+    configs.reserve(trials.size() + 1);
+    for (const auto& t : trials) configs.push_back(t.config.get<RunConfig>());
+    if (trials.empty()) configs.push_back(parseTrainArgs(baseArgs).config);
+    checkTheMetricIsMeasured(spec, configs);
+    checkTheRungsAreReached(spec, configs);
     return trials;
+}
+
+sweep::PlannedTrial planSuggestedTrial(const sweep::Spec& spec, int id, const nlohmann::json& suggestion,
+                                       const std::vector<std::string>& baseArgs, const TrialDefaults& defaults) {
+    sweep::PlannedTrial t = planTrial(spec, {id, id, 0, sweep::suggestedPoint(spec, suggestion)}, baseArgs, defaults);
+    t.suggestion = suggestion;
+    return t;
+}
+
+std::string sweepPython(const std::vector<std::string>& baseArgs) {
+    return resolvePython(parseTrainArgs(baseArgs, false).config.framework.python);
 }
 
 }  // namespace wb::cli

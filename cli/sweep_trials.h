@@ -28,4 +28,14 @@ struct TrialDefaults {
 std::vector<sweep::PlannedTrial> resolveTrials(const sweep::Spec& spec, const std::vector<std::string>& baseArgs,
                                                const TrialDefaults& defaults);
 
+// Method bayes: trial `id` at a point Optuna suggested (sweep::suggestedPoint), made and checked as
+// every planned trial is. Throws ConfigError where `mlpwb train` refuses it, DataError for a
+// suggestion that does not fit the spec.
+sweep::PlannedTrial planSuggestedTrial(const sweep::Spec& spec, int id, const nlohmann::json& suggestion,
+                                       const std::vector<std::string>& baseArgs, const TrialDefaults& defaults);
+
+// The interpreter the sweep's framework backends use, and bayes asks Optuna in: the base options'
+// --python, else $MLPWB_PYTHON, else python3.
+std::string sweepPython(const std::vector<std::string>& baseArgs);
+
 }  // namespace wb::cli

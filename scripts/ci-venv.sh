@@ -43,7 +43,7 @@ check() {
 import importlib, re, sys
 pins = dict(re.match(r"([A-Za-z0-9_.-]+)(?:\[[^]]*\])?==(\S+)", line).groups()
             for line in open(sys.argv[1]) if line.strip() and not line.startswith("#"))
-for module, package in (("tensorflow", "tensorflow-cpu"), ("keras", "keras"), ("jax", "jax")):
+for module, package in (("tensorflow", "tensorflow-cpu"), ("keras", "keras"), ("jax", "jax"), ("optuna", "optuna")):
     found = importlib.import_module(module).__version__
     if found != pins[package]:
         sys.exit(f"ci-venv: {module} {found}, but {package}=={pins[package]} is pinned")

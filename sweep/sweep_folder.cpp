@@ -97,6 +97,18 @@ SweepFolder SweepFolder::create(const std::string& dir, const SweepPlan& plan) {
     return folder;
 }
 
+void SweepFolder::appendTrials(const std::vector<PlannedTrial>& trials) {
+    SweepPlan grown = plan_;
+    for (const auto& t : trials) {
+        if (t.id != static_cast<int>(grown.trials.size()))
+            throw ConfigError("trial " + std::to_string(t.id) + " does not follow the " +
+                              std::to_string(grown.trials.size()) + " trials of " + dir_);
+        grown.trials.push_back(t);
+    }
+    saveJsonAtomically(grown.toJson(), planPath(dir_), "sweep plan", Symlink::Refuse);
+    plan_ = std::move(grown);
+}
+
 std::string SweepFolder::trialDir(int id) const {
     char name[16];
     std::snprintf(name, sizeof name, "%04d", id);

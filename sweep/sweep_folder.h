@@ -58,6 +58,10 @@ public:
 
     const std::string& dir() const { return dir_; }
     const SweepPlan& plan() const { return plan_; }
+    // Method bayes: appends `trials` (numbered on from the last) to the plan and rewrites sweep.json
+    // atomically, no link followed. Only the driver, which holds driver.lock, calls it.
+    void appendTrials(const std::vector<PlannedTrial>& trials);
+
     // Paths only. Nothing inside a sweep folder is written through a link: whoever writes there
     // first calls ownTrialDir, and files are opened with openOwnFile or written with Symlink::Refuse.
     std::string trialDir(int id) const;

@@ -24,7 +24,8 @@ nlohmann::json SweepPlan::toJson() const {
                              {"name", t.name},
                              {"parameters", t.parameters},
                              {"args", t.args},
-                             {"config", t.config}});
+                             {"config", t.config},
+                             {"suggestion", t.suggestion}});
     return {{"schema", kSchema},
             {"name", name},
             {"spec_file", specFile},
@@ -33,6 +34,7 @@ nlohmann::json SweepPlan::toJson() const {
             {"metric", metricJson(metric)},
             {"parameters", parameterNames},
             {"repeats", repeats},
+            {"run_cap", runCap ? nlohmann::json(*runCap) : nlohmann::json(nullptr)},
             {"early_terminate", earlyTerminate ? earlyTerminationJson(*earlyTerminate) : nlohmann::json(nullptr)},
             {"base_args", baseArgs},
             {"engine", engine},
@@ -68,6 +70,7 @@ PlannedTrial trialFromJson(const nlohmann::json& t) {
     trial.parameters = requiredField<nlohmann::json>(t, "parameters");
     trial.args = requiredField<std::vector<std::string>>(t, "args");
     trial.config = requiredField<nlohmann::json>(t, "config");  // checked by run-trial, which trains it
+    trial.suggestion = fieldOr(t, "suggestion", nlohmann::json());
     return trial;
 }
 
@@ -76,7 +79,8 @@ SweepPlan planFromJson(const nlohmann::json& j) {
     p.name = fieldOr<std::string>(j, "name", "");
     p.specFile = requiredField<std::string>(j, "spec_file");
     p.specText = requiredField<std::string>(j, "spec");
-    p.method = requiredField<std::string>(j, "method") == "random" ? Method::Random : Method::Grid;
+    const auto method = requiredField<std::string>(j, "method");
+    p.method = method == "random" ? Method::Random : method == "bayes" ? Method::Bayes : Method::Grid;
     const auto metric = requiredField<nlohmann::json>(j, "metric");
     withinField("metric", [&] {
         p.metric.name = requiredField<std::string>(metric, "name");
@@ -85,6 +89,7 @@ SweepPlan planFromJson(const nlohmann::json& j) {
     });
     p.parameterNames = requiredField<std::vector<std::string>>(j, "parameters");
     p.repeats = fieldOr(j, "repeats", 1);
+    p.runCap = optionalField<int>(j, "run_cap");
     if (const auto e = optionalField<nlohmann::json>(j, "early_terminate"))
         p.earlyTerminate = withinField("early_terminate", [&] { return earlyTerminationFromJson(*e); });
     p.baseArgs = requiredField<std::vector<std::string>>(j, "base_args");

@@ -20,6 +20,9 @@ struct PlannedTrial {
     nlohmann::json parameters;      // {"lr": 0.001, ...}: the values the spec gave this trial
     std::vector<std::string> args;  // the `mlpwb train` options that reproduce it (without --out)
     nlohmann::json config;          // the resolved RunConfig: what run-trial trains
+    // method: bayes: Optuna's suggestion that drew it, in searchSpace's form (trial_points.h): what the
+    // study is told it tried. Null for the other methods.
+    nlohmann::json suggestion;
 
     // The CPU threads its configuration asks for (0: every core). A configuration that says nothing
     // readable asks for 0 here; run-trial refuses it when it is run.
@@ -39,7 +42,8 @@ struct SweepPlan {
     int repeats = 1;
     std::optional<EarlyTermination> earlyTerminate;  // "early_terminate" in sweep.json
     std::vector<std::string> baseArgs;               // the `mlpwb train` options given to `mlpwb sweep`
-    std::vector<PlannedTrial> trials;
+    std::vector<PlannedTrial> trials;                // method: bayes: those suggested so far (appended batch by batch)
+    std::optional<int> runCap;                       // random, bayes: run_cap
     // How it was started, the default of `resume`: {"kind": "local"|"slurm", "jobs", "exclusive",
     // "slurm_args", "max_parallel"}.
     nlohmann::json engine = nlohmann::json::object();

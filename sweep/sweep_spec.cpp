@@ -20,7 +20,7 @@
 namespace wb::sweep {
 
 std::string toString(Method m) {
-    return m == Method::Grid ? "grid" : "random";
+    return m == Method::Grid ? "grid" : m == Method::Random ? "random" : "bayes";
 }
 std::string toString(Goal g) {
     return g == Goal::Minimize ? "minimize" : "maximize";
@@ -293,8 +293,19 @@ void checkWhole(const Spec& spec, const Reader& r, const YAML::Node& root) {
                     specMessage(spec.file, p.line, "parameters." + p.name,
                                 "a grid needs discrete values: give values: [...] (or use method: random)"));
     } else if (!spec.runCap) {
-        r.fail(root["method"], "run_cap", "method: random needs run_cap (how many points to sample)");
+        r.fail(root["method"], "run_cap",
+               "method: " + toString(spec.method) + " needs run_cap (how many points to " +
+                   (spec.method == Method::Random ? "sample)" : "try: the search ends there)"));
     }
+    if (spec.method != Method::Bayes) return;
+    if (spec.repeats != 1)
+        r.fail(root["repeats"], "repeats", "method: bayes tries each suggested point once (give repeats: 1)");
+    for (const auto& p : spec.parameters)
+        if (p.draw && !takesRange(p.draw->distribution))
+            throw ConfigError(specMessage(spec.file, p.line, "parameters." + p.name,
+                                          toString(p.draw->distribution) +
+                                              " has no bounds, and method: bayes searches within bounds: give min "
+                                              "and max with a range distribution (uniform, log_uniform_values, ...)"));
 }
 
 // The refusal of what yaml-cpp refused, at its line and column. Its nesting limit (DeepRecursion)
@@ -337,9 +348,9 @@ Spec parseRoot(const YAML::Node& root, const std::string& text, const std::strin
     if (const auto n = root["name"]) spec.name = r.scalar(n, "name");
     if (!root["method"]) r.fail(root, "method", "missing: grid or random");
     const std::string method = r.scalar(root["method"], "method");
-    if (method != "grid" && method != "random")
-        r.fail(root["method"], "method", "unknown method '" + method + "' (grid, random)");
-    spec.method = method == "grid" ? Method::Grid : Method::Random;
+    if (method != "grid" && method != "random" && method != "bayes")
+        r.fail(root["method"], "method", "unknown method '" + method + "' (grid, random, bayes)");
+    spec.method = method == "grid" ? Method::Grid : method == "random" ? Method::Random : Method::Bayes;
     if (const auto n = root["metric"]) {
         spec.metric = r.metric(n);
         spec.metricLine = Reader::lineOf(n);

@@ -1,7 +1,7 @@
 // A sweep file (YAML, the shape of a W&B sweep): the method, the metric and the parameters that vary
 // the base configuration. Parsed with yaml-cpp; every refusal names the file, the line and the key.
 //
-//   method: grid                  # grid | random (random needs run_cap; seed picks the samples)
+//   method: grid                  # grid | random | bayes (random and bayes need run_cap; seed)
 //   metric: {name: val_loss, goal: minimize}
 //   repeats: 3                    # each point this many times, with seeds seed, seed+1, ...
 //   parameters:
@@ -25,7 +25,8 @@
 
 namespace wb::sweep {
 
-enum class Method { Grid, Random };
+// Bayes: each next batch of points suggested by Optuna from the results so far (bayes_search.h).
+enum class Method { Grid, Random, Bayes };
 enum class Goal { Minimize, Maximize };
 
 std::string toString(Method m);
@@ -80,8 +81,8 @@ struct Spec {
     Method method = Method::Grid;
     Metric metric;
     std::vector<Parameter> parameters;  // in the file's order
-    std::optional<int> runCap;          // random: how many points
-    std::uint64_t seed = 1;             // random: the sampler's seed
+    std::optional<int> runCap;          // random, bayes: how many points
+    std::uint64_t seed = 1;             // random, bayes: the sampler's seed
     int repeats = 1;
     std::optional<EarlyTermination> earlyTerminate;
     std::vector<IgnoredKey> ignored;  // in the file's order

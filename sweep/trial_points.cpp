@@ -1,5 +1,6 @@
 #include "sweep/trial_points.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -89,7 +90,7 @@ std::vector<std::vector<ParameterValue>> randomPoints(const Spec& spec) {
 }  // namespace
 
 std::uint64_t countPoints(const Spec& spec) {
-    if (spec.method == Method::Random) return spec.runCap ? static_cast<std::uint64_t>(*spec.runCap) : 0;
+    if (spec.method != Method::Grid) return spec.runCap ? static_cast<std::uint64_t>(*spec.runCap) : 0;
     std::uint64_t count = 1;
     for (const auto& p : spec.parameters)
         if (__builtin_mul_overflow(count, gridCount(p), &count)) return kManyTrials;
@@ -106,7 +107,7 @@ void checkTrialCount(const Spec& spec) {
     const std::uint64_t count = countTrials(spec);
     if (count <= static_cast<std::uint64_t>(kMaxTrials)) return;
     const std::string many = count == kManyTrials ? "more than 2^64" : std::to_string(count);
-    if (spec.method == Method::Random)
+    if (spec.method != Method::Grid)
         throw ConfigError(
             specMessage(spec.file, 0, "run_cap",
                         "run_cap x repeats is " + many + " trials, more than " + std::to_string(kMaxTrials)));
@@ -115,7 +116,8 @@ void checkTrialCount(const Spec& spec) {
 }
 
 std::vector<TrialPoint> expandTrials(const Spec& spec) {
-    checkTrialCount(spec);  // before any value is expanded
+    checkTrialCount(spec);                        // before any value is expanded
+    if (spec.method == Method::Bayes) return {};  // suggested batch by batch (bayes_search.h)
     const auto points = spec.method == Method::Grid ? gridPoints(spec) : randomPoints(spec);
     std::vector<std::uint32_t> order(points.size());
     for (std::size_t p = 0; p < order.size(); ++p) order[p] = static_cast<std::uint32_t>(p);
@@ -131,6 +133,42 @@ std::vector<TrialPoint> expandTrials(const Spec& spec) {
         for (int r = 0; r < spec.repeats; ++r)
             trials.push_back({static_cast<int>(trials.size()), static_cast<int>(p), r, points[p]});
     return trials;
+}
+
+nlohmann::json searchSpace(const Spec& spec) {
+    nlohmann::json space = nlohmann::json::array();
+    for (const auto& p : spec.parameters) {
+        if (p.draw)
+            space.push_back({{"name", p.name}, {"kind", "unit"}});
+        else if (p.values.size() > 1)
+            space.push_back({{"name", p.name}, {"kind", "choice"}, {"count", p.values.size()}});
+    }
+    return space;
+}
+
+std::vector<ParameterValue> suggestedPoint(const Spec& spec, const nlohmann::json& suggestion) {
+    std::vector<ParameterValue> point;
+    for (const auto& p : spec.parameters) {
+        if (!p.draw && p.values.size() == 1) {
+            point.push_back(p.values.front());
+            continue;
+        }
+        const auto it = suggestion.is_object() ? suggestion.find(p.name) : suggestion.end();
+        if (it == suggestion.end() || !it->is_number())
+            throw DataError("", "the suggestion has no number for " + p.name + ": " + suggestion.dump());
+        const double x = it->get<double>();
+        if (p.draw) {
+            if (!(x >= 0 && x <= 1)) throw DataError("", p.name + ": " + it->dump() + " is not in [0, 1]");
+            point.push_back(sampledNumber(drawValue(*p.draw, std::min(x, std::nextafter(1.0, 0.0)), 0.0),
+                                          drawsWholeNumbers(*p.draw)));
+        } else {
+            if (!(x >= 0 && x < static_cast<double>(p.values.size())) || x != std::floor(x))
+                throw DataError("", p.name + ": " + it->dump() + " is no index of its " +
+                                        std::to_string(p.values.size()) + " values");
+            point.push_back(p.values[static_cast<std::size_t>(x)]);
+        }
+    }
+    return point;
 }
 
 }  // namespace wb::sweep

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "sweep/sweep_spec.h"
 
 namespace wb::sweep {
@@ -31,7 +33,17 @@ std::uint64_t countTrials(const Spec& spec);
 // than kMaxTrials trials. The CLI calls it before it checks any value.
 void checkTrialCount(const Spec& spec);
 
-// The numbered trials; throws as checkTrialCount, before expanding anything.
+// The numbered trials; throws as checkTrialCount, before expanding anything. None for method: bayes,
+// whose trials are suggested batch by batch (bayes_search.h).
 std::vector<TrialPoint> expandTrials(const Spec& spec);
+
+// Bayes: what Optuna searches, one entry per parameter with more than one value, in the spec's order:
+// {"name", "kind": "choice", "count": k} for a list (an index into it) or {"name", "kind": "unit"} for a
+// range (u in [0, 1], the value drawValue(draw, u): W&B's meaning, so a log range is searched on its
+// log scale and an int range in whole numbers).
+nlohmann::json searchSpace(const Spec& spec);
+// The point a suggestion ({"lr": 0.42, "optimizer": 1}, as searchSpace describes) stands for; a
+// parameter of one value takes it. Throws DataError (naming the parameter) for one that does not fit.
+std::vector<ParameterValue> suggestedPoint(const Spec& spec, const nlohmann::json& suggestion);
 
 }  // namespace wb::sweep

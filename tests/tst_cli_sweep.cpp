@@ -1,6 +1,8 @@
 // `mlpwb sweep` end to end with the built binary and the local engine: a grid that completes and
 // equals `mlpwb train` trial by trial, refusals that write nothing, a second driver refused, a
-// kill -9 of the driver or of a trial that `resume` finishes, Ctrl+C, repeats and the report.
+// kill -9 of the driver or of a trial that `resume` finishes, Ctrl+C, repeats and the report;
+// hyperband's stopped trials; bayes refused without Optuna, run end to end and resumed after a kill -9
+// where $MLPWB_TEST_OPTUNA_PYTHON names a Python with Optuna (CI's scripts/ci-venv.sh).
 #include <QtTest>
 
 #include <signal.h>
@@ -16,11 +18,16 @@ constexpr int kTimeoutMs = 240000;
 const QStringList kQuickBase = {"--builtin", "--rows", "2000", "--epochs", "6", "--val-split", "0.2"};
 // Slower trials (about a second each on a 2-core machine) for the tests that stop a sweep midway.
 const QStringList kSlowBase = {"--builtin", "--rows", "60000", "--epochs", "80", "--val-split", "0.2"};
+// W&B's bayes over a log range and a list: 6 trials, in batches of the pool's size.
+const char* const kBayesSpec =
+    "method: bayes\nrun_cap: 6\nmetric: {name: val_loss, goal: minimize}\nparameters:\n"
+    "  lr: {distribution: log_uniform_values, min: 1.0e-4, max: 1.0e-1}\n  batch_size: {values: [256, 1024]}\n";
 }  // namespace
 
 class TestCliSweep : public QObject {
     Q_OBJECT
     QTemporaryDir dir_;
+    static QString optunaPython() { return qEnvironmentVariable("MLPWB_TEST_OPTUNA_PYTHON"); }
     QString path(const QString& name) const { return dir_.path() + "/" + name; }
 
     nlohmann::json statusOf(const QString& sweepDir) {
@@ -430,6 +437,78 @@ private slots:
                      QString("Early termination: hyperband (min_iter 2, eta 3): %1 trial").arg(stopped).toUtf8()),
                  text.describe());
         QVERIFY2(text.out.contains(QString("Best: trial %1").arg(learner).toUtf8()), text.describe());
+    }
+
+    // method: bayes where the sweep's Python has no Optuna: refused before anything runs, with the
+    // command that installs it (-S hides every installed package, Optuna too, wherever it is).
+    void bayesWithoutOptunaIsRefusedBeforeAnythingRuns() {
+        const QString python = path("python-without-packages");
+        writeText(python, "#!/bin/sh\nexec python3 -S \"$@\"\n");
+        QFile::setPermissions(python, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        writeText(path("bayes.yaml"), kBayesSpec);
+        RUN_MLPWB(r, QStringList({"sweep", "bayes.yaml", "--out", "nb", "--python", python}) + kQuickBase);
+        QCOMPARE(r.exitCode, 4);
+        QVERIFY2(r.err.contains("cannot import optuna") && r.err.contains(python.toUtf8() + " -m pip install optuna"),
+                 r.describe());
+        QVERIFY(!QFileInfo::exists(path("nb")));
+        RUN_MLPWB(missing,
+                  QStringList({"sweep", "bayes.yaml", "--out", "nb", "--python", path("no-such-python")}) + kQuickBase);
+        QCOMPARE(missing.exitCode, 4);
+        QVERIFY2(missing.err.contains("cannot be started"), missing.describe());
+        QVERIFY(!QFileInfo::exists(path("nb")));
+    }
+
+    // method: bayes end to end in a Python with Optuna: run_cap trials, suggested batch by batch into
+    // sweep.json, each within its parameter's range and list.
+    void bayesSuggestsRunCapTrialsWithinTheSpace() {
+        const QString python = optunaPython();
+        if (python.isEmpty()) QSKIP("no Python with Optuna: set MLPWB_TEST_OPTUNA_PYTHON (scripts/ci-venv.sh has one)");
+        writeText(path("bayes.yaml"), kBayesSpec);
+        RUN_MLPWB(r, QStringList({"sweep", "bayes.yaml", "--out", "by", "--python", python}) + kQuickBase);
+        QVERIFY2(r.exitCode == 0, r.describe());
+        QVERIFY2(r.err.contains("TPESampler) suggests trials 0-1 of 6"), r.describe());
+        const auto plan = readJson(path("by/sweep.json"));
+        QCOMPARE(plan.at("method").get<std::string>(), std::string("bayes"));
+        QCOMPARE(plan.at("trials").size(), std::size_t(6));
+        for (const auto& t : plan.at("trials")) {
+            const double lr = t.at("parameters").at("lr").get<double>();
+            QVERIFY2(lr >= 1e-4 && lr <= 1e-1, qPrintable(QString::number(lr)));
+            const int batch = t.at("parameters").at("batch_size").get<int>();
+            QVERIFY(batch == 256 || batch == 1024);
+            QVERIFY(t.at("suggestion").at("lr").is_number());
+        }
+        QCOMPARE(statesOf(statusOf(path("by"))), QStringList(6, "completed"));
+    }
+
+    // A kill -9 of a bayes driver (and of the trial it ran): resume rebuilds the study from the folder,
+    // runs the interrupted trial again and asks for the rest, repeating no completed trial and
+    // stopping at run_cap.
+    void bayesResumesAfterKill9WithoutRepeatingATrial() {
+        const QString python = optunaPython();
+        if (python.isEmpty()) QSKIP("no Python with Optuna: set MLPWB_TEST_OPTUNA_PYTHON (scripts/ci-venv.sh has one)");
+        writeText(path("bayes.yaml"), kBayesSpec);
+        QProcess driver;
+        startSweep(driver, "bayes.yaml", "bk", QStringList({"--jobs", "1", "--python", python}) + kSlowBase);
+        const QString dir = path("bk");
+        QVERIFY2(waitFor([&] { return str(trialState(dir, 1)["state"]) == "running"; }, 180),
+                 driver.readAllStandardError());
+        ::kill(static_cast<pid_t>(driver.processId()), SIGKILL);
+        driver.waitForFinished();
+        const long trialPid = trialState(dir, 1).value("pid", 0L);
+        QVERIFY(trialPid > 0);
+        ::kill(static_cast<pid_t>(trialPid), SIGKILL);
+        QVERIFY(waitFor([&] { return ::kill(static_cast<pid_t>(trialPid), 0) != 0; }, 10));
+        const auto before = readJson(path("bk/sweep.json")).at("trials");
+        RUN_MLPWB(resumed, QStringList({"sweep", "resume", "bk"}));
+        QVERIFY2(resumed.exitCode == 0, resumed.describe());
+        const auto after = readJson(path("bk/sweep.json")).at("trials");
+        QCOMPARE(after.size(), std::size_t(6));
+        for (std::size_t i = 0; i < before.size(); ++i)
+            QCOMPARE(after.at(i).at("suggestion"), before.at(i).at("suggestion"));  // the folder's trials stand
+        const auto status = statusOf(dir);
+        QCOMPARE(statesOf(status), QStringList(6, "completed"));
+        QCOMPARE(status.at("trials").at(0).at("attempt").get<int>(), 1);  // completed work is kept
+        QCOMPARE(status.at("trials").at(1).at("attempt").get<int>(), 2);  // the killed one ran again
     }
 
     void reportNamesTheBestTrial() {

@@ -123,8 +123,16 @@ private slots:
                                     << "s.yaml:3: parameters.lr.values: an empty list";
         QTest::newRow("no parameters") << "method: grid\nparameters: {}\n"
                                        << "s.yaml:2: parameters: no parameter";
-        QTest::newRow("unknown method") << "method: bayes\nparameters:\n  lr: {value: 1}\n"
-                                        << "s.yaml:1: method: unknown method 'bayes'";
+        QTest::newRow("unknown method") << "method: hyperopt\nparameters:\n  lr: {value: 1}\n"
+                                        << "s.yaml:1: method: unknown method 'hyperopt'";
+        QTest::newRow("bayes without run_cap") << "method: bayes\nparameters:\n  lr: {min: 0.1, max: 0.5}\n"
+                                               << "s.yaml:1: run_cap: method: bayes needs run_cap";
+        QTest::newRow("bayes with repeats")
+            << "method: bayes\nrun_cap: 4\nrepeats: 2\nparameters:\n  lr: {min: 0.1, max: 0.5}\n"
+            << "s.yaml:3: repeats: method: bayes tries each suggested point once";
+        QTest::newRow("bayes over an unbounded distribution")
+            << "method: bayes\nrun_cap: 4\nparameters:\n  lr: {distribution: normal, mu: 0.1, sigma: 0.01}\n"
+            << "s.yaml:4: parameters.lr: normal has no bounds";
         QTest::newRow("hyperband without rungs")
             << "method: grid\nearly_terminate: {type: hyperband, eta: 3}\nparameters:\n  lr: {value: 1}\n"
             << "s.yaml:2: early_terminate: needs min_iter";

@@ -78,6 +78,32 @@ private slots:
         QVERIFY(!sameOther);
     }
 
+    // Bayes: the space Optuna searches, and what its suggestions stand for: a log range's u on its log
+    // scale (W&B's log_uniform_values), an int range in whole numbers, a list by index, a single value
+    // as it is; a suggestion that does not fit is refused naming the parameter.
+    void bayesSpaceAndSuggestedPoints() {
+        const Spec spec = parse(
+            "method: bayes\nrun_cap: 5\nparameters:\n"
+            "  lr: {distribution: log_uniform_values, min: 1.0e-4, max: 1.0e-2}\n"
+            "  width: {distribution: int_uniform, min: 4, max: 8}\n"
+            "  opt: {values: [adam, sgd, rmsprop]}\n  epochs: {value: 7}\n");
+        QVERIFY(expandTrials(spec).empty());  // suggested batch by batch
+        const auto space = searchSpace(spec);
+        QCOMPARE(space.dump(), std::string(R"([{"kind":"unit","name":"lr"},{"kind":"unit","name":"width"},)"
+                                           R"({"count":3,"kind":"choice","name":"opt"}])"));
+        const auto point = suggestedPoint(spec, {{"lr", 0.5}, {"width", 0.0}, {"opt", 2}});
+        QVERIFY(std::fabs(point[0].value.get<double>() - 1e-3) < 1e-12);  // the middle of 1e-4 .. 1e-2 in log
+        QCOMPARE(point[1].argument, std::string("4"));
+        QCOMPARE(point[2].argument, std::string("rmsprop"));
+        QCOMPARE(point[3].argument, std::string("7"));
+        QCOMPARE(suggestedPoint(spec, {{"lr", 1.0}, {"width", 1.0}, {"opt", 0}})[1].argument, std::string("8"));
+        for (const auto& bad :
+             {nlohmann::json{{"lr", 1.5}, {"width", 0.1}, {"opt", 0}},
+              nlohmann::json{{"lr", 0.5}, {"width", 0.1}, {"opt", 3}},
+              nlohmann::json{{"lr", 0.5}, {"width", 0.1}, {"opt", 0.5}}, nlohmann::json{{"width", 0.1}, {"opt", 0}}})
+            QVERIFY_THROWS_EXCEPTION(wb::DataError, suggestedPoint(spec, bad));
+    }
+
     void gridEnumeratesAnIntRange() {
         const auto trials = expandTrials(parse("method: grid\nparameters:\n  epochs: {min: 3, max: 6}\n"));
         QCOMPARE(trials.size(), std::size_t(4));

@@ -88,7 +88,7 @@ QFormLayout* NewSweepDialog::buildSweepForm() {
     name_ = new QLineEdit;
     name_->setPlaceholderText("optional");
     method_ = new QComboBox;
-    method_->addItems({"grid", "random"});
+    method_->addItems({"grid", "random", "bayes"});
     runCap_ = new QSpinBox;
     runCap_->setRange(1, 100000);
     runCap_->setValue(20);
@@ -106,7 +106,7 @@ QFormLayout* NewSweepDialog::buildSweepForm() {
     auto* form = new QFormLayout;
     form->addRow("Name", name_);
     form->addRow("Method", method_);
-    form->addRow("Random points (run_cap)", runCap_);
+    form->addRow("Points (run_cap)", runCap_);
     form->addRow("Sampler seed", seed_);
     form->addRow("Repeats of each point", repeats_);
     auto* metricRow = new QHBoxLayout;
@@ -208,8 +208,9 @@ void NewSweepDialog::updateEngineFields() {
     exclusive_->setEnabled(!slurm);
     slurmArgs_->setEnabled(slurm);
     maxParallel_->setEnabled(slurm);
-    runCap_->setEnabled(method_->currentText() == "random");
-    seed_->setEnabled(method_->currentText() == "random");
+    const bool drawn = method_->currentText() != "grid";  // random, bayes: run_cap points, seeded
+    runCap_->setEnabled(drawn);
+    seed_->setEnabled(drawn);
 }
 
 void NewSweepDialog::addParameter(const QString& name, const QString& values) {
@@ -244,7 +245,7 @@ QString NewSweepDialog::specYaml() const {
     QString y;
     if (!name_->text().trimmed().isEmpty()) y += "name: " + yamlValue(name_->text().trimmed()) + "\n";
     y += "method: " + method_->currentText() + "\n";
-    if (method_->currentText() == "random")
+    if (method_->currentText() != "grid")
         y += "run_cap: " + QString::number(runCap_->value()) + "\nseed: " + QString::number(seed_->value()) + "\n";
     if (repeats_->value() > 1) y += "repeats: " + QString::number(repeats_->value()) + "\n";
     y += "metric: {name: " + metric_->currentText() + ", goal: " + goal_->currentText() + "}\n";

@@ -22,6 +22,8 @@ void SweepWatcher::open(const QString& dir) {
     views_.clear();
     records_.clear();
     lastDigest_.clear();
+    planModified_ = {};
+    planSize_ = -1;
     folder_ = std::move(folder);
     refresh();
     timer_.start();
@@ -72,8 +74,25 @@ nlohmann::json SweepWatcher::figuresOf(int id) {
     return cached.figures;
 }
 
+// A bayes sweep appends its trials to sweep.json batch by batch: read it again when it changed (the
+// table's and charts' pointers into the plan are renewed by the changed() that follows).
+void SweepWatcher::reloadGrownPlan() {
+    const QFileInfo info(QString::fromStdString(folder_->dir()) + "/sweep.json");
+    if (info.lastModified() == planModified_ && info.size() == planSize_) return;
+    planModified_ = info.lastModified();
+    planSize_ = info.size();
+    if (folder_->plan().method != sweep::Method::Bayes) return;
+    try {
+        folder_ = std::make_unique<sweep::SweepFolder>(folder_->dir());
+        lastDigest_.clear();
+    } catch (const Error&) {
+        // caught mid-replace, or damaged since: the plan as last read stands
+    }
+}
+
 void SweepWatcher::refresh() {
     if (!folder_) return;
+    reloadGrownPlan();
     const auto& plan = folder_->plan();
     // Trials on SLURM that were cancelled before they started write nothing: squeue says so.
     const qint64 now = QDateTime::currentMSecsSinceEpoch();

@@ -41,6 +41,7 @@ signals:
 
 private:
     nlohmann::json figuresOf(int id);
+    void reloadGrownPlan();
 
     struct CachedRecord {
         QDateTime modified;
@@ -51,6 +52,8 @@ private:
     std::vector<sweep::TrialRow> views_;
     QHash<int, CachedRecord> records_;
     QString lastDigest_;
+    QDateTime planModified_;  // sweep.json as last read: a bayes sweep's plan grows batch by batch
+    qint64 planSize_ = -1;
     QTimer timer_;
     qint64 lastSettleMs_ = 0;  // squeue is asked at most every 10 s
 };
