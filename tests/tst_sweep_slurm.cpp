@@ -1,7 +1,8 @@
 // The SLURM engine against a real one-node cluster (munged, slurmctld, slurmd) that this suite
 // starts in a temporary folder and stops at the end: a 2 x 3 grid through sbatch, one array task
 // scancel'ed while it waits and one while it runs (both `cancelled`), `resume` finishing them, and
-// results equal to a local run of the same spec; early termination through the shared folder. Skips, saying why, only
+// results equal to a local run of the same spec; early termination through the shared folder; bayes
+// in batches of the array's concurrency (where $MLPWB_TEST_OPTUNA_PYTHON has Optuna, as in CI). Skips, saying why, only
 // where no cluster can be had (not root, slurm-wlm or munge not installed); with both there, a cluster that does not
 // come up fails the suite with the daemons' logs, and a failed check prints their ends and keeps the folder.
 #include <QtTest>
@@ -163,6 +164,23 @@ private slots:
         QCOMPARE(status.at("early_termination").at("saved_epochs").get<int>(), 4 * stopped);
         RUN_MLPWB(resumed, QStringList({"sweep", "resume", "hb"}));
         QVERIFY2(resumed.exitCode == 0 && resumed.err.contains("resuming 0 of 3 trials"), resumed.describe());
+    }
+
+    // method: bayes on SLURM: suggestions come in batches the size of the array's concurrency
+    // (--max-parallel 2: two arrays of two), each batch asked after the one before has ended.
+    void bayesAsksInBatchesOfTheArraysConcurrency() {
+        const QString python = qEnvironmentVariable("MLPWB_TEST_OPTUNA_PYTHON");
+        if (python.isEmpty()) QSKIP("no Python with Optuna: set MLPWB_TEST_OPTUNA_PYTHON (scripts/ci-venv.sh has one)");
+        writeText(path("bayes.yaml"),
+                  "method: bayes\nrun_cap: 4\nmetric: {name: train_loss}\nparameters:\n"
+                  "  lr: {distribution: log_uniform_values, min: 1.0e-4, max: 1.0e-1}\n");
+        RUN_MLPWB(r, QStringList({"sweep", "bayes.yaml", "--out", "by", "--engine", "slurm", "--max-parallel", "2",
+                                  "--python", python, "--builtin", "--rows", "2000", "--epochs", "3"}));
+        QVERIFY2(r.exitCode == 0, r.describe());
+        QVERIFY2(r.err.contains("suggests trials 0-1 of 4") && r.err.contains("suggests trials 2-3 of 4"),
+                 r.describe());
+        QCOMPARE(r.err.count("submitted SLURM job"), 2);
+        QCOMPARE(statesOf(statusOf(path("by"))), QStringList(4, "completed"));
     }
 
     void hostileNamesGoThroughSbatchIntact() {
