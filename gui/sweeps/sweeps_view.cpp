@@ -55,6 +55,7 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent) {
     split->setStretchFactor(1, 3);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(buildTopRow());
+    layout->addWidget(summary_);  // a row of its own: the whole width for the states and the best trial
     layout->addWidget(split, 1);
     connectSignals();
 }
@@ -141,7 +142,7 @@ QHBoxLayout* SweepsView::buildTopRow() {
     summary_->setObjectName("sweepSummary");
     auto* top = new QHBoxLayout;
     for (QWidget* w : std::initializer_list<QWidget*>{open, create, exportTable, report}) top->addWidget(w);
-    top->addWidget(summary_, 1);
+    top->addStretch(1);
     return top;
 }
 
@@ -191,23 +192,23 @@ void SweepsView::rebuild() {
     const auto r = sweep::makeReport(plan, views);
     const QString folder = QFileInfo(watcher_->dir()).fileName();
     const QString title = plan.name.empty() ? folder : QString::fromStdString(plan.name) + " (" + folder + ")";
-    QString text = QString("%1: %2 trials — %3 completed, %4 running, %5 pending, %6 failed, %7 cancelled")
-                       .arg(title)
-                       .arg(r.total)
-                       .arg(r.completed)
-                       .arg(r.running)
-                       .arg(r.pending)
-                       .arg(r.failed)
-                       .arg(r.cancelled);
-    if (r.damaged) text += QString(", %1 damaged (see the table)").arg(r.damaged);
-    if (!r.earlyTermination.empty() && r.plannedEpochs > 0)  // the whole sentence is in the report below
-        text += QString(" · %1 stopped early, %2 % of epochs saved").arg(r.stopped).arg(std::lround(r.savedPercent()));
+    // The completed count, then only the states some trial is in: one line that fits the view.
+    QString text = QString("%1: %2 trials — %3 completed").arg(title).arg(r.total).arg(r.completed);
+    for (const auto& [count, state] :
+         {std::pair{r.running, "running"}, std::pair{r.pending, "pending"}, std::pair{r.failed, "failed"},
+          std::pair{r.cancelled, "cancelled"}, std::pair{r.damaged, "damaged (see the table)"}})
+        if (count > 0) text += QString(", %1 %2").arg(count).arg(state);
+    if (!r.earlyTermination.empty())  // the whole sentence is in the report and the tooltip
+        text += QString(", %1 stopped early (%2 % of epochs saved)").arg(r.stopped).arg(std::lround(r.savedPercent()));
     if (r.bestId)
         text +=
             QString(" · best: trial %1, %2 %3")
                 .arg(*r.bestId)
                 .arg(QString::fromStdString(r.metric.name), QString::fromStdString(sweep::figureText(r.bestMetric)));
     summary_->setText(text);
+    summary_->setToolTip(r.earlyTermination.empty()
+                             ? QString()
+                             : "Early termination: " + QString::fromStdString(sweep::savedEpochsText(r)));
     report_->setPlainText(QString::fromStdString(sweep::reportText(r)));
     byParameter_->setTrials(plan, views, axes_, watcher_->best());
     redrawParallel();
