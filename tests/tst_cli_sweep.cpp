@@ -43,6 +43,19 @@ class TestCliSweep : public QObject {
         QVERIFY(p.waitForStarted());
     }
 
+    // Once trial `id` of the sweep in `dir` runs: kill -9 the driver, then the trial (it runs in a
+    // process group of its own, so it goes on without the driver), mid-run, and wait until it is gone.
+    static void killDriverAndTrial(QProcess& driver, const QString& dir, int id, int waitSeconds) {
+        QVERIFY2(waitFor([&] { return str(trialState(dir, id)["state"]) == "running"; }, waitSeconds),
+                 driver.readAllStandardError());
+        ::kill(static_cast<pid_t>(driver.processId()), SIGKILL);
+        driver.waitForFinished();
+        const long trialPid = trialState(dir, id).value("pid", 0L);
+        QVERIFY(trialPid > 0);
+        ::kill(static_cast<pid_t>(trialPid), SIGKILL);
+        QVERIFY(waitFor([&] { return ::kill(static_cast<pid_t>(trialPid), 0) != 0; }, 10));
+    }
+
 private slots:
     void initTestCase() {
         QVERIFY(dir_.isValid());
@@ -305,15 +318,8 @@ private slots:
         QProcess driver;
         startSweep(driver, "grid.yaml", "k", QStringList({"--jobs", "1"}) + kSlowBase);
         const QString dir = path("k");
-        QVERIFY2(waitFor([&] { return str(trialState(dir, 1)["state"]) == "running"; }, 120),
-                 driver.readAllStandardError());
-        ::kill(static_cast<pid_t>(driver.processId()), SIGKILL);
-        driver.waitForFinished();
-        // The trial it had started goes on in its own process group; kill it too, mid-run.
-        const long trialPid = trialState(dir, 1).value("pid", 0L);
-        QVERIFY(trialPid > 0);
-        ::kill(static_cast<pid_t>(trialPid), SIGKILL);
-        QVERIFY(waitFor([&] { return ::kill(static_cast<pid_t>(trialPid), 0) != 0; }, 10));
+        killDriverAndTrial(driver, dir, 1, 120);
+        if (QTest::currentTestFailed()) return;
         const auto killed = statusOf(dir);
         QCOMPARE(statesOf(killed).at(0), QString("completed"));
         QCOMPARE(statesOf(killed).at(1), QString("failed"));  // `running`, its process gone: interrupted
@@ -490,14 +496,8 @@ private slots:
         QProcess driver;
         startSweep(driver, "bayes.yaml", "bk", QStringList({"--jobs", "1", "--python", python}) + kSlowBase);
         const QString dir = path("bk");
-        QVERIFY2(waitFor([&] { return str(trialState(dir, 1)["state"]) == "running"; }, 180),
-                 driver.readAllStandardError());
-        ::kill(static_cast<pid_t>(driver.processId()), SIGKILL);
-        driver.waitForFinished();
-        const long trialPid = trialState(dir, 1).value("pid", 0L);
-        QVERIFY(trialPid > 0);
-        ::kill(static_cast<pid_t>(trialPid), SIGKILL);
-        QVERIFY(waitFor([&] { return ::kill(static_cast<pid_t>(trialPid), 0) != 0; }, 10));
+        killDriverAndTrial(driver, dir, 1, 180);
+        if (QTest::currentTestFailed()) return;
         const auto before = readJson(path("bk/sweep.json")).at("trials");
         RUN_MLPWB(resumed, QStringList({"sweep", "resume", "bk"}));
         QVERIFY2(resumed.exitCode == 0, resumed.describe());
