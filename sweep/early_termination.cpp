@@ -103,8 +103,12 @@ EarlyTermination earlyTerminationFromJson(const nlohmann::json& j) {
     e.maxIter = fieldOr(j, "max_iter", 0);
     e.s = fieldOr(j, "s", 0);
     e.eta = requiredField<int>(j, "eta");
-    if (e.eta < 2 || e.minIter < 0 || e.maxIter < 0 || e.s < 0 || (e.minIter == 0 && (e.maxIter == 0 || e.s == 0)))
-        throw JsonFieldError("", "no rungs: min_iter, or max_iter and s, with eta >= 2");
+    // The bounds the sweep file's parser keeps: a sweep.json from elsewhere asks no more work.
+    if (e.eta < 2 || e.eta > 1000 || e.minIter < 0 || e.minIter > 1000000 || e.maxIter < 0 || e.maxIter > 1000000 ||
+        e.s < 0 || e.s > 30 || (e.minIter == 0 && (e.maxIter == 0 || e.s == 0)))
+        throw JsonFieldError("",
+                             "no rungs as a sweep file gives them: min_iter in [1, 10^6], or max_iter in [1, 10^6] "
+                             "and s in [1, 30], with eta in [2, 1000]");
     return e;
 }
 

@@ -138,6 +138,9 @@ private slots:
         auto j = p.toJson();
         j["early_terminate"]["eta"] = 1;  // no rungs: a damaged plan, said so
         QVERIFY_THROWS_EXCEPTION(wb::DataError, SweepPlan::fromJson(j));
+        j["early_terminate"]["eta"] = 3;
+        j["early_terminate"]["s"] = 2000000000;  // work beyond what a sweep file may ask: refused, not looped
+        QVERIFY_THROWS_EXCEPTION(wb::DataError, SweepPlan::fromJson(j));
     }
 
     // Trials 0..3 reach rung 1 (epoch 3) in turn: each is judged against those before it.
