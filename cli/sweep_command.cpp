@@ -95,7 +95,8 @@ int startSweep(SweepOptions& o, const CLI::App& cmd) {
 }  // namespace
 
 Command addSweepCommand(CLI::App& app) {
-    auto* cmd = app.add_subcommand("sweep", "run many configurations: a grid or random search, locally or on SLURM");
+    auto* cmd =
+        app.add_subcommand("sweep", "run many configurations: a grid, random or bayes search, locally or on SLURM");
     cmd->require_subcommand(0, 1);
     auto opt = std::make_shared<SweepOptions>();
     cmd->add_option("spec", opt->spec, "the sweep file (YAML: method, metric, parameters; see README)");

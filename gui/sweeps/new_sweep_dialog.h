@@ -1,5 +1,5 @@
 // "New sweep…": the parameters to vary over the current configuration and their values, the method
-// (grid or random), the metric, the engine (this machine's pool or SLURM) and the sweep's folder.
+// (grid, random or bayes), the metric, the engine (this machine's pool or SLURM) and the sweep's folder.
 // It writes a W&B-shaped sweep file (sweep_spec.h) and the engine's options for `mlpwb sweep`, and
 // remembers what it was accepted with (QSettings) for the next sweep.
 //
