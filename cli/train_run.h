@@ -20,7 +20,7 @@ struct TrainOutputs {
     bool defaultName = true;  // name the run after the data's task (no --name was given)
     // After each epoch but the last: a reason ends the run there, `stopped` (a sweep's early
     // termination: run-trial). Null: it runs to its end.
-    std::function<std::optional<std::string>(const RunRecord&)> stopAfterEpoch;
+    std::function<std::optional<std::string>(const RunRecord&)> stopAfterEpoch = nullptr;
 };
 
 // Makes SIGINT and SIGTERM stop the next (or current) trainConfig instead of killing the process:

@@ -22,7 +22,7 @@ struct PlannedTrial {
     nlohmann::json config;          // the resolved RunConfig: what run-trial trains
     // method: bayes: Optuna's suggestion that drew it, in searchSpace's form (trial_points.h): what the
     // study is told it tried. Null for the other methods.
-    nlohmann::json suggestion;
+    nlohmann::json suggestion = nullptr;
 
     // The CPU threads its configuration asks for (0: every core). A configuration that says nothing
     // readable asks for 0 here; run-trial refuses it when it is run.

@@ -25,6 +25,7 @@ inline wb::sweep::SweepPlan planOf(int trials, const nlohmann::json& config = nl
                             "trial " + std::to_string(i),
                             {{"lr", lrs[i % 2]}, {"opt", opts[(i / 2) % 2]}},
                             {"--lr=x"},
-                            config});
+                            config,
+                            nlohmann::json()});
     return p;
 }

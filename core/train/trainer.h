@@ -21,7 +21,7 @@ struct TrainerCallbacks {
     std::function<void(const EpochMetrics&, const RunRecord&)> onEpoch;
     // After onEpoch, while the run goes on: a reason ends it there, `stopped` with that message (a
     // sweep's early termination). Null or nullopt: it goes on.
-    std::function<std::optional<std::string>(const RunRecord&)> stopAfterEpoch;
+    std::function<std::optional<std::string>(const RunRecord&)> stopAfterEpoch = nullptr;
 };
 
 class Trainer {
