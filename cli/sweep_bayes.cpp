@@ -33,10 +33,12 @@ std::string targetReached(const sweep::SweepFolder& folder) {
 }
 
 // Asks Optuna for the next `count` points and appends them to the folder as trials; returns their ids.
+// A note (GP could not run) is said once, not for every batch.
 std::vector<int> appendSuggestions(sweep::SweepFolder& folder, const sweep::Spec& spec, const std::string& python,
-                                   int count, const TrialDefaults& defaults) {
+                                   int count, const TrialDefaults& defaults, std::string& saidNote) {
     const sweep::Suggestions s = sweep::askOptuna(python, sweep::studyRequest(spec, folder, count));
-    if (!s.note.empty()) std::fprintf(stderr, "sweep: note: %s\n", s.note.c_str());
+    if (!s.note.empty() && s.note != saidNote) std::fprintf(stderr, "sweep: note: %s\n", s.note.c_str());
+    saidNote = s.note;
     const int first = static_cast<int>(folder.plan().trials.size());
     std::vector<sweep::PlannedTrial> batch;
     std::vector<int> ids;
@@ -68,6 +70,7 @@ int driveBayes(sweep::SweepFolder& folder, const std::string& python, const std:
     const TrialDefaults defaults{defaultTrialThreads(engine, 1 << 20, std::nullopt)};
     const int cap = spec.runCap.value_or(0);
     int code = unfinished.empty() ? kOk : runOnEngine(folder, unfinished, engine);
+    std::string saidNote;
     while (code != kCancelled) {
         const int have = static_cast<int>(folder.plan().trials.size());
         if (have >= cap) break;
@@ -75,7 +78,8 @@ int driveBayes(sweep::SweepFolder& folder, const std::string& python, const std:
             std::fprintf(stderr, "sweep: %s: no new trials\n", reached.c_str());
             break;
         }
-        const std::vector<int> ids = appendSuggestions(folder, spec, python, batchSize(engine, cap - have), defaults);
+        const std::vector<int> ids =
+            appendSuggestions(folder, spec, python, batchSize(engine, cap - have), defaults, saidNote);
         const int batch = runOnEngine(folder, ids, engine);
         if (batch != kOk) code = batch;
     }

@@ -17,10 +17,11 @@ namespace wb::sweep {
 namespace {
 // One JSON line in, one JSON line out. The study lives in memory only: the folder is the record.
 constexpr const char* kScript = R"PY(
-import json, math, sys
+import json, math, sys, warnings
 import optuna
 from optuna.distributions import CategoricalDistribution, FloatDistribution
 optuna.logging.set_verbosity(optuna.logging.WARNING)
+warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)  # multivariate TPE
 req = json.loads(sys.stdin.readline())
 dists = {}
 for p in req["space"]:
@@ -36,34 +37,54 @@ if 2 * lists < len(req["space"]):
         name = "GPSampler"
     except Exception as e:
         note = "GPSampler needs torch and scipy in %s (%s): TPESampler instead" % (sys.executable, e)
-sampler_class = getattr(optuna.samplers, name)
-sampler = sampler_class(seed=req["seed"], n_startup_trials=req["startup"])
-study = optuna.create_study(direction=req["direction"], sampler=sampler)
 State = optuna.trial.TrialState
-for t in req["trials"]:
+
+
+def told(t):
+    """The folder's trial as the study's, or None where it teaches nothing."""
     params = {k: v for k, v in t["params"].items() if k in dists}
     if set(params) != set(dists):
-        continue
+        return None
     value = t.get("value")
     finite = value is not None and math.isfinite(value)
     try:
         if t["state"] == "complete" and finite:
-            trial = optuna.trial.create_trial(params=params, distributions=dists, value=value)
-        elif t["state"] == "pruned":
+            return optuna.trial.create_trial(params=params, distributions=dists, value=value)
+        if t["state"] == "pruned":
             steps = {t["step"]: value} if finite else {}
-            trial = optuna.trial.create_trial(params=params, distributions=dists, state=State.PRUNED,
-                                              intermediate_values=steps)
-        elif t["state"] == "running":
-            trial = optuna.trial.create_trial(params=params, distributions=dists, state=State.RUNNING)
-        else:
-            trial = optuna.trial.create_trial(params=params, distributions=dists, state=State.FAIL)
-        study.add_trial(trial)
+            return optuna.trial.create_trial(params=params, distributions=dists, state=State.PRUNED,
+                                             intermediate_values=steps)
+        if t["state"] == "running":
+            return optuna.trial.create_trial(params=params, distributions=dists, state=State.RUNNING)
+        return optuna.trial.create_trial(params=params, distributions=dists, state=State.FAIL)
     except ValueError:
-        pass  # a value outside its distribution (a folder edited by hand) teaches nothing
-points = []
-for _ in range(req["count"]):
-    asked = study.ask(dists)
-    points.append({k: asked.params[k] for k in dists})
+        return None  # a value outside its distribution (a folder edited by hand)
+
+
+def suggest(sampler_name):
+    # TPE models the parameters jointly (multivariate): a good learning rate depends on the batch size.
+    joint = {"multivariate": True} if sampler_name == "TPESampler" else {}
+    sampler = getattr(optuna.samplers, sampler_name)(seed=req["seed"], n_startup_trials=req["startup"], **joint)
+    study = optuna.create_study(direction=req["direction"], sampler=sampler)
+    for t in req["trials"]:
+        trial = told(t)
+        if trial is not None:
+            study.add_trial(trial)
+    points = []
+    for _ in range(req["count"]):
+        asked = study.ask(dists)
+        points.append({k: asked.params[k] for k in dists})
+    return points
+
+
+try:
+    points = suggest(name)
+except Exception as e:  # GP past its random start on a torch too old for it, ...
+    if name != "GPSampler":
+        raise
+    note = "GPSampler failed in %s (%s: %s): TPESampler instead" % (sys.executable, type(e).__name__, e)
+    name = "TPESampler"
+    points = suggest(name)
 print(json.dumps({"sampler": name, "note": note, "optuna": optuna.__version__, "points": points}), flush=True)
 )PY";
 

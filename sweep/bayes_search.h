@@ -7,8 +7,9 @@
 //   space     searchSpace() (trial_points.h): a list is a categorical index, a range u in [0, 1]
 //             whose value is W&B's drawValue(u) (a log range searched on its log scale).
 //   sampler   Optuna's GPSampler where the space is mostly ranges and that Python has what GP
-//             needs past its random start (torch, scipy); TPESampler where the space is mostly lists,
-//             or GP cannot run there (the reason is printed). Either starts with random points:
+//             needs past its random start (torch 2, scipy); TPESampler (multivariate: the parameters
+//             modelled jointly) where the space is mostly lists, or GP cannot run there (the reason
+//             is printed: missing, or failing as on Debian 12's torch 1.13). Either starts with random points:
 //             kStartupTrials, or a fifth of run_cap when that is fewer (at least 2). Seeded with the
 //             sweep's seed plus the count of trials so far: the same folder asks the same.
 //   told      completed: its metric; stopped at a hyperband rung: pruned, with its metric there as
