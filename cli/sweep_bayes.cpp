@@ -54,14 +54,12 @@ std::vector<int> appendSuggestions(sweep::SweepFolder& folder, const sweep::Spec
 }
 }  // namespace
 
-std::string checkBayesCanRun(const std::vector<std::string>& baseArgs, const EngineChoice& engine) {
+void checkBayesCanRun(const std::string& python, const EngineChoice& engine) {
     if (!engine.follow)
         throw ConfigError(
             "method: bayes asks for each batch from the results of the one before: leave out --no-follow");
-    std::string python = sweepPython(baseArgs);
     const std::string version = sweep::checkOptuna(python);
     std::fprintf(stderr, "sweep: method bayes asks Optuna %s in %s\n", version.c_str(), python.c_str());
-    return python;
 }
 
 int driveBayes(sweep::SweepFolder& folder, const std::string& python, const std::vector<int>& unfinished,

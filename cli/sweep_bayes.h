@@ -15,10 +15,11 @@ namespace wb::cli {
 
 inline constexpr int kSlurmBatch = 4;
 
-// Before anything runs: the interpreter the sweep asks Optuna in, after checking that it imports
-// optuna and that the engine follows its trials (the next batch needs their results). ConfigError
-// otherwise, with the command that installs Optuna.
-std::string checkBayesCanRun(const std::vector<std::string>& baseArgs, const EngineChoice& engine);
+// Before anything runs: checks that `python` imports optuna and that the engine follows its trials
+// (the next batch needs their results). ConfigError otherwise, with the command that installs Optuna.
+// `python` comes from the user's own command line or environment (a new sweep's --python, resume's
+// --python, $MLPWB_PYTHON), never from a sweep folder, which may come from elsewhere.
+void checkBayesCanRun(const std::string& python, const EngineChoice& engine);
 
 // Runs `unfinished` (what an earlier driver left: a kill -9 repeats no completed trial), then asks
 // and runs batch after batch. The caller holds the driver lock. Returns the exit code as runOnEngine.

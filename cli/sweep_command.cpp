@@ -69,7 +69,8 @@ int startSweep(SweepOptions& o, const CLI::App& cmd) {
     plan.engine = toJson(o.engine);
     if (o.dryRun) return printDryRun(plan, o.out, o.engine);
     // Bayes asks Optuna for every batch: refused here, before the folder exists, where it cannot.
-    const std::string python = spec.method == sweep::Method::Bayes ? checkBayesCanRun(baseArgs, o.engine) : "";
+    const std::string python = spec.method == sweep::Method::Bayes ? sweepPython(baseArgs) : "";
+    if (spec.method == sweep::Method::Bayes) checkBayesCanRun(python, o.engine);
     if (o.engine.kind == "slurm") sweep::checkSlurmFolder(o.out);  // before the folder is made
     std::optional<sweep::SweepFolder> created;
     try {

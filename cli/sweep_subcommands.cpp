@@ -7,9 +7,11 @@
 #include "cli/exit_codes.h"
 #include "cli/sweep_bayes.h"
 #include "cli/sweep_commands.h"
+#include "cli/sweep_trials.h"
 #include "core/data/text_encoding.h"
 #include "core/platform/atomic_file.h"
 #include "core/platform/errors.h"
+#include "frameworks/python_interpreter.h"
 #include "sweep/folder_lock.h"
 #include "sweep/slurm_engine.h"
 #include "sweep/sweep_metric.h"
@@ -110,7 +112,19 @@ int status(const std::string& dir, bool json) {
     return kOk;
 }
 
-int resume(const std::string& dir, const CLI::App& cmd, const EngineChoice& given, bool noFollow) {
+// Method bayes: the interpreter resume asks Optuna in. The folder's own --python is run only when the
+// user names it again: a sweep folder may come from elsewhere.
+std::string resumePython(const sweep::SweepFolder& folder, const std::string& given) {
+    const std::string python = resolvePython(given);
+    const std::string folders = sweepPython(folder.plan().baseArgs);
+    if (folders != python)
+        std::fprintf(stderr, "sweep: asking Optuna in %s; the sweep was started with %s (give --python %s to use it)\n",
+                     python.c_str(), folders.c_str(), folders.c_str());
+    return python;
+}
+
+int resume(const std::string& dir, const CLI::App& cmd, const EngineChoice& given, bool noFollow,
+           const std::string& givenPython) {
     sweep::SweepFolder folder(dir);
     std::string holder;
     const auto lock = sweep::FolderLock::tryAcquire(folder.driverLockPath(), &holder);
@@ -136,9 +150,17 @@ int resume(const std::string& dir, const CLI::App& cmd, const EngineChoice& give
     for (int id : folder.damagedIds())  // left as they are: what they hold may be worth repairing
         std::fprintf(stderr, "sweep: trial %d not resumed: %s\n", id, folder.readStatus(id).error.c_str());
     std::fprintf(stderr, "sweep: resuming %zu of %zu trials\n", ids.size(), folder.plan().trials.size());
-    const int code = folder.plan().method == sweep::Method::Bayes
-                         ? driveBayes(folder, checkBayesCanRun(folder.plan().baseArgs, engine), ids, engine)
-                         : runOnEngine(folder, ids, engine);
+    int code = kOk;
+    const auto& plan = folder.plan();
+    const bool suggestsMore =
+        plan.method == sweep::Method::Bayes && static_cast<int>(plan.trials.size()) < plan.runCap.value_or(0);
+    if (suggestsMore) {
+        const std::string python = resumePython(folder, givenPython);
+        checkBayesCanRun(python, engine);
+        code = driveBayes(folder, python, ids, engine);
+    } else {
+        code = runOnEngine(folder, ids, engine);
+    }
     if (engine.follow) printSummary(folder);
     return code;
 }
@@ -206,11 +228,15 @@ std::vector<std::pair<CLI::App*, Command>> addSweepSubcommands(CLI::App& sweepCm
         std::string dir;
         EngineChoice engine;
         bool noFollow = false;
+        std::string python;
     };
     auto ro = std::make_shared<ResumeOptions>();
     rs->add_option("dir", ro->dir, "the sweep folder")->required();
     bindEngine(*rs, ro->engine, ro->noFollow);  // each one given replaces the one the sweep was started with
-    subs.emplace_back(rs, [=] { return resume(ro->dir, *rs, ro->engine, ro->noFollow); });
+    rs->add_option("--python", ro->python,
+                   "method bayes: the Python to ask Optuna in (default $MLPWB_PYTHON, else python3; the folder's "
+                   "own --python is not run unless given here)");
+    subs.emplace_back(rs, [=] { return resume(ro->dir, *rs, ro->engine, ro->noFollow, ro->python); });
 
     auto* rp = sweepCmd.add_subcommand("report", "the best trial and each parameter's effect on the metric");
     auto rpo = std::make_shared<std::array<std::string, 3>>(std::array<std::string, 3>{"", "text", ""});

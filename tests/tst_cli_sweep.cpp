@@ -484,6 +484,24 @@ private slots:
             QVERIFY(t.at("suggestion").at("lr").is_number());
         }
         QCOMPARE(statesOf(statusOf(path("by"))), QStringList(6, "completed"));
+
+        // A folder from elsewhere that names its own Python: resume never runs it unless the user
+        // names it. Here it asks for one more trial, and its --python would leave a marker.
+        const QString marker = path("ran-the-folders-python");
+        const QString evil = path("folders-python");
+        writeText(evil, ("#!/bin/sh\ntouch '" + marker + "'\nexit 1\n").toUtf8());
+        QFile::setPermissions(evil, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        auto edited = plan;
+        edited["spec"] = str(plan.at("spec")).replace("run_cap: 6", "run_cap: 7").toStdString();
+        edited["run_cap"] = 7;
+        for (auto& a : edited["base_args"])
+            if (str(a).startsWith("--python=")) a = "--python=" + evil.toStdString();
+        writeText(path("by/sweep.json"), QByteArray::fromStdString(edited.dump(1)));
+        RUN_MLPWB(resumed, QStringList({"sweep", "resume", "by", "--python", python}));
+        QVERIFY2(resumed.exitCode == 0, resumed.describe());
+        QVERIFY2(resumed.err.contains("the sweep was started with " + evil.toUtf8()), resumed.describe());
+        QCOMPARE(statesOf(statusOf(path("by"))), QStringList(7, "completed"));
+        QVERIFY(!QFileInfo::exists(marker));
     }
 
     // A kill -9 of a bayes driver (and of the trial it ran): resume rebuilds the study from the folder,
@@ -499,7 +517,8 @@ private slots:
         killDriverAndTrial(driver, dir, 1, 180);
         if (QTest::currentTestFailed()) return;
         const auto before = readJson(path("bk/sweep.json")).at("trials");
-        RUN_MLPWB(resumed, QStringList({"sweep", "resume", "bk"}));
+        // The folder's own --python is not run by resume unless named again.
+        RUN_MLPWB(resumed, QStringList({"sweep", "resume", "bk", "--python", python}));
         QVERIFY2(resumed.exitCode == 0, resumed.describe());
         const auto after = readJson(path("bk/sweep.json")).at("trials");
         QCOMPARE(after.size(), std::size_t(6));
