@@ -115,7 +115,7 @@ int status(const std::string& dir, bool json) {
 // Method bayes: the interpreter resume asks Optuna in. The folder's own --python is run only when the
 // user names it again: a sweep folder may come from elsewhere.
 std::string resumePython(const sweep::SweepFolder& folder, const std::string& given) {
-    const std::string python = resolvePython(given);
+    std::string python = resolvePython(given);
     const std::string folders = sweepPython(folder.plan().baseArgs);
     if (folders != python)
         std::fprintf(stderr, "sweep: asking Optuna in %s; the sweep was started with %s (give --python %s to use it)\n",
