@@ -3,7 +3,6 @@
 // `mlpwb train` would, and keeps the trial's state file true from start to end.
 #include <unistd.h>
 
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -93,28 +92,6 @@ RunConfig configOf(const sweep::PlannedTrial& trial, const std::string& dir) {
     return config;
 }
 
-// W&B's metric.target: once a completed trial's metric reaches it, no new trial starts. Returns
-// "metric.target 0.3 reached by trial 4 (val_loss 0.29)", or nullopt. A record that cannot be read
-// reaches nothing.
-std::optional<std::string> targetReached(const sweep::SweepFolder& folder, int self) {
-    const sweep::Metric& metric = folder.plan().metric;
-    if (!metric.target) return std::nullopt;
-    for (const auto& t : folder.plan().trials) {
-        if (t.id == self || folder.readStatus(t.id).state != sweep::TrialState::Completed || folder.recordProblem(t.id))
-            continue;
-        try {
-            const auto value =
-                sweep::metricValue(sweep::summaryFigures(RunRecord::load(folder.recordPath(t.id))), metric.name);
-            if (value && std::isfinite(*value) && !sweep::better(*metric.target, *value, metric.goal))
-                return "metric.target " + sweep::figureText(*metric.target) + " reached by trial " +
-                       std::to_string(t.id) + " (" + metric.name + " " + sweep::figureText(*value) +
-                       "): no new trials start";
-        } catch (const Error&) {
-        }
-    }
-    return std::nullopt;
-}
-
 // The sweep's early termination, asked after each epoch: at a rung the trial writes its metric into
 // the folder and stops when it is losing (early_termination.h). A run without the metric goes on.
 std::function<std::optional<std::string>(const RunRecord&)> rungCheck(const sweep::SweepFolder& folder, int id,
@@ -149,9 +126,10 @@ int runTrial(const RunTrialOptions& o) {
         return kOk;
     }
     if (s.state == sweep::TrialState::Damaged) throw DataError(folder.statePath(o.id), s.error);
-    if (const auto reached = targetReached(folder, o.id)) {
+    // W&B's metric.target: once a completed trial reached it, no new trial starts.
+    if (const auto reached = sweep::targetReachedBy(folder.views(), folder.plan().metric, o.id)) {
         s.state = sweep::TrialState::Cancelled;
-        s.error = *reached;
+        s.error = *reached + ": no new trials start";
         s.finishedAt = sweep::utcNow();
         folder.writeStatus(o.id, s);
         std::fprintf(stderr, "mlpwb: trial %d not started: %s\n", o.id, reached->c_str());

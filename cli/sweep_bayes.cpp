@@ -21,22 +21,12 @@ int batchSize(const EngineChoice& engine, int remaining) {
                     sweep::choosePool(usableCores(), remaining, engine.jobs, std::nullopt, engine.exclusive).jobs);
 }
 
-// "trial 4 reached metric.target 0.3 (val_loss 0.29)", or "" when none has.
-std::string targetReached(const sweep::SweepFolder& folder) {
-    const sweep::Metric& metric = folder.plan().metric;
-    if (!metric.target) return "";
-    for (const auto& v : folder.views())
-        if (v.metric && !sweep::better(*metric.target, *v.metric, metric.goal))
-            return "trial " + std::to_string(v.trial->id) + " reached metric.target " +
-                   sweep::figureText(*metric.target) + " (" + metric.name + " " + sweep::figureText(v.metric) + ")";
-    return "";
-}
-
 // Asks Optuna for the next `count` points and appends them to the folder as trials; returns their ids.
 // A note (GP could not run) is said once, not for every batch.
-std::vector<int> appendSuggestions(sweep::SweepFolder& folder, const sweep::Spec& spec, const std::string& python,
-                                   int count, const TrialDefaults& defaults, std::string& saidNote) {
-    const sweep::Suggestions s = sweep::askOptuna(python, sweep::studyRequest(spec, folder, count));
+std::vector<int> appendSuggestions(sweep::SweepFolder& folder, const std::vector<sweep::TrialRow>& views,
+                                   const sweep::Spec& spec, const std::string& python, int count,
+                                   const TrialDefaults& defaults, std::string& saidNote) {
+    const sweep::Suggestions s = sweep::askOptuna(python, sweep::studyRequest(spec, views, count));
     if (!s.note.empty() && s.note != saidNote) std::fprintf(stderr, "sweep: note: %s\n", s.note.c_str());
     saidNote = s.note;
     const int first = static_cast<int>(folder.plan().trials.size());
@@ -72,12 +62,13 @@ int driveBayes(sweep::SweepFolder& folder, const std::string& python, const std:
     while (code != kCancelled) {
         const int have = static_cast<int>(folder.plan().trials.size());
         if (have >= cap) break;
-        if (const std::string reached = targetReached(folder); !reached.empty()) {
-            std::fprintf(stderr, "sweep: %s: no new trials\n", reached.c_str());
+        const auto views = folder.views();  // each record read once per batch
+        if (const auto reached = sweep::targetReachedBy(views, folder.plan().metric)) {
+            std::fprintf(stderr, "sweep: %s: no new trials\n", reached->c_str());
             break;
         }
         const std::vector<int> ids =
-            appendSuggestions(folder, spec, python, batchSize(engine, cap - have), defaults, saidNote);
+            appendSuggestions(folder, views, spec, python, batchSize(engine, cap - have), defaults, saidNote);
         const int batch = runOnEngine(folder, ids, engine);
         if (batch != kOk) code = batch;
     }

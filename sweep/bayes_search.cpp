@@ -140,14 +140,14 @@ std::string checkOptuna(const std::string& python) {
     }
 }
 
-nlohmann::json studyRequest(const Spec& spec, const SweepFolder& folder, int count) {
+nlohmann::json studyRequest(const Spec& spec, const std::vector<TrialRow>& views, int count) {
     nlohmann::json trials = nlohmann::json::array();
-    for (const auto& row : folder.views())
+    for (const auto& row : views)
         if (!row.trial->suggestion.is_null()) trials.push_back(toldTrial(row, spec.metric));
     const int runCap = spec.runCap.value_or(kStartupTrials);
     return {{"space", searchSpace(spec)},
             {"direction", toString(spec.metric.goal)},
-            {"seed", (spec.seed + folder.plan().trials.size()) % (std::uint64_t(1) << 32)},
+            {"seed", (spec.seed + views.size()) % (std::uint64_t(1) << 32)},
             {"startup", std::clamp(runCap / 5, 2, kStartupTrials)},
             {"count", count},
             {"trials", trials}};

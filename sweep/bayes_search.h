@@ -21,11 +21,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sweep/sweep_folder.h"
 #include "sweep/sweep_spec.h"
 
 namespace wb::sweep {
-
-class SweepFolder;
 
 inline constexpr int kStartupTrials = 10;  // Optuna's own default for both samplers
 
@@ -41,8 +40,9 @@ struct Suggestions {
 std::string checkOptuna(const std::string& python);
 
 // What the study is asked: {"space", "direction", "seed", "startup", "count", "trials": [{"params",
-// "state", "value", "step"}]} for `count` more points of `spec` over the trials of `folder`.
-nlohmann::json studyRequest(const Spec& spec, const SweepFolder& folder, int count);
+// "state", "value", "step"}]} for `count` more points of `spec` over the folder's trials (`views`,
+// SweepFolder::views(): every trial of the plan, in id order).
+nlohmann::json studyRequest(const Spec& spec, const std::vector<TrialRow>& views, int count);
 
 // Runs the ask-and-tell script in `python` on `request`. Throws ProcessError where the interpreter
 // fails (its stderr's tail in the message), DataError for an answer that is not what was asked.

@@ -1,6 +1,7 @@
 #include "sweep/sweep_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -131,6 +132,16 @@ std::string reportText(const SweepReport& r) {
         }
     }
     return out.str();
+}
+
+std::optional<std::string> targetReachedBy(const std::vector<TrialRow>& views, const Metric& metric, int except) {
+    if (!metric.target) return std::nullopt;
+    for (const auto& v : views)
+        if (v.trial->id != except && v.metric && std::isfinite(*v.metric) &&
+            !better(*metric.target, *v.metric, metric.goal))
+            return "metric.target " + figureText(*metric.target) + " reached by trial " + std::to_string(v.trial->id) +
+                   " (" + metric.name + " " + figureText(v.metric) + ")";
+    return std::nullopt;
 }
 
 std::optional<double> shownMetric(const TrialRow& row, const Metric& metric) {

@@ -60,6 +60,10 @@ std::string reportText(const SweepReport& report);
 std::string reportCsv(const SweepReport& report);
 nlohmann::json reportJson(const SweepReport& report);
 
+// W&B's metric.target: "metric.target 0.3 reached by trial 4 (val_loss 0.29)" when a completed trial
+// of `views` other than `except` reached it (no new trial starts then), else nullopt.
+std::optional<std::string> targetReachedBy(const std::vector<TrialRow>& views, const Metric& metric, int except = -1);
+
 // The metric a table shows for a trial: a completed one's, and a stopped one's at its rung (which
 // ranks nowhere: only completed trials compete for best).
 std::optional<double> shownMetric(const TrialRow& row, const Metric& metric);
